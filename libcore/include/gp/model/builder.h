@@ -1,0 +1,53 @@
+#pragma once
+// SessionBuilder: interning front over a Session for producers (gp-import, gp-runtime, .col
+// reader, gp-record). Equal functions, locations and stacks get one id; samples with the same
+// (pid, tid, stack) are summed. The Session stays a plain struct the writer can stream.
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gp/model/session.h"
+
+namespace gp::model {
+
+class SessionBuilder {
+ public:
+  explicit SessionBuilder(Session& session) : s_(session) {}
+
+  Session& session() { return s_; }
+
+  uint64_t function(std::string_view name, std::string_view file_name = {}, uint32_t start_line = 0,
+                    std::string_view system_name = {});
+  // A frame born with a name (runtime profilers, imports, .col): one line, status symbolic.
+  uint64_t symbolic_location(FrameKind kind, uint64_t function_id, uint32_t line = 0,
+                             uint64_t mapping_id = 0);
+  // A raw address to resolve later; file_offset is computed from the mapping when given.
+  uint64_t address_location(uint64_t mapping_id, uint64_t address, FrameKind kind,
+                            bool is_return_address);
+  // Mappings are deduplicated on (pid, start, end, offset, path, build-id).
+  uint64_t mapping(const Mapping& m);
+  uint64_t stack(const std::vector<uint64_t>& leaf_first_location_ids);
+  void add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count, uint64_t weight = 0,
+                  int32_t cpu = -1);
+  // Appends a Process entry unless the newest entry for that pid is identical.
+  void process(const Process& p);
+  // Appends a Thread entry the first time (tid, comm) is seen.
+  void thread(int32_t tid, int32_t pid, std::string_view comm);
+
+  // Call after the writer emitted (and the caller cleared) session.samples.
+  void forget_samples() { sample_index_.clear(); }
+
+ private:
+  Session& s_;
+  std::unordered_map<std::string, uint64_t> functions_;
+  std::unordered_map<std::string, uint64_t> locations_;
+  std::unordered_map<std::string, uint64_t> mappings_;
+  std::unordered_map<std::string, uint64_t> stacks_;
+  std::unordered_map<std::string, size_t> sample_index_;
+  std::unordered_map<int32_t, size_t> newest_process_;
+  std::unordered_map<std::string, bool> threads_;
+};
+
+}  // namespace gp::model

@@ -1,0 +1,147 @@
+#include "gp/archive/writer.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include "codec.h"
+
+namespace gp::archive {
+namespace {
+
+// Rough encoded sizes, used only to cut chunks near the target size.
+size_t estimate(const model::Process& p) {
+  size_t n = 160 + p.comm.size() + p.exe.size() + p.cgroup.size() + p.app_metadata_json.size() + p.appid.size();
+  for (const auto& a : p.cmdline) n += a.size() + 16;
+  return n;
+}
+size_t estimate(const model::Thread& t) { return 40 + t.comm.size(); }
+size_t estimate(const model::Mapping& m) { return 96 + m.path.size() + m.build_id.size(); }
+size_t estimate(const model::Function& f) { return 56 + f.name.size() + f.system_name.size() + f.file_name.size(); }
+size_t estimate(const model::Location& l) { return 64 + 24 * l.lines.size(); }
+size_t estimate(const model::Stack& s) { return 24 + 8 * s.location_ids.size(); }
+size_t estimate(const model::Sample&) { return 48; }
+size_t estimate(const model::KernelSymbol& k) { return 40 + k.name.size() + k.module.size(); }
+size_t estimate(const model::JitMap& j) {
+  size_t n = 48 + j.path.size();
+  for (const auto& e : j.entries) n += 40 + e.name.size();
+  return n;
+}
+size_t estimate(const model::StackCopy& c) { return 64 + c.stack.size() + 8 * c.registers.size(); }
+size_t estimate(const model::LocationUpdate& u) { return 40 + 24 * u.lines.size(); }
+
+// Takes entries [from, end) of `table` into `range` while `budget` lasts; at least one entry
+// when the chunk is still empty so that oversized entries still make progress. Once a table
+// stops short (`full`), later tables take nothing: their entries may refer to the ones left out.
+template <typename T>
+void take(const std::vector<T>& table, size_t& from, size_t (&range)[2], size_t& budget, bool& any,
+          bool& full) {
+  range[0] = range[1] = from;
+  while (!full && from < table.size()) {
+    size_t cost = estimate(table[from]);
+    if (cost > budget && any) {
+      full = true;
+      break;
+    }
+    budget = cost > budget ? 0 : budget - cost;
+    ++from;
+    range[1] = from;
+    any = true;
+  }
+}
+
+Status write_message(OutputStream& out, capnp::MallocMessageBuilder& builder) {
+  auto words = capnp::messageToFlatArray(builder);
+  auto bytes = words.asBytes();
+  return out.write(bytes.begin(), bytes.size());
+}
+
+}  // namespace
+
+Status Writer::begin_session(model::Session& s) {
+  written_ = {};
+  chunks_ = 0;
+  samples_ = 0;
+  if (s.header.producer.empty()) s.header.producer = opt_.producer;
+  if (s.header.producer_version.empty()) s.header.producer_version = opt_.producer_version;
+  capnp::MallocMessageBuilder builder;
+  codec::fill_header(builder.initRoot<schema::Message>().initHeader(), s.header);
+  auto st = write_message(out_, builder);
+  if (!st) return st;
+  return out_.flush();
+}
+
+Status Writer::write_chunk(model::Session& s) {
+  size_t samples_from = 0, copies_from = 0, updates_from = 0;
+  bool counters_pending = !s.counters.empty();
+  for (;;) {
+    codec::ChunkRanges r;
+    size_t budget = opt_.chunk_bytes;
+    bool any = false;
+    bool full = false;
+    take(s.processes, written_.processes, r.processes, budget, any, full);
+    take(s.threads, written_.threads, r.threads, budget, any, full);
+    take(s.mappings, written_.mappings, r.mappings, budget, any, full);
+    take(s.functions, written_.functions, r.functions, budget, any, full);
+    take(s.locations, written_.locations, r.locations, budget, any, full);
+    take(s.location_updates, updates_from, r.location_updates, budget, any, full);
+    take(s.stacks, written_.stacks, r.stacks, budget, any, full);
+    take(s.samples, samples_from, r.samples, budget, any, full);
+    take(s.kernel_symbols, written_.kernel_symbols, r.kernel_symbols, budget, any, full);
+    take(s.jit_maps, written_.jit_maps, r.jit_maps, budget, any, full);
+    take(s.stack_copies, copies_from, r.stack_copies, budget, any, full);
+    if (!any && !counters_pending) break;
+    r.with_counters = counters_pending;
+    counters_pending = false;
+    for (size_t i = r.samples[0]; i < r.samples[1]; ++i) samples_ += s.samples[i].count;
+
+    // One first segment large enough for the whole chunk keeps the message single-segment.
+    capnp::MallocMessageBuilder builder((opt_.chunk_bytes - budget) / 8 + 1024);
+    codec::fill_chunk(builder.initRoot<schema::Message>().initChunk(), s, r);
+    auto st = write_message(out_, builder);
+    if (!st) return st;
+    // Each chunk is made durable on its own: a killed producer loses at most the chunk in flight.
+    st = out_.flush();
+    if (!st) return st;
+    ++chunks_;
+  }
+  s.samples.clear();
+  s.stack_copies.clear();
+  s.location_updates.clear();
+  return out_.flush();
+}
+
+Status Writer::end_session(model::Session& s, bool clean_close) {
+  auto st = write_chunk(s);
+  if (!st) return st;
+  model::Trailer t = s.trailer.value_or(model::Trailer{});
+  t.clean_close = clean_close;
+  t.chunk_count = chunks_;
+  t.sample_count = samples_;
+  t.counters = s.counters;
+  capnp::MallocMessageBuilder builder;
+  codec::fill_trailer(builder.initRoot<schema::Message>().initTrailer(), t);
+  s.trailer = t;
+  st = write_message(out_, builder);
+  if (!st) return st;
+  st = out_.end_frame();
+  if (!st) return st;
+  return out_.flush();
+}
+
+Status Writer::write_session(model::Session& s) {
+  auto st = begin_session(s);
+  if (!st) return st;
+  // A session that was cut stays marked as cut, so every later tool still reports it.
+  return end_session(s, !s.truncated);
+}
+
+Status write_archive(OutputStream& out, model::Archive& archive, WriterOptions options) {
+  Writer writer(out, std::move(options));
+  for (auto& s : archive.sessions) {
+    auto st = writer.write_session(s);
+    if (!st) return st;
+  }
+  return ok_status();
+}
+
+}  // namespace gp::archive

@@ -1,0 +1,189 @@
+#include "gp/cli/tool.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <iostream>
+
+#include "gp/util/version.h"
+
+namespace gp::cli {
+namespace {
+
+std::string g_program = "gp";
+int g_verbosity = 0;
+bool g_quiet = false;
+bool g_color = false;
+
+std::map<const CLI::Option*, ValueHint>& hint_table() {
+  static std::map<const CLI::Option*, ValueHint> table;
+  return table;
+}
+std::map<const CLI::Option*, std::vector<std::string>>& choice_table() {
+  static std::map<const CLI::Option*, std::vector<std::string>> table;
+  return table;
+}
+
+void emit(std::string_view severity, const char* colour, std::string_view message) {
+  std::string line = g_program + ": ";
+  if (g_color) line += colour;
+  line += severity;
+  if (g_color) line += "\033[0m";
+  line += ": ";
+  line += message;
+  line += '\n';
+  std::fflush(stdout);
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+// CLI11 messages start with a capital and say "The following argument was not expected";
+// gp's usage errors follow coreutils: lowercase, and "unknown option '--foo'".
+std::string usage_message(const CLI::Error& e) {
+  std::string msg = e.what();
+  if (e.get_name() == "ExtrasError") {
+    auto colon = msg.find(": ");
+    std::string extra = colon == std::string::npos ? msg : msg.substr(colon + 2);
+    auto space = extra.find(' ');
+    if (space != std::string::npos) extra = extra.substr(0, space);
+    if (!extra.empty() && extra[0] == '-') return "unknown option '" + extra + "'";
+    return "unexpected argument '" + extra + "'";
+  }
+  if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == '.')) msg.pop_back();
+  return msg;
+}
+
+}  // namespace
+
+void init_tool(std::string_view program) {
+  g_program = std::string(program);
+  ::signal(SIGPIPE, SIG_IGN);
+  std::ios::sync_with_stdio(false);
+  g_color = is_terminal(STDERR_FILENO) && std::getenv("NO_COLOR") == nullptr;
+}
+
+const std::string& program() { return g_program; }
+
+void error(std::string_view message) { emit("error", "\033[1;31m", message); }
+void warning(std::string_view message) {
+  if (!g_quiet) emit("warning", "\033[1;33m", message);
+}
+void hint(std::string_view message) {
+  if (!g_quiet) emit("hint", "\033[1;36m", message);
+}
+void info(int level, std::string_view message) {
+  if (g_quiet || g_verbosity < level) return;
+  std::string line = g_program + ": " + std::string(message) + "\n";
+  std::fflush(stdout);
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+void set_verbosity(const CommonArgs& args) {
+  g_verbosity = args.verbose;
+  g_quiet = args.quiet;
+  if (args.color == "always") g_color = true;
+  if (args.color == "never") g_color = false;
+}
+int verbosity() { return g_verbosity; }
+
+bool is_terminal(int fd) { return ::isatty(fd) == 1; }
+
+CLI::App make_app(std::string_view program, std::string_view description, std::string_view examples) {
+  CLI::App app{std::string(description), std::string(program)};
+  app.footer("\nEXAMPLES\n" + std::string(examples) +
+             "\nExit status: 0 ok, 1 failure, 2 usage error, 3 partial output.\nSee " +
+             std::string(program) + "(1) and gp(7).");
+  app.set_version_flag("--version", std::string(program) + " (gp) " + kVersion);
+  app.get_formatter()->column_width(34);
+  return app;
+}
+
+void add_common_options(CLI::App& app, CommonArgs& args) {
+  app.add_flag("-v,--verbose", args.verbose, "More diagnostics on stderr (repeat: -vv debug, -vvv trace)");
+  app.add_flag("-q,--quiet", args.quiet, "Only errors on stderr");
+  choices(app.add_option("--color", args.color, "Colour diagnostics: auto, always, never")
+              ->capture_default_str(),
+          {"auto", "always", "never"});
+  static std::string shell;
+  auto* gen = app.add_option("--generate-completion", shell, "Print a shell completion script")
+                  ->group("");  // hidden
+  choices(gen, {"bash", "zsh", "fish"});
+}
+
+CLI::Option* hint_value(CLI::Option* opt, ValueHint hint) {
+  hint_table()[opt] = hint;
+  return opt;
+}
+
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values) {
+  choice_table()[opt] = values;
+  opt->check(CLI::IsMember(values));
+  return opt;
+}
+
+ValueHint value_hint(const CLI::Option* opt) {
+  auto it = hint_table().find(opt);
+  return it == hint_table().end() ? ValueHint::none : it->second;
+}
+
+const std::vector<std::string>* value_choices(const CLI::Option* opt) {
+  auto it = choice_table().find(opt);
+  return it == choice_table().end() ? nullptr : &it->second;
+}
+
+bool finish_text_output(std::ostream& out, std::string_view name) {
+  out.flush();
+  if (out.good()) return true;
+  int err = errno;
+  if (err == EPIPE) return true;
+  error("cannot write '" + std::string(name) + "': " + (err ? ::strerror(err) : "write failed"));
+  return false;
+}
+
+int run(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  } catch (const CLI::CallForVersion& e) {
+    app.exit(e);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    error(usage_message(e));
+    std::string tryline = "Try '" + g_program + " --help' for more information.\n";
+    (void)!::write(STDERR_FILENO, tryline.data(), tryline.size());
+    return kExitUsage;
+  }
+  if (auto* gen = app.get_option_no_throw("--generate-completion"); gen && gen->count() > 0) {
+    write_completion(app, gen->as<std::string>(), std::cout);
+    return finish_text_output(std::cout, "<stdout>") ? kExitOk : kExitFailure;
+  }
+  int status;
+  try {
+    status = body();
+  } catch (const std::bad_alloc&) {
+    error("out of memory");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    error(e.what());
+    return kExitFailure;
+  }
+  std::cout.flush();
+  if (!std::cout.good() && errno != EPIPE) {
+    error(std::string("cannot write '<stdout>': ") + ::strerror(errno));
+    return kExitFailure;
+  }
+  if (std::fflush(stdout) != 0 && errno != EPIPE) {
+    error(std::string("cannot write '<stdout>': ") + ::strerror(errno));
+    return kExitFailure;
+  }
+  return status;
+}
+
+}  // namespace gp::cli

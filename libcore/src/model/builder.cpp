@@ -1,0 +1,141 @@
+#include "gp/model/builder.h"
+
+#include <cstring>
+
+namespace gp::model {
+namespace {
+
+// Appends fixed-width binary fields to an interning key (keys never leave the process).
+template <typename T>
+void put(std::string& key, T v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_str(std::string& key, std::string_view s) {
+  put(key, static_cast<uint32_t>(s.size()));
+  key.append(s);
+}
+
+}  // namespace
+
+uint64_t SessionBuilder::function(std::string_view name, std::string_view file_name,
+                                  uint32_t start_line, std::string_view system_name) {
+  std::string key;
+  put_str(key, name);
+  put_str(key, file_name);
+  put_str(key, system_name);
+  put(key, start_line);
+  auto [it, inserted] = functions_.try_emplace(std::move(key), s_.functions.size() + 1);
+  if (inserted) {
+    s_.functions.push_back(
+        {std::string(name), std::string(system_name), std::string(file_name), start_line});
+  }
+  return it->second;
+}
+
+uint64_t SessionBuilder::symbolic_location(FrameKind kind, uint64_t function_id, uint32_t line,
+                                           uint64_t mapping_id) {
+  std::string key = "s";
+  put(key, kind);
+  put(key, function_id);
+  put(key, line);
+  put(key, mapping_id);
+  auto [it, inserted] = locations_.try_emplace(std::move(key), s_.locations.size() + 1);
+  if (inserted) {
+    Location loc;
+    loc.mapping_id = mapping_id;
+    loc.kind = kind;
+    loc.status = SymbolStatus::symbolic;
+    loc.lines.push_back({function_id, line, 0, false});
+    s_.locations.push_back(std::move(loc));
+  }
+  return it->second;
+}
+
+uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address, FrameKind kind,
+                                          bool is_return_address) {
+  std::string key = "a";
+  put(key, mapping_id);
+  put(key, address);
+  put(key, kind);
+  put(key, is_return_address);
+  auto [it, inserted] = locations_.try_emplace(std::move(key), s_.locations.size() + 1);
+  if (inserted) {
+    Location loc;
+    loc.mapping_id = mapping_id;
+    loc.address = address;
+    loc.kind = kind;
+    loc.is_return_address = is_return_address;
+    if (mapping_id != 0) {
+      const Mapping& m = s_.mapping(mapping_id);
+      loc.file_offset = address - m.start + m.file_offset;
+    } else {
+      loc.status = SymbolStatus::unmapped;
+    }
+    s_.locations.push_back(std::move(loc));
+  }
+  return it->second;
+}
+
+uint64_t SessionBuilder::mapping(const Mapping& m) {
+  std::string key;
+  put(key, m.pid);
+  put(key, m.start);
+  put(key, m.end);
+  put(key, m.file_offset);
+  put(key, m.kind);
+  put_str(key, m.path);
+  put_str(key, m.build_id);
+  auto [it, inserted] = mappings_.try_emplace(std::move(key), s_.mappings.size() + 1);
+  if (inserted) s_.mappings.push_back(m);
+  return it->second;
+}
+
+uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids) {
+  std::string key(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
+  auto [it, inserted] = stacks_.try_emplace(std::move(key), s_.stacks.size() + 1);
+  if (inserted) s_.stacks.push_back({ids});
+  return it->second;
+}
+
+void SessionBuilder::add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count,
+                                uint64_t weight, int32_t cpu) {
+  std::string key;
+  put(key, pid);
+  put(key, tid);
+  put(key, stack_id);
+  put(key, cpu);
+  auto [it, inserted] = sample_index_.try_emplace(std::move(key), s_.samples.size());
+  if (inserted) {
+    s_.samples.push_back({pid, tid, stack_id, count, cpu, weight});
+  } else {
+    s_.samples[it->second].count += count;
+    s_.samples[it->second].weight += weight;
+  }
+}
+
+static bool same_process(const Process& a, const Process& b) {
+  return a.pid == b.pid && a.ppid == b.ppid && a.ns_pid == b.ns_pid && a.comm == b.comm &&
+         a.exe == b.exe && a.cmdline == b.cmdline && a.start_time_ns == b.start_time_ns &&
+         a.uid == b.uid && a.cgroup == b.cgroup && a.container_id == b.container_id &&
+         a.container_name == b.container_name && a.appid == b.appid &&
+         a.app_metadata_json == b.app_metadata_json && a.exited == b.exited &&
+         a.runtime == b.runtime && a.error_frame == b.error_frame;
+}
+
+void SessionBuilder::process(const Process& p) {
+  auto it = newest_process_.find(p.pid);
+  if (it != newest_process_.end() && same_process(s_.processes[it->second], p)) return;
+  newest_process_[p.pid] = s_.processes.size();
+  s_.processes.push_back(p);
+}
+
+void SessionBuilder::thread(int32_t tid, int32_t pid, std::string_view comm) {
+  std::string key;
+  put(key, tid);
+  put(key, pid);
+  key.append(comm);
+  if (threads_.emplace(std::move(key), true).second)
+    s_.threads.push_back({tid, pid, std::string(comm)});
+}
+
+}  // namespace gp::model

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs everything gp needs from Debian 12's packages.
+#   scripts/install-deps.sh          build + run dependencies
+#   scripts/install-deps.sh --test   also what the test suites and benchmarks use
+set -euo pipefail
+
+want_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=1 ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: error: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: error: must run as root (it calls apt-get)" >&2
+  exit 1
+fi
+
+build_pkgs=(
+  build-essential cmake pkg-config git
+  capnproto libcapnp-dev liblz4-dev zlib1g-dev libcli11-dev
+  libelf-dev libdw-dev libdebuginfod-dev elfutils
+  libbpf-dev bpftool clang llvm
+  libcurl4-openssl-dev
+  linux-perf
+)
+test_pkgs=(
+  libgtest-dev libgmock-dev googletest
+  bats bats-assert bats-support
+  chromium
+  golang-go golang-github-google-pprof-dev
+  python3 jq
+  debuginfod
+  mandoc
+)
+
+pkgs=("${build_pkgs[@]}")
+if [ "$want_test" -eq 1 ]; then pkgs+=("${test_pkgs[@]}"); fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps.sh: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
