@@ -25,7 +25,7 @@ std::vector<OptionInfo> collect(const CLI::App& app) {
     info.shorts = opt->get_snames();
     info.longs = opt->get_lnames();
     info.description = opt->get_description();
-    info.takes_value = opt->get_type_size_max() > 0;
+    info.takes_value = opt->get_items_expected_max() > 0;
     info.positional = opt->get_positional() && info.shorts.empty() && info.longs.empty();
     info.hint = value_hint(opt);
     if (auto* c = value_choices(opt)) info.choices = *c;

@@ -44,7 +44,7 @@ void emit(std::string_view severity, const char* colour, std::string_view messag
 // gp's usage errors follow coreutils: lowercase, and "unknown option '--foo'".
 std::string usage_message(const CLI::Error& e) {
   std::string msg = e.what();
-  if (e.get_name() == "ExtrasError") {
+  if (msg.rfind("The following argument", 0) == 0) {  // CLI::ExtrasError
     auto colon = msg.find(": ");
     std::string extra = colon == std::string::npos ? msg : msg.substr(colon + 2);
     auto space = extra.find(' ');
@@ -92,13 +92,14 @@ int verbosity() { return g_verbosity; }
 
 bool is_terminal(int fd) { return ::isatty(fd) == 1; }
 
-CLI::App make_app(std::string_view program, std::string_view description, std::string_view examples) {
-  CLI::App app{std::string(description), std::string(program)};
-  app.footer("\nEXAMPLES\n" + std::string(examples) +
+std::unique_ptr<CLI::App> make_app(std::string_view program, std::string_view description,
+                                   std::string_view examples) {
+  auto app = std::make_unique<CLI::App>(std::string(description), std::string(program));
+  app->footer("\nEXAMPLES\n" + std::string(examples) +
              "\nExit status: 0 ok, 1 failure, 2 usage error, 3 partial output.\nSee " +
              std::string(program) + "(1) and gp(7).");
-  app.set_version_flag("--version", std::string(program) + " (gp) " + kVersion);
-  app.get_formatter()->column_width(34);
+  app->set_version_flag("--version", std::string(program) + " (gp) " + kVersion);
+  app->get_formatter()->column_width(34);
   return app;
 }
 

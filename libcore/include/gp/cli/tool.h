@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -38,7 +39,8 @@ int verbosity();
 
 // Builds the common part of a tool's CLI: description, EXAMPLES footer, -v/-q/--color,
 // --version, the hidden --generate-completion.
-CLI::App make_app(std::string_view program, std::string_view description, std::string_view examples);
+std::unique_ptr<CLI::App> make_app(std::string_view program, std::string_view description,
+                                   std::string_view examples);
 void add_common_options(CLI::App& app, CommonArgs& args);
 
 // Completion metadata kept beside the CLI11 definition (CLI11 cannot report it back).
