@@ -1,0 +1,46 @@
+#pragma once
+// Copies of JIT perf maps (/tmp/perf-<pid>.map, written by Node --perf-basic-prof, JVM agents,
+// Python 3.12 -X perf, .NET DOTNET_PerfMapEnabled) for off-host symbolization of JIT frames.
+//
+// The recorder runs as root and the file lives in a directory every user can write, inside the
+// target's mount namespace, so opening it is done defensively:
+//  - the path is walked with openat from /proc/PID/root without following any symlink
+//    (O_NOFOLLOW on every component, "tmp" included), so a link planted in /tmp cannot make root
+//    read another file;
+//  - the file must be a regular file (O_NONBLOCK so a FIFO cannot block us; fstat checks the type)
+//    owned by the process's uid or by root;
+//  - at most max_bytes are read; a longer file is cut at the last complete line before the cap.
+// Lines are "START SIZE NAME" with START and SIZE in hex (optional 0x); bad lines are skipped
+// and counted. NAME is kept verbatim (it may contain spaces).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gp/model/session.h"
+#include "gp/util/result.h"
+
+namespace gp::proc {
+
+struct PerfMapStats {
+  bool truncated = false;    // the file was longer than max_bytes
+  size_t bad_lines = 0;      // lines that did not parse
+  size_t bytes_read = 0;
+};
+
+inline constexpr size_t kDefaultPerfMapMaxBytes = 64u << 20;
+
+// pid is the process in the recorder's pid namespace (for /proc/PID/root and the owner check);
+// ns_pid is its pid inside its own namespace, which names the file. The JitMap's path is the
+// in-namespace path "/tmp/perf-<ns_pid>.map". `proc_root` is "/proc" except in tests.
+// Errors: no such file ("not found" in the message), refused (symlink, not regular, wrong owner),
+// unreadable. `stats` may be null.
+Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes = kDefaultPerfMapMaxBytes,
+                                    PerfMapStats* stats = nullptr, const std::string& proc_root = "/proc");
+
+// Parses perf-map text (the same line rules), appending to map.entries. Returns the number of
+// bad lines.
+size_t parse_perf_map(std::string_view text, model::JitMap& map);
+
+}  // namespace gp::proc

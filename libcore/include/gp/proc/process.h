@@ -1,0 +1,74 @@
+#pragma once
+// Snapshots of live processes from procfs, for gp-record and gp-runtime: what symbolization and
+// attribution need later on another host (DESIGN.md §1, "self-sufficient for off-host work").
+//
+// Everything reads <proc_root>/PID/... (proc_root is "/proc" except in tests). Paths inside the
+// process (exe, mapping paths) are in the process's mount namespace, as the kernel prints them;
+// files are opened through /proc/PID/map_files and /proc/PID/root so containers work. Reading
+// other users' processes needs root (or CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH); without it the
+// fields that could not be read stay empty rather than failing the snapshot.
+//
+// Thread-safety: the free functions are reentrant; a BuildIdCache must not be shared between
+// threads without external locking.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gp/model/session.h"
+#include "gp/util/result.h"
+
+namespace gp::proc {
+
+struct SnapshotOptions {
+  // Replace secret-looking argument values (see gp/proc/cmdline.h for the rule).
+  bool redact_cmdline = false;
+  // Root of the procfs to read; tests point it at a fake tree.
+  std::string proc_root = "/proc";
+};
+
+// Metadata of one process: comm, exe, cmdline, ppid, uid (real), start time (wall clock ns since
+// the epoch: boot time + starttime ticks), ns_pid (last NSpid value), cgroup (the v2 "0::" path,
+// else the first v1 line's path), container id and name (gp/proc/container.h).
+// Error only when the process does not exist (message contains "process exited", the pid is gone
+// or became a zombie before the essentials could be read); other unreadable fields stay empty.
+Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options = {});
+
+// Build-ids keyed by file identity (st_dev, st_ino, size, mtime) as seen through
+// /proc/PID/map_files, so a library shared by hundreds of processes is parsed once per
+// recording; size and mtime guard against inode reuse after a file is replaced. Negative results
+// (no build-id) are cached too.
+class BuildIdCache {
+ public:
+  // Looks up or reads the build-id of the file open on fd (raw bytes, "" when none/unreadable).
+  std::string get(int fd);
+  size_t size() const { return entries_.size(); }
+  uint64_t hits() const { return hits_; }
+  uint64_t misses() const { return misses_; }
+
+ private:
+  using Key = std::tuple<uint64_t, uint64_t, int64_t, int64_t, int64_t>;
+  std::map<Key, std::string> entries_;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+};
+
+// Every executable mapping of pid from /proc/PID/maps, in address order: start/end/offset,
+// dev (makedev of the maps major:minor), inode, path exactly as maps prints it (including a
+// " (deleted)" suffix), kind (user for files, vdso for [vdso]/[vsyscall], anonymous for anonymous
+// executable memory; jit_map is decided later by the perf-map code), and build-id read through
+// /proc/PID/map_files/<start>-<end> (works for deleted files and other mount namespaces),
+// falling back to /proc/PID/root/<path>. The vDSO's build-id is read from /proc/PID/mem.
+// `cache` may be null; pass one cache for a whole system-wide snapshot.
+// Error when the process does not exist (message contains "process exited").
+Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const SnapshotOptions& options = {},
+                                                        BuildIdCache* cache = nullptr);
+
+// The recording host: hostname, boot id, uname release/version/machine, kernel build-id
+// (from /sys/kernel/notes, raw bytes), online cpu count, PRETTY_NAME of /etc/os-release.
+// Fields that cannot be read stay empty/0.
+model::HostInfo host_info();
+
+}  // namespace gp::proc
