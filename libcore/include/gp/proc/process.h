@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -27,6 +28,11 @@ struct SnapshotOptions {
   bool redact_cmdline = false;
   // Root of the procfs to read; tests point it at a fake tree.
   std::string proc_root = "/proc";
+  // Look container names up in the runtimes' state files (gp/proc/container.h).
+  bool resolve_container_names = true;
+  // Prefix for those state files ("" = this mount namespace's "/"; "/proc/1/root" when the
+  // recorder runs in a container that shares the host's pid namespace).
+  std::string host_root;
 };
 
 // Metadata of one process: comm, exe, cmdline, ppid, uid (real), start time (wall clock ns since
@@ -44,6 +50,9 @@ class BuildIdCache {
  public:
   // Looks up or reads the build-id of the file open on fd (raw bytes, "" when none/unreadable).
   std::string get(int fd);
+  // Same for a path (followed, as /proc/PID/map_files links must be): stat first, and open
+  // only on a miss. nullopt when the path cannot be stat'ed or opened (try another path).
+  std::optional<std::string> get(const std::string& path);
   size_t size() const { return entries_.size(); }
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }

@@ -1,0 +1,150 @@
+// copy_perf_map: a root-safe copy of /tmp/perf-<nspid>.map (rules in gp/proc/perf_map.h).
+
+#include "gp/proc/perf_map.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "proc/proc_files.h"
+#include "proc/unique_fd.h"
+
+namespace gp::proc {
+namespace {
+
+// Real, effective, saved and filesystem uids: a perf map is created with the fsuid, and a
+// setuid program may have any of them.
+Result<std::set<uint32_t>> process_uids(const std::string& dir) {
+  int err = 0;
+  auto status = read_file(dir + "/status", 64 * 1024, &err);
+  if (!status) {
+    if (is_gone_errno(err)) return make_error("process exited");
+    return make_error("cannot read process status: " + status.error().message);
+  }
+  std::set<uint32_t> uids;
+  for (const std::string& line : split(*status, '\n')) {
+    if (line.rfind("Uid:", 0) != 0) continue;
+    for (const std::string& field : split(std::string_view(line).substr(4), '\t')) {
+      uint64_t uid = 0;
+      if (parse_u64(field, uid)) uids.insert(static_cast<uint32_t>(uid));
+    }
+  }
+  if (uids.empty()) return make_error("process status has no Uid line");
+  return uids;
+}
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// Opens <root>/tmp/<name> without following a symlink anywhere below the process's root.
+Result<UniqueFd> open_in_tmp(const std::string& dir, const std::string& name) {
+  // /proc/PID/root itself is a magic link into the process's mount namespace: following it is
+  // the point. Nothing after it is followed.
+  UniqueFd root(::open((dir + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) {
+    if (is_gone_errno(errno)) return make_error("process exited");
+    return make_error(errno_text("cannot open process root"));
+  }
+  UniqueFd tmp(::openat(root.get(), "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!tmp.valid()) {
+    if (errno == ELOOP || errno == ENOTDIR) return make_error("refused: /tmp is a symbolic link or not a directory");
+    return make_error(errno_text("cannot open /tmp"));
+  }
+  // O_NONBLOCK: a FIFO planted under the name must not block the recorder.
+  UniqueFd file(::openat(tmp.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!file.valid()) {
+    if (errno == ENOENT) return make_error("not found");
+    if (errno == ELOOP) return make_error("refused: is a symbolic link");
+    return make_error(errno_text("cannot open"));
+  }
+  return file;
+}
+
+// Type, owner and link count checks on the opened file.
+Status check_file(int fd, const std::set<uint32_t>& uids, uint64_t& size) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return make_error(errno_text("cannot stat"));
+  if (!S_ISREG(st.st_mode)) return make_error("refused: not a regular file");
+  if (st.st_uid != 0 && uids.count(st.st_uid) == 0) {
+    return make_error("refused: owned by uid " + std::to_string(st.st_uid) + ", not by the process's user");
+  }
+  // A hard link to someone else's file (fs.protected_hardlinks=0) would pass the owner check
+  // when that file is root's.
+  if (st.st_nlink != 1) return make_error("refused: file has " + std::to_string(st.st_nlink) + " hard links");
+  size = static_cast<uint64_t>(st.st_size);
+  return ok_status();
+}
+
+Result<std::string> read_capped(int fd, size_t max_bytes, bool& truncated) {
+  std::string text;
+  char buf[65536];
+  truncated = false;
+  while (true) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return make_error(errno_text("cannot read"));
+    if (got == 0) break;
+    text.append(buf, static_cast<size_t>(got));
+    if (text.size() > max_bytes) {
+      truncated = true;
+      text.resize(max_bytes);
+      break;
+    }
+  }
+  // The cap may split a line: keep whole lines only.
+  if (truncated) text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  return text;
+}
+
+bool parse_hex(std::string_view s, uint64_t& out) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+  return parse_u64(s, out, 16);
+}
+
+}  // namespace
+
+size_t parse_perf_map(std::string_view text, model::JitMap& map) {
+  size_t bad = 0;
+  for (const std::string& raw : split(text, '\n')) {
+    const std::string_view line = chomp(raw);
+    if (line.empty()) continue;
+    const size_t sp1 = line.find(' ');
+    const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    model::JitEntry e;
+    if (sp2 == std::string_view::npos || sp2 + 1 >= line.size() || !parse_hex(line.substr(0, sp1), e.start) ||
+        !parse_hex(line.substr(sp1 + 1, sp2 - sp1 - 1), e.size)) {
+      ++bad;
+      continue;
+    }
+    e.name = std::string(line.substr(sp2 + 1));
+    map.entries.push_back(std::move(e));
+  }
+  return bad;
+}
+
+Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes, PerfMapStats* stats,
+                                    const std::string& proc_root) {
+  const std::string dir = proc_root + "/" + std::to_string(pid);
+  const std::string name = "perf-" + std::to_string(ns_pid) + ".map";
+  auto uids = process_uids(dir);
+  if (!uids) return uids.error();
+  auto fd = open_in_tmp(dir, name);
+  if (!fd) return fd.error();
+  uint64_t size = 0;
+  if (auto ok = check_file(fd->get(), *uids, size); !ok) return ok.error();
+  PerfMapStats local;
+  PerfMapStats& st = stats ? *stats : local;
+  auto text = read_capped(fd->get(), max_bytes, st.truncated);
+  if (!text) return text.error();
+  st.bytes_read = text->size();
+  model::JitMap map;
+  map.pid = pid;
+  map.path = "/tmp/" + name;
+  st.bad_lines = parse_perf_map(*text, map);
+  return map;
+}
+
+}  // namespace gp::proc
