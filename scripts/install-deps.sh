@@ -34,6 +34,9 @@ test_pkgs=(
   python3 jq
   debuginfod
   mandoc
+  libclang-rt-14-dev   # libFuzzer + sanitizer runtimes (clang-14 only recommends them)
+  zsh fish             # the completion tests parse the generated scripts for real
+  clang-format         # scripts/format.sh --check
 )
 
 pkgs=("${build_pkgs[@]}")

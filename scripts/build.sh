@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Configures and builds gp into a build directory (default: build/ at the repository root).
+#   scripts/build.sh [cmake -D options...]
+# Environment: GP_BUILD_DIR (build directory), GP_JOBS (parallel jobs, default: CPU count),
+#              GP_BUILD_BPF (ON|OFF, default ON: gp-record's eBPF program needs clang + bpftool).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${GP_BUILD_DIR:-$root/build}"
+jobs="${GP_JOBS:-$(nproc)}"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
+  -DGP_BUILD_BPF="${GP_BUILD_BPF:-ON}" -DGP_BUILD_TESTS=ON "$@"
+cmake --build "$build" -j "$jobs"
+echo "build.sh: tools are in $build/bin"

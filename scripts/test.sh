@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the test dependencies, builds gp, runs every test (ctest: unit + CLI suites), then
+# runs each libFuzzer target briefly.
+#   scripts/test.sh
+# Environment: GP_BUILD_DIR (default build/), GP_JOBS (build jobs), GP_TEST_JOBS (ctest
+# parallelism, default 2), GP_FUZZ_SECONDS (per fuzz target, default 60; 0 skips fuzzing).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${GP_BUILD_DIR:-$root/build}"
+export GP_BUILD_DIR="$build"
+
+bash "$root/scripts/install-deps.sh" --test
+bash "$root/scripts/build.sh"
+
+status=0
+# --timeout applies to tests without their own TIMEOUT property (the unit tests).
+ctest --test-dir "$build" --output-on-failure -j "${GP_TEST_JOBS:-2}" --timeout 300 || status=1
+
+if [ "${GP_FUZZ_SECONDS:-60}" != 0 ]; then
+  bash "$root/scripts/fuzz.sh" || status=1
+fi
+
+if [ "$status" -ne 0 ]; then
+  echo "test.sh: FAILED (see the output above)" >&2
+else
+  echo "test.sh: all tests passed"
+fi
+exit "$status"
