@@ -1,0 +1,116 @@
+// Any profile input → Archive: the single dispatch over the formats a tool accepts.
+#include "gp/ingest/input.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "gp/archive/reader.h"
+#include "gp/ingest/collapsed.h"
+
+namespace gp::ingest {
+namespace {
+
+std::string_view first_line(std::string_view text, size_t from = 0) {
+  size_t nl = text.find('\n', from);
+  return text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
+}
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// perf script prints a sample header line, then indented "<hex addr> sym (dso)" frame lines.
+bool looks_like_perf_script(std::string_view text, size_t line_start) {
+  size_t nl = text.find('\n', line_start);
+  if (nl == std::string_view::npos) return false;
+  std::string_view next = first_line(text, nl + 1);
+  size_t i = 0;
+  while (i < next.size() && (next[i] == ' ' || next[i] == '\t')) ++i;
+  if (i == 0 || i >= next.size()) return false;
+  size_t hex = i;
+  while (i < next.size() && is_hex(next[i])) ++i;
+  return i > hex && i < next.size() && next[i] == ' ';
+}
+
+struct Fd {
+  int fd = -1;
+  bool owned = false;
+  ~Fd() {
+    if (owned && fd >= 0) ::close(fd);
+  }
+};
+
+// Reads until `want` bytes are in `data` (or EOF, or all of it when want == npos).
+Status read_more(int fd, const std::string& name, std::string& data, size_t want) {
+  char buf[1 << 16];
+  while (data.size() < want) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error("cannot read '" + name + "': " + std::strerror(errno));
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+InputFormat sniff(std::string_view first_bytes) {
+  if (archive::looks_like_archive(first_bytes)) return InputFormat::archive;
+  if (first_bytes.substr(0, 3) == "# {") return InputFormat::collapsed;
+  // The first line that is neither blank nor a comment decides.
+  size_t pos = 0;
+  while (pos < first_bytes.size()) {
+    std::string_view line = first_line(first_bytes, pos);
+    if (line.empty() || line[0] == '#' || line == "\r") {
+      pos += line.size() + 1;
+      continue;
+    }
+    if (looks_like_perf_script(first_bytes, pos)) return InputFormat::perf_script;
+    if (line.back() == '\r') line.remove_suffix(1);
+    size_t space = line.rfind(' ');
+    if (space == std::string_view::npos || space + 1 == line.size()) return InputFormat::unknown;
+    for (char c : line.substr(space + 1))
+      if (c < '0' || c > '9') return InputFormat::unknown;
+    if (line.find('\0') != std::string_view::npos) return InputFormat::unknown;
+    return InputFormat::collapsed;
+  }
+  return first_bytes.empty() ? InputFormat::unknown : InputFormat::collapsed;
+}
+
+Result<model::Archive> read_profile(const std::string& path) {
+  Fd in;
+  if (path == "-") {
+    in.fd = STDIN_FILENO;
+  } else {
+    in.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in.fd < 0) return make_error("cannot open '" + path + "': " + std::strerror(errno));
+    in.owned = true;
+  }
+  std::string data;
+  if (auto st = read_more(in.fd, path, data, 8); !st) return st.error();
+  if (archive::looks_like_archive(data)) {
+    // Regular files stream through the archive reader; a pipe was partly consumed, so its
+    // bytes are gathered first.
+    if (path != "-") return archive::read_archive(path);
+    if (auto st = read_more(in.fd, path, data, std::string::npos); !st) return st.error();
+    auto stream = archive::InputStream::from_memory(data, "-");
+    data.clear();
+    return archive::read_archive(*stream);
+  }
+  if (auto st = read_more(in.fd, path, data, std::string::npos); !st) return st.error();
+  if (data.empty()) return make_error("'" + path + "' is empty: not a profile");
+  switch (sniff(data)) {
+    case InputFormat::perf_script:
+      return make_error("'" + path + "' is perf script text: convert it with gp-import first");
+    case InputFormat::unknown:
+      return make_error("'" + path + "' is not a profile (gp archive, .col or folded text)");
+    default:
+      return parse_collapsed(data, path);
+  }
+}
+
+}  // namespace gp::ingest
