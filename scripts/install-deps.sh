@@ -37,6 +37,7 @@ test_pkgs=(
   libclang-rt-14-dev   # libFuzzer + sanitizer runtimes (clang-14 only recommends them)
   zsh fish             # the completion tests parse the generated scripts for real
   clang-format         # scripts/format.sh --check
+  lld                  # links the cross-arch/big-endian build-id fixtures (tests/unit/elf.cmake)
 )
 
 pkgs=("${build_pkgs[@]}")
