@@ -38,10 +38,13 @@ test_pkgs=(
   zsh fish             # the completion tests parse the generated scripts for real
   clang-format         # scripts/format.sh --check
   lld                  # links the cross-arch/big-endian build-id fixtures (tests/unit/elf.cmake)
+  nodejs               # tests/browser: gp-flame pages in headless chromium via playwright-core
 )
 
 pkgs=("${build_pkgs[@]}")
 if [ "$want_test" -eq 1 ]; then pkgs+=("${test_pkgs[@]}"); fi
+# npm for tests/browser ('npm ci'); a nodejs build that bundles its own npm needs no package.
+if [ "$want_test" -eq 1 ] && ! command -v npm >/dev/null 2>&1; then pkgs+=(npm); fi
 
 missing=()
 for p in "${pkgs[@]}"; do
