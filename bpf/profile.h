@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The ABI between bpf/profile.bpf.c and gp-record (tools/gp-record/sampler_bpf.cpp): map keys,
+ * ring-buffer events and counter slots. Plain C with fixed-width types and explicit padding;
+ * user space static_asserts every size. Change both sides together.
+ */
+#ifndef GP_PROFILE_H
+#define GP_PROFILE_H
+
+#define GP_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH default */
+#define GP_TASK_COMM_LEN 16
+#define GP_DEFAULT_STORAGE 16384
+
+/* One aggregation slot: samples of one thread with one (user, kernel) stack pair. Stack ids
+ * index the stack map of the same slot (A or B); a negative id is the -errno of
+ * bpf_get_stackid (-EFAULT: no stack of that kind, -EEXIST: collision) or -1 when the stack
+ * was not requested (-U, -K). */
+struct gp_sample_key {
+	__u32 pid;  /* tgid */
+	__u32 tid;
+	__s32 user_stack_id;
+	__s32 kernel_stack_id;
+	char comm[GP_TASK_COMM_LEN]; /* thread comm at sample time */
+};
+
+enum gp_event_type {
+	GP_EVENT_NEW_PROCESS = 1, /* first sample of a pid (or first after its exec) */
+	GP_EVENT_EXEC = 2,        /* sched_process_exec of a pid that passes the filters */
+};
+
+/* Ring-buffer record: rare events that make user space snapshot /proc/PID at once. */
+struct gp_event {
+	__u32 type; /* enum gp_event_type */
+	__u32 pid;
+	__u32 tid;
+	__u32 pad;
+	__u64 time_ns; /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	char comm[GP_TASK_COMM_LEN];
+};
+
+/* Slots of the per-CPU `counters` array (summed by user space). */
+enum gp_counter {
+	GP_COUNTER_SAMPLES = 0,         /* samples that passed the filters */
+	GP_COUNTER_FILTERED,            /* samples dropped by the filters */
+	GP_COUNTER_USER_COLLISIONS,     /* user stack lost to a stack-map hash collision (-EEXIST) */
+	GP_COUNTER_KERNEL_COLLISIONS,   /* kernel stack lost to a collision */
+	GP_COUNTER_STACK_ERRORS,        /* other bpf_get_stackid failures (e.g. -ENOMEM: map full) */
+	GP_COUNTER_COUNTS_FULL,         /* sample dropped: the counts map was full */
+	GP_COUNTER_EVENTS_LOST,         /* ring-buffer reservation failed (event dropped) */
+	GP_COUNTER_MAX,
+};
+
+#endif /* GP_PROFILE_H */

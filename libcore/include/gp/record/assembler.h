@@ -1,0 +1,110 @@
+#pragma once
+// SessionAssembler: turns a sampler's raw samples (pids, thread names, instruction pointers)
+// into archive tables — processes, threads, hit mappings, address locations, stacks, samples —
+// on a model::Session that the archive Writer streams chunk by chunk (gp-record).
+//
+// Addresses are normalized on the recording host: each user address is matched to the
+// executable mapping of its process that covers it (mapping id + file offset, raw value kept);
+// kernel addresses go to one "[kernel.kallsyms]" mapping spanning the whole address space, so
+// their file offset equals the address. A user address outside every known mapping makes the
+// process be re-snapshotted once per drain (a library dlopen'ed since the last snapshot); if it
+// is still unknown the location stays unmapped (mapping 0).
+//
+// Process metadata and mappings come from a ProcessSource (live /proc in gp-record, a fake in
+// tests). Snapshots are taken when a process is announced (first sample, exec) and kept for the
+// rest of the recording, so a process that has exited by the time its samples are drained is
+// still described. Only processes and mappings that samples hit are written to the session.
+// Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gp/model/builder.h"
+#include "gp/model/session.h"
+#include "gp/util/result.h"
+
+namespace gp::record {
+
+// One aggregated sample as a sampler delivers it. Stacks are leaf first (as the kernel's
+// callchains): the first entry is the interrupted instruction, the others are return addresses.
+struct RawSample {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string comm;  // thread name at sample time
+  std::vector<uint64_t> user_ips;
+  std::vector<uint64_t> kernel_ips;
+  uint64_t count = 0;
+  int32_t cpu = -1;  // -1 when aggregated over CPUs
+};
+
+class ProcessSource {
+ public:
+  virtual ~ProcessSource() = default;
+  virtual Result<model::Process> snapshot(int32_t pid) = 0;
+  // Executable mappings, sorted by start address.
+  virtual Result<std::vector<model::Mapping>> mappings(int32_t pid) = 0;
+};
+
+// What gp-record knows about one process across the whole recording.
+struct TrackedProcess {
+  model::Process meta;
+  std::vector<model::Mapping> mappings;  // sorted by start
+  bool have_snapshot = false;  // meta/mappings came from the source (not only from a sample)
+  uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
+};
+
+class SessionAssembler {
+ public:
+  // `kernel_build_id` (raw bytes) is stamped on the kernel mapping.
+  SessionAssembler(ProcessSource& source, std::string kernel_build_id);
+
+  // Starts filling a new session (continuous mode: one per interval). Process snapshots are
+  // kept; what was written to the previous session is forgotten.
+  void begin_session(model::Session& session);
+
+  // A sampler announced pid (first sample, or exec: the image changed, snapshot again).
+  void on_process_event(int32_t pid, bool exec);
+  // Adds one sample to the current session.
+  void add(const RawSample& sample);
+  // Marks the end of one drain, after the Writer wrote (and cleared) the session's samples:
+  // allows one more dlopen re-snapshot per process.
+  void end_drain();
+
+  // Distinct kernel addresses sampled in the current session (for the kallsyms subset).
+  const std::set<uint64_t>& kernel_addresses() const { return kernel_addresses_; }
+  // Pids with samples in the current session.
+  const std::set<int32_t>& sampled_pids() const { return sampled_pids_; }
+  size_t tracked_processes() const { return processes_.size(); }
+  uint64_t snapshots() const { return snapshots_; }
+  uint64_t resnapshots() const { return resnapshots_; }
+
+ private:
+  TrackedProcess& track(int32_t pid, const std::string& comm);
+  void take_snapshot(TrackedProcess& p, int32_t pid);
+  uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return);
+  uint64_t kernel_location(uint64_t ip, bool is_return);
+  const model::Mapping* find_mapping(const TrackedProcess& p, uint64_t ip) const;
+
+  ProcessSource& source_;
+  std::string kernel_build_id_;
+  model::Session* session_ = nullptr;
+  std::unique_ptr<model::SessionBuilder> builder_;
+  std::unordered_map<int32_t, TrackedProcess> processes_;
+  std::unordered_map<int32_t, uint64_t> written_generation_;  // pid -> generation in session
+  std::set<int32_t> resnapshotted_this_drain_;
+  std::set<uint64_t> kernel_addresses_;
+  std::set<int32_t> sampled_pids_;
+  uint64_t kernel_mapping_id_ = 0;
+  uint64_t snapshots_ = 0;
+  uint64_t resnapshots_ = 0;
+};
+
+// The kernel's mapping as gp-record writes it (pid 0, [0, UINT64_MAX), "[kernel.kallsyms]").
+model::Mapping kernel_mapping(const std::string& kernel_build_id);
+
+}  // namespace gp::record

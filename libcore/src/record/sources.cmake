@@ -1,0 +1,3 @@
+target_sources(gp_core PRIVATE
+  src/record/assembler.cpp
+)

@@ -1,0 +1,311 @@
+#!/usr/bin/env bats
+# gp-record: records real workloads built here (tests/fixtures/src) and checks what a user would
+# see after `gp-symbolize | gp-fold`. Recording tests need root with BPF and BTF (tagged
+# root,bpf); every recorder runs under `timeout`.
+# bats file_tags=gp-record
+
+load helpers
+
+setup_file() {
+  local src="$GP_SOURCE_DIR/tests/fixtures/src" bin="$BATS_FILE_TMPDIR"
+  local cflags=(-O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline)
+  cc "${cflags[@]}" -o "$bin/chain" "$src/chain.c"
+  cc "${cflags[@]}" -o "$bin/shortlived" "$src/shortlived.c"
+  cc "${cflags[@]}" -fPIC -shared -o "$bin/libdlwork.so" "$src/libdlwork.c"
+  cc "${cflags[@]}" -o "$bin/dlopen" "$src/dlopen.c" -ldl
+  chmod 755 "$bin" "$bin"/*
+}
+
+setup() {
+  FIX="$BATS_FILE_TMPDIR"
+  OUT="$BATS_TEST_TMPDIR"
+}
+
+# Folded stacks (comm;frames count) of an archive, symbolized, kernel frames marked _[k].
+fold() {
+  require_command gp-symbolize
+  require_command gp-fold
+  gp-symbolize "$1" | gp-fold -f folded --annotate "${@:2}"
+}
+
+# Records for $1 seconds with the remaining gp-record options into $OUT/rec.gpa.
+record() {
+  local seconds=$1
+  shift
+  timeout -s KILL $((${seconds%.*} + 30)) gp-record -d "$seconds" -o "$OUT/rec.gpa" "$@"
+}
+
+# --- usage and environment errors (no privileges needed) ---------------------------------
+
+@test "--help lists the sampling options and examples" {
+  run -0 gp-record --help
+  assert_output --partial '--frequency'
+  assert_output --partial '--stack-storage-size'
+  assert_output --partial 'EXAMPLES'
+}
+
+@test "an unknown option is a usage error" {
+  run -2 --separate-stderr gp-record --bogus
+  assert_stderr --partial "gp-record: error: unknown option '--bogus'"
+  assert_stderr --partial "Try 'gp-record --help'"
+}
+
+@test "a malformed cpu list is a usage error" {
+  run -2 --separate-stderr gp-record -C 3-1 -d 1 -o "$OUT/x.gpa"
+  assert_stderr --partial "gp-record: error: invalid CPU list '3-1'"
+}
+
+@test "a cpu that does not exist is a usage error" {
+  run -2 --separate-stderr gp-record -C 4096 -d 1 -o "$OUT/x.gpa"
+  assert_stderr --partial "gp-record: error: invalid CPU list '4096'"
+}
+
+@test "user-only and kernel-only exclude each other" {
+  run -2 --separate-stderr gp-record -U -K -d 1 -o "$OUT/x.gpa"
+  assert_stderr --partial "gp-record: error:"
+}
+
+@test "--output-dir needs --continuous" {
+  run -2 --separate-stderr gp-record --output-dir "$OUT/d" -d 1
+  assert_stderr --partial "gp-record: error:"
+}
+
+@test "an archive is never written to a terminal" {
+  require_command script
+  run -2 script -qec "gp-record -d 1" /dev/null
+  assert_output --partial "gp-record: error: refusing to write a binary archive to a terminal"
+  assert_output --partial "gp-record: hint: use -o FILE"
+}
+
+@test "a frequency above the kernel's limit is refused with its name" {
+  local limit
+  limit=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+  run -1 --separate-stderr gp-record -F $((limit + 1)) -d 1 -o "$OUT/x.gpa" --sampler perf -p $$
+  assert_stderr --partial "is above kernel.perf_event_max_sample_rate"
+}
+
+@test "without privileges, system-wide recording fails with a paranoid hint" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+  [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] || skip "perf_event_paranoid < 1 allows it"
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    timeout 20 "$GP_BUILD_DIR/bin/gp-record" -d 1 -o /dev/null
+  assert_stderr --partial "gp-record: error: cannot open perf event 'cpu-clock' on cpu 0: Permission denied"
+  assert_stderr --partial "kernel.perf_event_paranoid"
+}
+
+@test "without privileges, --sampler bpf says what is missing" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    timeout 20 "$GP_BUILD_DIR/bin/gp-record" --sampler bpf -d 1 -o /dev/null
+  assert_stderr --partial "gp-record: error: cannot load the BPF sampler: Operation not permitted"
+  assert_stderr --partial "gp-record: hint: run as root (or with CAP_BPF and CAP_PERFMON)"
+}
+
+@test "an unwritable output file fails before sampling" {
+  run -1 --separate-stderr gp-record -d 1 -o /nonexistent/dir/x.gpa --sampler perf -p $$
+  assert_stderr --partial "gp-record: error:"
+  assert_stderr --partial "/nonexistent/dir/x.gpa"
+}
+
+# --- recordings (root, BPF) ---------------------------------------------------------------
+
+@test "a known call chain is recorded as main;a;b;spin" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 4 &
+  local pid=$!
+  record 2 -F 499
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
+}
+
+@test "the perf sampler records the same chain" {
+  # bats test_tags=root
+  "$FIX/chain" 4 &
+  local pid=$!
+  record 2 -F 499 --sampler perf
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
+}
+
+@test "rootless: --pid of your own process works with the perf sampler" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+  [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] || skip "perf_event_paranoid > 2 forbids it"
+  chmod 777 "$OUT"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups "$FIX/chain" 5 &
+  local pid=$!
+  sleep 0.2
+  run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    timeout 30 "$GP_BUILD_DIR/bin/gp-record" -F 499 -d 2 -p "$pid" -o "$OUT/rec.gpa"
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
+}
+
+@test "a process that lived 50 ms is still symbolized" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  (sleep 0.7; for i in 1 2 3; do "$FIX/shortlived" 50; done) &
+  local pid=$!
+  record 2 -F 999
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^shortlived;.*;main;short_lived_work [0-9]+$'
+}
+
+@test "--pid keeps only that process" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 4 &
+  local pid=$!
+  "$FIX/shortlived" 3000 &
+  local other=$!
+  sleep 0.2
+  record 2 -F 499 -p "$pid"
+  wait "$pid" "$other"
+  run -0 fold "$OUT/rec.gpa" --with-pid
+  assert_line --regexp "^chain-$pid;.*;main;a;b;spin [0-9]+\$"
+  refute_line --regexp "^shortlived"
+  run -0 bash -c "grep -v '^chain-$pid;' <<<\"\$0\" || true" "$output"
+  assert_output ''
+}
+
+@test "--cpu samples only the given CPU" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+  taskset -c 1 "$FIX/chain" 5 &
+  local pid=$!
+  sleep 0.2
+  record 1.5 -F 499 -C 0 -p "$pid"
+  cp "$OUT/rec.gpa" "$OUT/cpu0.gpa"
+  record 1.5 -F 499 -C 1 -p "$pid"
+  wait "$pid"
+  run -0 fold "$OUT/cpu0.gpa"
+  refute_line --regexp ';spin [0-9]+$'
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp ';main;a;b;spin [0-9]+$'
+}
+
+@test "--user-only records no kernel frames" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  record 2 -F 499 -U
+  wait
+  run -0 fold "$OUT/rec.gpa"
+  assert_output --regexp '[0-9]'
+  refute_output --partial '_[k]'
+}
+
+@test "--kernel-only records only kernel frames of samples taken in the kernel" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 4 &
+  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  record 2 -F 499 -K
+  wait
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '_\[k\] [0-9]+$'
+  refute_output --partial ';spin'
+  refute_output --partial ';main;'
+}
+
+@test "the idle task is left out unless --include-idle" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record 1 -F 499
+  run -0 fold "$OUT/rec.gpa" --include-idle --with-pid
+  refute_line --regexp '^swapper-0;'
+  record 1 -F 499 -I
+  run -0 fold "$OUT/rec.gpa" --include-idle --with-pid
+  assert_line --regexp '^swapper-0;.*_\[k\] [0-9]+$'
+}
+
+@test "a library loaded with dlopen after the first sample is symbolized" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/dlopen" "$FIX/libdlwork.so" 0.5 3 &
+  local pid=$!
+  record 3 -F 499 --flush-interval 0.2
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^dlopen;.*;main;dl_spin;dl_inner [0-9]+$'
+}
+
+@test "continuous mode writes one valid session file per interval" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  timeout -s KILL 40 gp-record -c -d 1 -F 99 --output-dir "$OUT/sessions" &
+  local rec=$!
+  sleep 3.6
+  kill -INT "$rec"
+  run -0 wait "$rec"
+  local files=("$OUT"/sessions/gp-*.gpa)
+  [ "${#files[@]}" -ge 3 ] || fail "expected at least 3 session files, got ${#files[@]}: ${files[*]}"
+  [ "${#files[@]}" -le 5 ] || fail "expected at most 5 session files, got ${#files[@]}"
+  for f in "${files[@]}"; do
+    run -0 gp-fold -f folded "$f"
+  done
+  [ -L "$OUT/sessions/last_profile.gpa" ]
+}
+
+@test "--rotating-output keeps only the newest session file" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  timeout -s KILL 40 gp-record -c -d 0.7 -F 99 --output-dir "$OUT/rot" --rotating-output &
+  local rec=$!
+  sleep 2.5
+  kill -TERM "$rec"
+  run -0 wait "$rec"
+  local files=("$OUT"/rot/gp-*.gpa)
+  [ "${#files[@]}" -eq 1 ] || fail "expected one file, got: ${files[*]}"
+  run -0 gp-fold -f folded "$OUT/rot/last_profile.gpa"
+}
+
+@test "SIGINT ends the recording normally with a complete archive" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 3 &
+  timeout -s KILL 40 gp-record -F 499 -o "$OUT/int.gpa" &
+  local rec=$!
+  sleep 1.5
+  kill -INT "$rec"
+  run -0 wait "$rec"
+  run -0 fold "$OUT/int.gpa"
+  assert_line --regexp ';main;a;b;spin [0-9]+$'
+}
+
+@test "SIGKILL mid-run leaves a readable prefix (gp-fold exits 3)" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 3 &
+  timeout -s KILL 40 gp-record -F 499 --flush-interval 0.2 -o "$OUT/killed.gpa" &
+  local rec=$!
+  sleep 1.5
+  kill -KILL "$rec"
+  wait "$rec" || true
+  run -3 --separate-stderr gp-fold -f folded "$OUT/killed.gpa"
+  assert_stderr --partial "gp-fold: warning:"
+}
+
+@test "stdout archives stream through a pipe" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 3 &
+  run -0 bash -c "timeout -s KILL 30 gp-record -d 1.5 -F 499 --no-compress | gp-symbolize | gp-fold -f folded"
+  assert_line --regexp ';main;a;b;spin [0-9]+$'
+}
+
+@test "the archive keeps the kernel symbols that cover sampled kernel addresses" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  record 2 -F 499 -K
+  wait
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^cat;.*_\[k\] [0-9]+$'
+  refute_output --partial '[unknown]'
+}

@@ -1,0 +1,74 @@
+// gp-record's options (bcc profile's and gProfiler's spellings where they exist).
+#include "cli.h"
+
+#include "sampler.h"
+
+namespace gp::record_tool {
+
+using gp::cli::ValueHint;
+
+bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    char* end = nullptr;
+    long first = std::strtol(part.c_str(), &end, 10);
+    long last = first;
+    if (end == part.c_str() || first < 0) return false;
+    if (*end == '-') {
+      const char* rest = end + 1;
+      last = std::strtol(rest, &end, 10);
+      if (end == rest || last < first) return false;
+    }
+    if (*end != '\0' || last > 4095) return false;
+    for (long cpu = first; cpu <= last; ++cpu) cpus->push_back(static_cast<int>(cpu));
+  }
+  return !cpus->empty();
+}
+
+void add_cli(CLI::App& app, RecordArgs& args) {
+  app.add_option("-F,--frequency", args.frequency, "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("-d,--duration", args.duration, "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("-p,--pid", args.pids, "Only these processes (comma-separated or repeated)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("-t,--tid", args.tids, "Only these threads (comma-separated or repeated)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  gp::cli::hint_value(app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)"),
+                      ValueHint::directory);
+  app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3");
+  auto* user = app.add_flag("-U,--user-only", args.user_only, "User stacks only (no kernel frames)");
+  app.add_flag("-K,--kernel-only", args.kernel_only, "Kernel stacks only, and only samples taken in the kernel")
+      ->excludes(user);
+  app.add_flag("-I,--include-idle", args.include_idle, "Keep samples of the idle task (pid 0)");
+  app.add_option("--stack-storage-size", args.stack_storage_size,
+                 "Unique stacks (and sample slots) per flush interval in the kernel")
+      ->capture_default_str()
+      ->check(CLI::Range(64u, 1u << 24));
+  gp::cli::hint_value(app.add_option("-o,--output", args.output,
+                                     "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time"),
+                      ValueHint::archive);
+  auto* cont = app.add_flag("-c,--continuous", args.continuous, "Record session after session, one per --duration");
+  gp::cli::hint_value(app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here"),
+                      ValueHint::directory)
+      ->needs(cont);
+  app.add_flag("--rotating-output", args.rotating_output, "With --output-dir: keep only the newest session's file")
+      ->needs(cont);
+  app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
+  app.add_flag("--redact-cmdline", args.redact_cmdline, "Hide secret-looking values in recorded command lines");
+  app.add_option("--flush-interval", args.flush_interval, "Seconds between chunks written (what a kill can lose)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 3600.0));
+  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->capture_default_str(),
+                   perf_event_names());
+  gp::cli::choices(app.add_option("--sampler", args.sampler, "Sampling engine: auto (bpf, else perf), bpf, perf")
+                       ->capture_default_str(),
+                   {"auto", "bpf", "perf"});
+  gp::cli::add_common_options(app, args.common);
+}
+
+}  // namespace gp::record_tool

@@ -1,0 +1,43 @@
+#pragma once
+// gp-record's command line: plain data (defaults here) and the one CLI11 definition that help,
+// man-page checks and completions all read.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gp/cli/tool.h"
+
+namespace gp::record_tool {
+
+struct RecordArgs {
+  gp::cli::CommonArgs common;
+  uint32_t frequency = 11;            // Hz, gProfiler's default
+  double duration = 0;                // seconds; 0 = until SIGINT/SIGTERM (60 with --continuous)
+  std::vector<int32_t> pids;
+  std::vector<int32_t> tids;
+  std::string cgroup;
+  std::string cpus;                   // "0,2-3"; "" = all
+  bool user_only = false;
+  bool kernel_only = false;
+  bool include_idle = false;
+  uint32_t stack_storage_size = 16384;
+  std::string output;                 // "" = stdout; %h host, %t timestamp
+  bool continuous = false;
+  std::string output_dir;
+  bool rotating_output = false;
+  bool no_compress = false;
+  bool redact_cmdline = false;
+  double flush_interval = 1.0;        // seconds between chunks
+  std::string event = "cpu-clock";
+  std::string sampler = "auto";       // auto, bpf, perf
+};
+
+void add_cli(CLI::App& app, RecordArgs& args);
+
+// Parses a CPU list such as "0,2-3"; false on a malformed list.
+bool parse_cpu_list(const std::string& text, std::vector<int>* cpus);
+
+}  // namespace gp::record_tool

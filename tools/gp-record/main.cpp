@@ -1,0 +1,34 @@
+// gp-record — system-wide CPU sampler that writes a gp archive.
+//
+// Samples every CPU (or the given pids/tids/cgroup/CPUs) with an eBPF program on a perf event,
+// aggregates stacks in the kernel, and writes processes, build-ids, mappings, raw addresses,
+// the covering kallsyms entries and JIT perf maps, so that the archive can be symbolized and
+// folded on another machine:
+//
+//   gp-record -d 30 -o host.gpa        # on the production host (root)
+//   gp-symbolize host.gpa | gp-fold    # anywhere
+//
+// SIGINT/SIGTERM end the recording normally. Without BPF (or without root, for --pid of your own
+// processes) a perf_event ring-buffer sampler takes over.
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "gp/cli/tool.h"
+#include "record.h"
+
+int main(int argc, char** argv) {
+  gp::cli::init_tool("gp-record");
+  gp::record_tool::RecordArgs args;
+  auto app = gp::cli::make_app("gp-record", "Sample CPU stacks of the whole system (eBPF) into a gp archive.",
+                               "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
+                               "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
+                               "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"
+                               "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n");
+  gp::record_tool::add_cli(*app, args);
+  std::vector<std::string> argv_copy(argv, argv + argc);
+  return gp::cli::run(*app, argc, argv, [&] {
+    gp::cli::set_verbosity(args.common);
+    return gp::record_tool::run(args, argv_copy);
+  });
+}

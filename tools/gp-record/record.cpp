@@ -1,0 +1,298 @@
+// The recording loop: poll announcements, drain samples every flush interval into a chunk,
+// finish each session with kallsyms and perf maps, stop cleanly on SIGINT/SIGTERM.
+#include "record.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "gp/archive/writer.h"
+#include "gp/cli/tool.h"
+#include "gp/proc/process.h"
+#include "gp/record/assembler.h"
+#include "gp/util/version.h"
+#include "sampler.h"
+#include "session_io.h"
+
+namespace gp::record_tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using gp::cli::kExitFailure;
+using gp::cli::kExitOk;
+using gp::cli::kExitUsage;
+
+volatile sig_atomic_t g_signals = 0;
+
+// First SIGINT/SIGTERM: finish the session normally. Second: die by the signal (the archive
+// keeps every chunk flushed so far).
+void on_signal(int sig) {
+  g_signals = g_signals + 1;
+  if (g_signals >= 2) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns at once
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+Result<SamplerConfig> make_config(const RecordArgs& args) {
+  SamplerConfig c;
+  c.event = args.event;
+  c.frequency_hz = args.frequency;
+  if (!args.cpus.empty() && !parse_cpu_list(args.cpus, &c.cpus))
+    return make_error("invalid CPU list '" + args.cpus + "': expected numbers and ranges such as 0,2-3");
+  long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+  for (int cpu : c.cpus)
+    if (cpu >= ncpu) return make_error("invalid CPU list '" + args.cpus + "': cpu " + std::to_string(cpu) + " does not exist");
+  c.pids = args.pids;
+  c.tids = args.tids;
+  c.cgroup = args.cgroup;
+  c.user_stacks = !args.kernel_only;
+  c.kernel_stacks = !args.user_only;
+  c.kernel_only = args.kernel_only;
+  c.include_idle = args.include_idle;
+  c.stack_storage_size = args.stack_storage_size;
+  c.verbose = args.common.verbose;
+  return c;
+}
+
+// --sampler auto: BPF first; the perf sampler when BPF cannot be used (not root, no BPF).
+Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const SamplerConfig& config,
+                                              std::string* hint) {
+  if (args.sampler == "perf") return open_perf_sampler(config, hint);
+  auto bpf = open_bpf_sampler(config, hint);
+  if (bpf || args.sampler == "bpf") return bpf;
+  std::string why = bpf.error().message;
+  bool privileged = geteuid() == 0;
+  gp::cli::info(privileged ? 0 : 1, "BPF sampler unavailable (" + why + "): using the perf sampler");
+  hint->clear();
+  auto perf = open_perf_sampler(config, hint);
+  if (!perf && !privileged && hint->empty())
+    *hint = "run as root for system-wide sampling, or use --pids of your own processes";
+  return perf;
+}
+
+struct Totals {
+  uint64_t samples = 0;
+  uint64_t sessions = 0;
+};
+
+// One recording session, written to `out` until `deadline` or a signal.
+class SessionRecorder {
+ public:
+  SessionRecorder(const RecordArgs& args, Sampler& sampler, record::SessionAssembler& assembler,
+                  EndOfSession& end, Totals& totals)
+      : args_(args), sampler_(sampler), assembler_(assembler), end_(end), totals_(totals) {}
+
+  // Returns an exit status; `out` gets a complete session unless writing failed.
+  int record(archive::OutputStream& out, model::Header header, Clock::time_point deadline);
+
+ private:
+  Status flush(archive::Writer& writer);
+  void progress(Clock::time_point start, bool final);
+  void report_counters();
+
+  const RecordArgs& args_;
+  Sampler& sampler_;
+  record::SessionAssembler& assembler_;
+  EndOfSession& end_;
+  Totals& totals_;
+  model::Session session_;
+  uint64_t session_samples_ = 0;
+  bool progress_shown_ = false;
+};
+
+Status SessionRecorder::flush(archive::Writer& writer) {
+  auto on_event = [&](const ProcessEvent& e) { assembler_.on_process_event(e.pid, e.exec); };
+  auto on_sample = [&](const record::RawSample& s) {
+    assembler_.add(s);
+    session_samples_ += s.count;
+  };
+  if (auto st = sampler_.drain(on_event, on_sample); !st) return st;
+  for (const auto& c : sampler_.counters()) session_.set_counter(c.name, c.value);
+  session_.set_counter("processes.snapshots", static_cast<int64_t>(assembler_.snapshots()));
+  session_.set_counter("mappings.resnapshots", static_cast<int64_t>(assembler_.resnapshots()));
+  auto st = writer.write_chunk(session_);
+  assembler_.end_drain();
+  return st;
+}
+
+void SessionRecorder::progress(Clock::time_point start, bool final) {
+  if (args_.common.quiet || !gp::cli::is_terminal(STDERR_FILENO)) return;
+  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %zu processes%s", gp::cli::program().c_str(), elapsed,
+               static_cast<unsigned long long>(session_samples_), assembler_.sampled_pids().size(),
+               final ? "\n" : "\033[K");
+  progress_shown_ = !final;
+}
+
+void SessionRecorder::report_counters() {
+  auto warn = [](int64_t n, const std::string& what, const std::string& remedy) {
+    if (n > 0) gp::cli::warning(std::to_string(n) + " " + what + ": " + remedy);
+  };
+  warn(session_.counter("stacks.collisions"), "stacks lost to stack-map collisions", "raise --stack-storage-size");
+  warn(session_.counter("maps.full"), "samples dropped (sample map full)", "raise --stack-storage-size or lower --flush-interval");
+  warn(session_.counter("events.lost"), "process announcements lost", "some processes may lack metadata");
+  warn(session_.counter("samples.lost"), "samples lost by the kernel (perf ring full)", "lower -F");
+}
+
+int SessionRecorder::record(archive::OutputStream& out, model::Header header, Clock::time_point deadline) {
+  session_.header = std::move(header);
+  assembler_.begin_session(session_);
+  archive::Writer writer(out, archive::WriterOptions{512u << 10, "gp-record", kVersion});
+  if (auto st = writer.begin_session(session_); !st) {
+    gp::cli::error(st.error().message);
+    return kExitFailure;
+  }
+  auto on_event = [&](const ProcessEvent& e) { assembler_.on_process_event(e.pid, e.exec); };
+  auto start = Clock::now();
+  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args_.flush_interval));
+  auto next_flush = start + interval;
+  while (g_signals == 0 && Clock::now() < deadline) {
+    auto wake = std::min(next_flush, deadline);
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now()).count();
+    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 100)), on_event); !st) {
+      gp::cli::error(st.error().message);
+      return kExitFailure;
+    }
+    if (Clock::now() >= next_flush) {
+      if (auto st = flush(writer); !st) {
+        gp::cli::error(st.error().message);
+        return kExitFailure;
+      }
+      next_flush += interval;
+      progress(start, false);
+    }
+  }
+  if (auto st = flush(writer); !st) {
+    gp::cli::error(st.error().message);
+    return kExitFailure;
+  }
+  CaptureNotes notes = end_.capture(session_, assembler_);
+  for (const auto& w : notes.warnings) gp::cli::warning(w);
+  for (const auto& d : notes.details) gp::cli::info(1, d);
+  if (auto st = writer.end_session(session_, true); !st) {
+    gp::cli::error(st.error().message);
+    return kExitFailure;
+  }
+  progress(start, true);
+  report_counters();
+  totals_.samples += session_samples_;
+  ++totals_.sessions;
+  return kExitOk;
+}
+
+// Where sessions go: one stream, or a file per session in --output-dir.
+class Output {
+ public:
+  Output(const RecordArgs& args, std::string host) : args_(args), host_(std::move(host)) {}
+  Result<archive::OutputStream*> next();
+  Status finish_session();
+  std::string last_name() const { return name_; }
+
+ private:
+  const RecordArgs& args_;
+  std::string host_;
+  std::unique_ptr<archive::OutputStream> stream_;
+  std::string name_, previous_;
+};
+
+Result<archive::OutputStream*> Output::next() {
+  if (args_.output_dir.empty() && stream_) return stream_.get();  // sessions follow each other
+  name_ = args_.output_dir.empty() ? (args_.output.empty() ? "-" : expand_output_name(args_.output, host_))
+                                   : session_file_name(args_.output_dir, host_);
+  auto s = archive::OutputStream::open(name_, !args_.no_compress);
+  if (!s) return s.error();
+  stream_ = std::move(*s);
+  return stream_.get();
+}
+
+Status Output::finish_session() {
+  if (args_.output_dir.empty()) return stream_->flush();
+  auto st = stream_->close();
+  if (!st) return st;
+  update_last_link(args_.output_dir, name_);
+  if (args_.rotating_output && !previous_.empty()) unlink(previous_.c_str());
+  previous_ = name_;
+  return ok_status();
+}
+
+int check_output(const RecordArgs& args) {
+  bool to_stdout = args.output_dir.empty() && (args.output.empty() || args.output == "-");
+  if (to_stdout && gp::cli::is_terminal(STDOUT_FILENO)) {
+    gp::cli::error("refusing to write a binary archive to a terminal");
+    gp::cli::hint("use -o FILE, or redirect standard output ('gp-record > run.gpa')");
+    return kExitUsage;
+  }
+  if (!args.output_dir.empty() && !args.output.empty()) {
+    gp::cli::error("--output and --output-dir cannot be used together");
+    return kExitUsage;
+  }
+  if (!args.output_dir.empty() && mkdir(args.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    gp::cli::error("cannot create directory '" + args.output_dir + "': " + std::strerror(errno));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run(const RecordArgs& args, const std::vector<std::string>& argv) {
+  auto config = make_config(args);
+  if (!config) {
+    gp::cli::error(config.error().message);
+    return kExitUsage;
+  }
+  if (int st = check_output(args); st != kExitOk) return st;
+  install_signal_handlers();
+  std::string hint;
+  auto sampler = open_sampler(args, *config, &hint);
+  if (!sampler) {
+    gp::cli::error(sampler.error().message);
+    if (!hint.empty()) gp::cli::hint(hint);
+    return kExitFailure;
+  }
+  gp::cli::info(1, std::string("sampling with the ") + (*sampler)->name() + " sampler at " +
+                       std::to_string(args.frequency) + " Hz");
+  model::HostInfo host = proc::host_info();
+  LiveProcessSource source(args.redact_cmdline);
+  record::SessionAssembler assembler(source, host.kernel_build_id);
+  EndOfSession end;
+  Totals totals;
+  Output output(args, host.hostname);
+  double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
+  do {
+    auto out = output.next();
+    if (!out) {
+      gp::cli::error(out.error().message);
+      return kExitFailure;
+    }
+    auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                      std::chrono::duration<double>(duration))
+                                 : Clock::time_point::max();
+    SessionRecorder recorder(args, **sampler, assembler, end, totals);
+    int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration), deadline);
+    if (st != kExitOk) return st;
+    if (auto fin = output.finish_session(); !fin) {
+      gp::cli::error(fin.error().message);
+      return kExitFailure;
+    }
+  } while (args.continuous && g_signals == 0);
+  gp::cli::info(0, "recorded " + std::to_string(totals.samples) + " samples in " + std::to_string(totals.sessions) +
+                       (totals.sessions == 1 ? " session" : " sessions") + " (" + (*sampler)->name() + " sampler)");
+  return kExitOk;
+}
+
+}  // namespace gp::record_tool

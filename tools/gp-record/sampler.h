@@ -1,0 +1,69 @@
+#pragma once
+// The sampling engines behind gp-record (async-profiler's "engine" idea): the eBPF sampler
+// (sampler_bpf.cpp, in-kernel aggregation) and the perf_event ring-buffer sampler
+// (sampler_perf.cpp, the fallback without BPF and the rootless mode). Both deliver the same
+// things: process announcements, aggregated raw samples, and cumulative counters.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gp/model/session.h"
+#include "gp/record/assembler.h"
+#include "gp/util/result.h"
+
+namespace gp::record_tool {
+
+struct SamplerConfig {
+  std::string event = "cpu-clock";  // see perf_event_spec()
+  uint32_t frequency_hz = 11;
+  std::vector<int> cpus;             // empty: every online CPU
+  std::vector<int32_t> pids, tids;   // empty: no filter
+  std::string cgroup;                // cgroup v2 directory, "" for none
+  bool user_stacks = true;           // false with --kernel-only
+  bool kernel_stacks = true;         // false with --user-only
+  bool kernel_only = false;
+  bool include_idle = false;
+  uint32_t stack_storage_size = 16384;
+  int verbose = 0;                   // libbpf messages at >= 2
+};
+
+// A process the sampler saw for the first time, or that exec'ed.
+struct ProcessEvent {
+  int32_t pid = 0;
+  bool exec = false;
+};
+
+using EventSink = std::function<void(const ProcessEvent&)>;
+using SampleSink = std::function<void(const record::RawSample&)>;
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  // "bpf" or "perf".
+  virtual const char* name() const = 0;
+  // Waits up to timeout_ms for process announcements and hands them to on_event.
+  virtual Status poll(int timeout_ms, const EventSink& on_event) = 0;
+  // Moves every sample taken since the previous drain to on_sample (announcements that are
+  // still queued are delivered first). No sample is delivered twice or lost between drains.
+  virtual Status drain(const EventSink& on_event, const SampleSink& on_sample) = 0;
+  // Cumulative counters ("samples.lost", "stacks.collisions", ...), named as in the archive.
+  virtual std::vector<model::Counter> counters() = 0;
+};
+
+// perf_event_attr type/config of an --event name; false when the name is unknown.
+bool perf_event_spec(const std::string& event, uint32_t* type, uint64_t* config);
+// The events --event accepts.
+const std::vector<std::string>& perf_event_names();
+
+// Opens a perf event per CPU (or per thread for pid lists), loads and attaches; errors say what
+// failed and why (errno text). `hint` receives a remedy line when one is known.
+Result<std::unique_ptr<Sampler>> open_bpf_sampler(const SamplerConfig& config, std::string* hint);
+Result<std::unique_ptr<Sampler>> open_perf_sampler(const SamplerConfig& config, std::string* hint);
+
+// CPUs to sample: config.cpus or every online CPU.
+std::vector<int> sampled_cpus(const SamplerConfig& config);
+
+}  // namespace gp::record_tool

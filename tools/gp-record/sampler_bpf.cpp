@@ -1,0 +1,295 @@
+// The eBPF sampler: bpf/profile.bpf.c on a perf event per CPU, counts aggregated in the kernel
+// and drained by flipping between two map slots (see the comment at the top of profile.bpf.c).
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "gp/cli/tool.h"
+#include "perf_events.h"
+#include "profile.skel.h"
+#include "sampler.h"
+
+extern "C" {
+#include "profile.h"
+}
+
+static_assert(sizeof(gp_sample_key) == 32, "bpf/profile.h: gp_sample_key layout");
+static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
+
+namespace gp::record_tool {
+namespace {
+
+int libbpf_verbosity = 0;
+
+int print_libbpf(enum libbpf_print_level level, const char* format, va_list args) {
+  // libbpf is chatty (every relocation at debug level): silent below -vv (STYLE.md §F).
+  if (libbpf_verbosity < 2 || (level == LIBBPF_DEBUG && libbpf_verbosity < 3)) return 0;
+  char line[1024];
+  vsnprintf(line, sizeof(line), format, args);
+  std::string text(line);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  gp::cli::info(2, "libbpf: " + text);
+  return 0;
+}
+
+struct SkelDeleter {
+  void operator()(profile_bpf* s) const { profile_bpf__destroy(s); }
+};
+struct LinkDeleter {
+  void operator()(bpf_link* l) const { bpf_link__destroy(l); }
+};
+struct RingDeleter {
+  void operator()(ring_buffer* r) const { ring_buffer__free(r); }
+};
+
+std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
+
+class BpfSampler final : public Sampler {
+ public:
+  explicit BpfSampler(const SamplerConfig& config) : config_(config) {}
+  ~BpfSampler() override {
+    links_.clear();  // detach before the maps and the cgroup fd go away
+    if (cgroup_fd_ >= 0) ::close(cgroup_fd_);
+  }
+  BpfSampler(const BpfSampler&) = delete;
+  BpfSampler& operator=(const BpfSampler&) = delete;
+  const char* name() const override { return "bpf"; }
+  Status open(std::string* hint);
+  Status poll(int timeout_ms, const EventSink& on_event) override;
+  Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
+  std::vector<model::Counter> counters() override;
+
+ private:
+  Status configure_and_load(std::string* hint);
+  Status fill_filters();
+  Status attach(std::string* hint);
+  Status wait_for_running_programs();
+  Status read_counts(int counts_fd, std::vector<gp_sample_key>& keys, std::vector<uint64_t>& values);
+  std::vector<uint64_t> read_stack(int stacks_fd, int32_t id, std::unordered_map<int32_t, std::vector<uint64_t>>& cache);
+  void clear_stacks(int stacks_fd);
+  static int on_ring_event(void* ctx, void* data, size_t size);
+
+  SamplerConfig config_;
+  std::unique_ptr<profile_bpf, SkelDeleter> skel_;
+  std::vector<PerfFd> perf_fds_;
+  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  std::unique_ptr<ring_buffer, RingDeleter> ring_;
+  const EventSink* sink_ = nullptr;  // valid during poll/drain
+  int cgroup_fd_ = -1;
+};
+
+Status BpfSampler::configure_and_load(std::string* hint) {
+  skel_.reset(profile_bpf__open());
+  if (!skel_) return make_error("cannot open the BPF object: " + errno_text(errno));
+  auto* ro = skel_->rodata;
+  ro->filter_pids = !config_.pids.empty();
+  ro->filter_tids = !config_.tids.empty();
+  ro->filter_cgroup = !config_.cgroup.empty();
+  ro->include_idle = config_.include_idle;
+  ro->user_stacks = config_.user_stacks;
+  ro->kernel_stacks = config_.kernel_stacks;
+  ro->kernel_only = config_.kernel_only;
+  // Resize before load: the stack maps hold one interval's unique stacks.
+  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.counts_a, skel_->maps.counts_b})
+    bpf_map__set_max_entries(m, config_.stack_storage_size);
+  bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
+  bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
+  int err = profile_bpf__load(skel_.get());
+  if (err != 0) {
+    if (err == -EPERM || err == -EACCES)
+      *hint = "run as root (or with CAP_BPF and CAP_PERFMON); without them use --pids of your own processes "
+              "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
+    return make_error("cannot load the BPF sampler: " + errno_text(err));
+  }
+  return ok_status();
+}
+
+Status BpfSampler::fill_filters() {
+  uint8_t one = 1;
+  for (int32_t pid : config_.pids)
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.pid_filter), &pid, &one, BPF_ANY) != 0)
+      return make_error("cannot set the pid filter: " + errno_text(errno));
+  for (int32_t tid : config_.tids)
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tid_filter), &tid, &one, BPF_ANY) != 0)
+      return make_error("cannot set the tid filter: " + errno_text(errno));
+  if (!config_.cgroup.empty()) {
+    cgroup_fd_ = ::open(config_.cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cgroup_fd_ < 0) return make_error("cannot open cgroup '" + config_.cgroup + "': " + errno_text(errno));
+    uint32_t zero = 0;
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.cgroup_filter), &zero, &cgroup_fd_, BPF_ANY) != 0)
+      return make_error("cannot use cgroup '" + config_.cgroup + "': " + errno_text(errno));
+  }
+  return ok_status();
+}
+
+Status BpfSampler::attach(std::string* hint) {
+  auto attr = sampling_attr(config_);
+  if (!attr) return attr.error();
+  for (int cpu : sampled_cpus(config_)) {
+    auto fd = open_perf_event(*attr, -1, cpu, config_, hint);
+    if (!fd) {
+      if (errno == ENODEV) continue;  // offline CPU
+      return fd.error();
+    }
+    bpf_link* link = bpf_program__attach_perf_event(skel_->progs.gp_sample, fd->get());
+    if (link == nullptr)
+      return make_error("cannot attach the BPF sampler to cpu " + std::to_string(cpu) + ": " + errno_text(errno));
+    links_.emplace_back(link);
+    perf_fds_.push_back(std::move(*fd));
+  }
+  if (links_.empty()) return make_error("cannot sample: no online CPU among the selected ones");
+  bpf_link* exec = bpf_program__attach(skel_->progs.gp_exec);
+  if (exec == nullptr) return make_error("cannot attach to sched_process_exec: " + errno_text(errno));
+  links_.emplace_back(exec);
+  return ok_status();
+}
+
+Status BpfSampler::open(std::string* hint) {
+  libbpf_verbosity = config_.verbose;
+  libbpf_set_print(print_libbpf);
+  if (auto st = configure_and_load(hint); !st) return st;
+  if (auto st = fill_filters(); !st) return st;
+  ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
+  if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
+  return attach(hint);
+}
+
+int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<BpfSampler*>(ctx);
+  if (size < sizeof(gp_event) || self->sink_ == nullptr) return 0;
+  gp_event event;
+  std::memcpy(&event, data, sizeof(event));
+  (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC});
+  return 0;
+}
+
+Status BpfSampler::poll(int timeout_ms, const EventSink& on_event) {
+  sink_ = &on_event;
+  int n = ring_buffer__poll(ring_.get(), timeout_ms);
+  sink_ = nullptr;
+  if (n < 0 && n != -EINTR) return make_error("cannot read BPF events: " + errno_text(n));
+  return ok_status();
+}
+
+Status BpfSampler::wait_for_running_programs() {
+  // Re-inserting the barrier map's inner map makes the kernel wait for an RCU grace period
+  // (maybe_wait_bpf_programs): afterwards no program still uses the slot we switched away from.
+  uint32_t zero = 0;
+  int inner = bpf_map__fd(skel_->maps.barrier_inner);
+  if (bpf_map_update_elem(bpf_map__fd(skel_->maps.rcu_barrier), &zero, &inner, BPF_ANY) != 0)
+    return make_error("cannot switch sample maps: " + errno_text(errno));
+  return ok_status();
+}
+
+Status BpfSampler::read_counts(int fd, std::vector<gp_sample_key>& keys, std::vector<uint64_t>& values) {
+  // Nothing writes the idle slot now: walk it, then delete what we read.
+  gp_sample_key key{}, next{};
+  const gp_sample_key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    keys.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  values.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (bpf_map_lookup_elem(fd, &keys[i], &values[i]) != 0) values[i] = 0;
+  }
+  uint32_t n = static_cast<uint32_t>(keys.size());
+  if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0) {
+    for (auto& k : keys) bpf_map_delete_elem(fd, &k);
+  }
+  return ok_status();
+}
+
+std::vector<uint64_t> BpfSampler::read_stack(int fd, int32_t id,
+                                             std::unordered_map<int32_t, std::vector<uint64_t>>& cache) {
+  if (id < 0) return {};
+  auto [it, inserted] = cache.try_emplace(id);
+  if (inserted) {
+    uint64_t ips[GP_MAX_STACK_DEPTH] = {};
+    if (bpf_map_lookup_elem(fd, &id, ips) == 0)
+      for (uint64_t ip : ips) {
+        if (ip == 0) break;
+        it->second.push_back(ip);
+      }
+  }
+  return it->second;
+}
+
+void BpfSampler::clear_stacks(int fd) {
+  std::vector<uint32_t> ids;
+  uint32_t key = 0, next = 0;
+  const uint32_t* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    ids.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t id : ids) bpf_map_delete_elem(fd, &id);
+}
+
+Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample) {
+  if (auto st = poll(0, on_event); !st) return st;
+  uint32_t idle = skel_->bss->active_slot;
+  __atomic_store_n(&skel_->bss->active_slot, idle ^ 1u, __ATOMIC_SEQ_CST);
+  if (auto st = wait_for_running_programs(); !st) return st;
+  if (auto st = poll(0, on_event); !st) return st;  // announcements of the last samples
+
+  int counts_fd = bpf_map__fd(idle ? skel_->maps.counts_b : skel_->maps.counts_a);
+  int stacks_fd = bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a);
+  std::vector<gp_sample_key> keys;
+  std::vector<uint64_t> values;
+  if (auto st = read_counts(counts_fd, keys, values); !st) return st;
+  std::unordered_map<int32_t, std::vector<uint64_t>> cache;
+  record::RawSample sample;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const gp_sample_key& k = keys[i];
+    sample.pid = static_cast<int32_t>(k.pid);
+    sample.tid = static_cast<int32_t>(k.tid);
+    sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
+    sample.user_ips = read_stack(stacks_fd, k.user_stack_id, cache);
+    sample.kernel_ips = read_stack(stacks_fd, k.kernel_stack_id, cache);
+    sample.count = values[i];
+    on_sample(sample);
+  }
+  clear_stacks(stacks_fd);
+  return ok_status();
+}
+
+std::vector<model::Counter> BpfSampler::counters() {
+  int ncpus = libbpf_num_possible_cpus();
+  std::vector<uint64_t> per_cpu(ncpus > 0 ? ncpus : 1);
+  uint64_t totals[GP_COUNTER_MAX] = {};
+  for (uint32_t slot = 0; slot < GP_COUNTER_MAX; ++slot) {
+    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.counters), &slot, per_cpu.data()) != 0) continue;
+    for (uint64_t v : per_cpu) totals[slot] += v;
+  }
+  auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
+  return {
+      c("samples.kernel", totals[GP_COUNTER_SAMPLES]),
+      c("samples.filtered", totals[GP_COUNTER_FILTERED]),
+      c("stacks.collisions", totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
+      c("stacks.collisions.user", totals[GP_COUNTER_USER_COLLISIONS]),
+      c("stacks.collisions.kernel", totals[GP_COUNTER_KERNEL_COLLISIONS]),
+      c("stacks.errors", totals[GP_COUNTER_STACK_ERRORS]),
+      c("maps.full", totals[GP_COUNTER_COUNTS_FULL]),
+      c("events.lost", totals[GP_COUNTER_EVENTS_LOST]),
+  };
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Sampler>> open_bpf_sampler(const SamplerConfig& config, std::string* hint) {
+  auto sampler = std::make_unique<BpfSampler>(config);
+  if (auto st = sampler->open(hint); !st) return st.error();
+  return std::unique_ptr<Sampler>(std::move(sampler));
+}
+
+}  // namespace gp::record_tool

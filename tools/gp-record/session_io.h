@@ -1,0 +1,65 @@
+#pragma once
+// What gp-record writes around the samples: output names (%h, %t, --output-dir files and the
+// last_profile.gpa link), session headers, and the end-of-session captures (kallsyms subset,
+// JIT perf maps), plus the live /proc process source.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gp/archive/byte_io.h"
+#include "gp/model/session.h"
+#include "gp/proc/kallsyms.h"
+#include "gp/proc/process.h"
+#include "gp/record/assembler.h"
+#include "cli.h"
+#include "sampler.h"
+
+namespace gp::record_tool {
+
+// Processes from this host's /proc through gp::proc (build-ids cached for the whole run).
+class LiveProcessSource final : public record::ProcessSource {
+ public:
+  explicit LiveProcessSource(bool redact_cmdline) { options_.redact_cmdline = redact_cmdline; }
+  Result<model::Process> snapshot(int32_t pid) override { return proc::snapshot_process(pid, options_); }
+  Result<std::vector<model::Mapping>> mappings(int32_t pid) override {
+    return proc::executable_mappings(pid, options_, &cache_);
+  }
+
+ private:
+  proc::SnapshotOptions options_;
+  proc::BuildIdCache cache_;
+};
+
+// Expands %h (host name) and %t (local time, YYYYmmdd-HHMMSS) in an output name.
+std::string expand_output_name(const std::string& pattern, const std::string& host);
+
+// The path of session file number n in --output-dir.
+std::string session_file_name(const std::string& dir, const std::string& host);
+
+// Points <dir>/last_profile.gpa at `file` (gProfiler's last_profile link); errors are ignored.
+void update_last_link(const std::string& dir, const std::string& file);
+
+// A new session's header for this recording.
+model::Header make_header(const RecordArgs& args, const std::vector<std::string>& argv,
+                          const model::HostInfo& host, const char* sampler, double duration_s);
+
+// End-of-session captures that need this host: the kallsyms entries covering every sampled
+// kernel address and copies of the sampled processes' perf maps. Problems are warnings
+// (returned as lines), never failures.
+struct CaptureNotes {
+  std::vector<std::string> warnings;  // always shown
+  std::vector<std::string> details;   // shown with -v
+};
+
+class EndOfSession {
+ public:
+  CaptureNotes capture(model::Session& session, const record::SessionAssembler& assembler);
+
+ private:
+  std::optional<proc::KallsymsTable> kallsyms_;
+  bool kallsyms_failed_ = false;
+};
+
+}  // namespace gp::record_tool
