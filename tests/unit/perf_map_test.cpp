@@ -1,0 +1,166 @@
+// copy_perf_map: real files in /tmp, refused symlinks/owners/links/FIFOs, the size cap, bad
+// lines, and a process with its own private /tmp (mount namespace).
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gp/proc/perf_map.h"
+
+namespace gp::test::proc {
+namespace {
+
+using gp::proc::copy_perf_map;
+using gp::proc::PerfMapStats;
+
+class PerfMap : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+    ::unlink(path_.c_str());
+  }
+  void TearDown() override {
+    ::unlink(path_.c_str());
+    ::unlink(other_.c_str());
+  }
+  void write(const std::string& text) { std::ofstream(path_, std::ios::binary) << text; }
+  Result<model::JitMap> copy(size_t cap = gp::proc::kDefaultPerfMapMaxBytes, PerfMapStats* stats = nullptr) {
+    return copy_perf_map(::getpid(), ::getpid(), cap, stats);
+  }
+  std::string path_;
+  std::string other_ = "/tmp/gp-perfmap-target-" + std::to_string(::getpid());
+};
+
+TEST_F(PerfMap, CopiesARealFile) {
+  write("7f0000001000 40 LazyCompile:*fib /srv/app.js:3\n0x7f0000002000 0x10 Interpreter\n");
+  PerfMapStats stats;
+  auto m = copy(gp::proc::kDefaultPerfMapMaxBytes, &stats);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->pid, ::getpid());
+  EXPECT_EQ(m->path, path_);
+  ASSERT_EQ(m->entries.size(), 2u);
+  EXPECT_EQ(m->entries[0].start, 0x7f0000001000u);
+  EXPECT_EQ(m->entries[0].size, 0x40u);
+  EXPECT_EQ(m->entries[0].name, "LazyCompile:*fib /srv/app.js:3");
+  EXPECT_EQ(m->entries[1].start, 0x7f0000002000u);
+  EXPECT_EQ(m->entries[1].name, "Interpreter");
+  EXPECT_FALSE(stats.truncated);
+  EXPECT_EQ(stats.bad_lines, 0u);
+}
+
+TEST_F(PerfMap, SkipsMalformedLines) {
+  write("zzzz 10 bad_start\n1000 10\n1000\n\n2000 20 good\r\n3000 -5 negative\n4000 10 also good\n");
+  PerfMapStats stats;
+  auto m = copy(1 << 20, &stats);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->entries.size(), 2u);
+  EXPECT_EQ(m->entries[0].name, "good");
+  EXPECT_EQ(m->entries[1].name, "also good");
+  EXPECT_EQ(stats.bad_lines, 4u);
+}
+
+TEST_F(PerfMap, CutsAnOversizedFileAtTheCapOnALineBoundary) {
+  std::string text;
+  char line[32];
+  for (int i = 0; i < 100; ++i) {
+    std::snprintf(line, sizeof line, "%d 10 fn_%03d\n", 1000 + i, i);  // 15 bytes a line
+    text += line;
+  }
+  write(text);
+  PerfMapStats stats;
+  auto m = copy(200, &stats);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(stats.truncated);
+  EXPECT_LE(stats.bytes_read, 200u);
+  EXPECT_EQ(stats.bad_lines, 0u);  // no half line parsed
+  EXPECT_EQ(stats.bytes_read, 195u);
+  ASSERT_EQ(m->entries.size(), 13u);
+  EXPECT_EQ(m->entries.back().name, "fn_012");
+}
+
+TEST_F(PerfMap, RefusesASymlinkPlantedInTmp) {
+  std::ofstream(other_) << "1000 10 secret_from_elsewhere\n";
+  ASSERT_EQ(::symlink(other_.c_str(), path_.c_str()), 0);
+  auto m = copy();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message, "refused: is a symbolic link");
+}
+
+TEST_F(PerfMap, RefusesAFileOwnedBySomeoneElse) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file another owner";
+  write("1000 10 f\n");
+  ASSERT_EQ(::chown(path_.c_str(), 12345, 12345), 0);
+  auto m = copy();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message, "refused: owned by uid 12345, not by the process's user");
+}
+
+TEST_F(PerfMap, RefusesHardLinksAndFifos) {
+  std::ofstream(other_) << "1000 10 f\n";
+  ASSERT_EQ(::link(other_.c_str(), path_.c_str()), 0);
+  auto linked = copy();
+  ASSERT_FALSE(linked.ok());
+  EXPECT_EQ(linked.error().message, "refused: file has 2 hard links");
+  ::unlink(path_.c_str());
+  ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto fifo = copy();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));  // did not block
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(fifo.error().message, "refused: not a regular file");
+}
+
+TEST_F(PerfMap, SaysWhenThereIsNoFile) {
+  auto m = copy();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message, "not found");
+}
+
+// The map is looked up inside the process's mount namespace, not in the recorder's /tmp.
+TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) {
+      ::_exit(1);
+    }
+    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map") << "abc0 20 only_in_the_namespace\n";
+    (void)::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool ok = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (!ok) {
+    ::waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "cannot create a mount namespace with a private /tmp here";
+  }
+  const std::string host_path = "/tmp/perf-" + std::to_string(child) + ".map";
+  const bool visible_here = ::access(host_path.c_str(), F_OK) == 0;
+  auto m = copy_perf_map(child, child, 1 << 20);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_FALSE(visible_here);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->entries.size(), 1u);
+  EXPECT_EQ(m->entries[0].name, "only_in_the_namespace");
+  EXPECT_EQ(m->entries[0].start, 0xabc0u);
+}
+
+}  // namespace
+}  // namespace gp::test::proc
