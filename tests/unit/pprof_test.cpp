@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "fold/protobuf_writer.h"
+#include "gp/archive/reader.h"
 #include "gp/fold/gzip.h"
 #include "gp/fold/pprof.h"
 #include "gp/model/builder.h"
@@ -591,6 +592,30 @@ TEST(PprofGo, ProfileParserAcceptsOutputWithSameTotals) {
       "label tid=101 9\n",
   };
   for (const char* line : want) EXPECT_NE(r.output.find(line), std::string::npos) << line << r.output;
+}
+
+// An archive made by the real pipeline (checked in): every sample survives, and the
+// per-pid totals pprof sees equal the archive's.
+TEST(PprofGo, CheckedInArchiveKeepsItsTotals) {
+  auto a = gp::archive::read_archive(std::string(GP_TEST_DATA_DIR) + "/fixtures/archives/format-1.0.gpa");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  std::map<int32_t, uint64_t> per_pid;
+  uint64_t total = 0;
+  for (const auto& s : a->sessions) {
+    for (const auto& smp : s.samples) per_pid[smp.pid] += smp.count;
+    total += s.total_samples();
+  }
+  ASSERT_GT(total, 0u);
+  std::string path = write_temp_profile(*a, "gp_pprof_fixture.pb.gz");
+  CommandResult r = run_command(validator() + " check '" + path + "'");
+  if (r.status == 77) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("total samples/count " + std::to_string(total) + "\n"), std::string::npos)
+      << r.output;
+  for (auto [pid, n] : per_pid) {
+    std::string line = "label pid=" + std::to_string(pid) + " " + std::to_string(n) + "\n";
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << r.output;
+  }
 }
 
 TEST(PprofGo, PprofToolPrintsTop) {
