@@ -227,7 +227,7 @@ void Encoder::write_header(const model::Archive& archive, const std::vector<Sess
 }  // namespace
 
 Status write_pprof(const model::Archive& archive, std::ostream& out) {
-  GzipWriter gz(out);
+  GzipWriter gz(out, 1);  // BestSpeed, as Go's runtime/pprof writes its profiles
   Encoder encoder([&](std::string_view bytes) { return gz.write(bytes); });
   if (auto st = encoder.encode(archive); !st) return st;
   return gz.finish();

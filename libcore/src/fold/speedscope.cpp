@@ -4,8 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <map>
-#include <utility>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include "fold/pprof_utf8.h"
 #include "gp/util/version.h"
@@ -37,6 +38,19 @@ void append_escaped_byte(std::string& out, unsigned char c) {
   out.push_back(static_cast<char>(c));
 }
 
+// A frame's identity in the frame table; views into the caller's stacks.
+struct FrameKey {
+  std::string_view name;
+  model::FrameKind kind;
+  bool operator==(const FrameKey&) const = default;
+};
+
+struct FrameKeyHash {
+  size_t operator()(const FrameKey& k) const {
+    return std::hash<std::string_view>{}(k.name) * 31 + static_cast<size_t>(k.kind);
+  }
+};
+
 // Display name of a frame: the folded spelling, so speedscope and flamegraphs agree.
 std::string frame_name(const Frame& f) { return f.name + kind_suffix(f.kind); }
 
@@ -66,7 +80,7 @@ std::string json_string(std::string_view s) {
 Status write_speedscope(const std::vector<FoldedStack>& stacks, const std::string& name,
                         std::ostream& out) {
   // Frame table: index per distinct (name, kind), in order of first appearance.
-  std::map<std::pair<std::string, model::FrameKind>, size_t> frame_index;
+  std::unordered_map<FrameKey, size_t, FrameKeyHash> frame_index;
   std::vector<const Frame*> frames;
   std::vector<std::vector<size_t>> samples;
   samples.reserve(stacks.size());
@@ -75,7 +89,7 @@ Status write_speedscope(const std::vector<FoldedStack>& stacks, const std::strin
     std::vector<size_t>& sample = samples.emplace_back();
     sample.reserve(stack.frames.size());
     for (const Frame& f : stack.frames) {
-      auto [it, inserted] = frame_index.try_emplace({f.name, f.kind}, frames.size());
+      auto [it, inserted] = frame_index.try_emplace(FrameKey{f.name, f.kind}, frames.size());
       if (inserted) frames.push_back(&f);
       sample.push_back(it->second);
     }
