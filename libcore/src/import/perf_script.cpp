@@ -1,0 +1,331 @@
+#include "gp/import/perf_script.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "gp/import/perf_line.h"
+#include "gp/model/builder.h"
+#include "import/perf_dso.h"
+#include "import/perf_header.h"
+
+namespace gp::import {
+
+using model::FrameKind;
+using model::SymbolStatus;
+
+namespace {
+
+// What one distinct frame line of one process resolved to. Its location for the sampled ip and
+// its location as a return address differ only in is_return_address; the second is made lazily.
+struct FrameEntry {
+  uint64_t exact = 0;
+  uint64_t ret = 0;
+  bool kernel = false;
+};
+
+struct ThreadInfo {
+  int32_t pid = 0;
+  std::string comm;
+};
+
+bool event_selected(std::string_view wanted, std::string_view printed) {
+  if (printed == wanted) return true;
+  // "cpu-clock" selects "cpu-clock:ppp" (perf appends the modifiers it chose).
+  return printed.size() > wanted.size() && printed.substr(0, wanted.size()) == wanted &&
+         printed[wanted.size()] == ':';
+}
+
+}  // namespace
+
+class PerfScriptParser::Impl {
+ public:
+  Impl(model::Session& s, PerfScriptOptions o) : s_(s), b_(s), opt_(std::move(o)) {
+    s_.header.source = model::SourceKind::imported;
+  }
+
+  void feed(std::string_view bytes);
+  void finish();
+  void forget_samples() { b_.forget_samples(); }
+  PerfScriptStats stats_;
+
+ private:
+  void on_line(std::string_view line);
+  bool on_frame_line(std::string_view line);
+  void begin_sample(const PerfSampleHeader& h);
+  void end_sample();
+  bool select_event(std::string_view event);
+  void note_thread(int32_t pid, int32_t tid, std::string_view comm);
+  void skip_line();
+  FrameEntry& resolve_frame(const PerfFrame& f);
+  uint64_t make_location(const PerfFrame& f, bool is_return);
+  uint64_t mapping_for(std::string_view dso, const DsoClass& c);
+
+  model::Session& s_;
+  model::SessionBuilder b_;
+  PerfScriptOptions opt_;
+  std::string partial_;
+  bool discarding_ = false;  // inside an over-long line
+
+  // The sample being read.
+  bool in_sample_ = false;
+  bool accept_ = false;
+  int32_t pid_ = 0, tid_ = 0, cpu_ = -1;
+  uint64_t period_ = 0;
+  bool prev_kernel_ = false;
+  std::vector<uint64_t> frames_;
+
+  int64_t first_time_ = -1, last_time_ = -1;
+  std::vector<PerfEventAttr> event_attrs_;
+  std::string key_;  // reused lookup key: no allocation on cache hits
+  std::unordered_map<std::string, FrameEntry> frame_cache_;
+  std::unordered_map<std::string, uint64_t> mapping_cache_;
+  std::unordered_map<int32_t, ThreadInfo> threads_;
+};
+
+void PerfScriptParser::Impl::feed(std::string_view bytes) {
+  stats_.bytes += bytes.size();
+  while (!bytes.empty()) {
+    const char* nl = static_cast<const char*>(std::memchr(bytes.data(), '\n', bytes.size()));
+    size_t len = nl ? static_cast<size_t>(nl - bytes.data()) : bytes.size();
+    std::string_view piece = bytes.substr(0, len);
+    bytes.remove_prefix(nl ? len + 1 : len);
+    if (!nl) {  // keep the start of a line that continues in the next feed
+      if (!discarding_ && partial_.size() + piece.size() > opt_.max_line_bytes) {
+        discarding_ = true;
+        partial_.clear();
+      }
+      if (!discarding_) partial_.append(piece);
+      return;
+    }
+    if (discarding_) {
+      discarding_ = false;
+      ++stats_.lines;
+      skip_line();
+      continue;
+    }
+    if (partial_.empty()) {
+      on_line(piece);
+    } else {
+      partial_.append(piece);
+      on_line(partial_);
+      partial_.clear();
+    }
+  }
+}
+
+void PerfScriptParser::Impl::finish() {
+  if (discarding_) {
+    ++stats_.lines;
+    skip_line();
+  } else if (!partial_.empty()) {
+    // A last line without '\n': perf always ends lines, so this is a cut input; still use it.
+    std::string last = std::move(partial_);
+    partial_.clear();
+    on_line(last);
+  }
+  discarding_ = false;
+  end_sample();
+  s_.header.sampling.event = stats_.event;
+  apply_event_attrs(event_attrs_, s_.header.sampling);
+  if (first_time_ >= 0) {
+    s_.header.monotonic_start_ns = first_time_;
+    if (s_.header.sampling.duration_ns == 0) s_.header.sampling.duration_ns = last_time_ - first_time_;
+  }
+}
+
+void PerfScriptParser::Impl::skip_line() {
+  if (stats_.skipped_lines++ == 0) stats_.first_skipped_line = stats_.lines;
+}
+
+void PerfScriptParser::Impl::on_line(std::string_view line) {
+  ++stats_.lines;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.empty()) {
+    end_sample();
+    return;
+  }
+  if (line.front() == '#') {
+    std::string_view key, value;
+    if (parse_header_comment(line, key, value))
+      apply_header_comment(key, value, s_.header, event_attrs_);
+    return;
+  }
+  // perf starts every call-chain line with a tab; sample headers never do.
+  if (line.front() == '\t' && in_sample_ && on_frame_line(line)) return;
+  PerfSampleHeader h;
+  if (parse_sample_header(line, h)) {
+    begin_sample(h);
+    return;
+  }
+  skip_line();
+}
+
+bool PerfScriptParser::Impl::on_frame_line(std::string_view line) {
+  if (!accept_) return true;  // a frame of an event we do not import
+  size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return false;
+  std::string_view text = line.substr(start);
+  key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
+  key_.append(text);
+  auto it = frame_cache_.find(key_);
+  FrameEntry* e;
+  if (it != frame_cache_.end()) {
+    e = &it->second;
+  } else {
+    PerfFrame f;
+    if (!parse_frame_line(text, f)) return false;
+    e = &resolve_frame(f);
+  }
+  // The first frame of each context (kernel, then user) is the interrupted ip; the others are
+  // return addresses.
+  bool context_leaf = frames_.empty() || (prev_kernel_ && !e->kernel);
+  uint64_t id = e->exact;
+  if (!context_leaf) {
+    if (e->ret == 0) {
+      PerfFrame f;
+      parse_frame_line(text, f);
+      e->ret = make_location(f, true);
+    }
+    id = e->ret;
+  }
+  prev_kernel_ = e->kernel;
+  frames_.push_back(id);
+  ++stats_.frames;
+  return true;
+}
+
+// Interns a frame seen for the first time in this process; key_ holds its cache key.
+FrameEntry& PerfScriptParser::Impl::resolve_frame(const PerfFrame& f) {
+  FrameEntry e;
+  e.exact = make_location(f, false);
+  e.kernel = s_.location(e.exact).kind == FrameKind::kernel;
+  return frame_cache_.emplace(key_, e).first->second;
+}
+
+uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_return) {
+  model::Location loc;
+  loc.address = f.address;
+  loc.is_return_address = is_return;
+  loc.kind = FrameKind::native;
+  if (!is_unknown_dso(f.dso)) {
+    DsoClass c = classify_dso(f.dso);
+    loc.kind = c.frame;
+    loc.mapping_id = mapping_for(f.dso, c);
+  }
+  if (!f.symbol.empty() && f.symbol != "[unknown]") {
+    loc.lines.push_back({b_.function(f.symbol), 0, 0, false});
+    loc.status = SymbolStatus::symbolic;
+  } else {
+    loc.status = loc.mapping_id != 0 ? SymbolStatus::unsymbolized : SymbolStatus::unmapped;
+  }
+  s_.locations.push_back(std::move(loc));
+  return s_.locations.size();
+}
+
+uint64_t PerfScriptParser::Impl::mapping_for(std::string_view dso, const DsoClass& c) {
+  int32_t owner = c.kernel_space ? 0 : pid_;
+  std::string key(reinterpret_cast<const char*>(&owner), sizeof owner);
+  key.append(dso);
+  auto it = mapping_cache_.find(key);
+  if (it != mapping_cache_.end()) return it->second;
+  model::Mapping m;
+  m.pid = owner;
+  m.path = std::string(dso);
+  m.kind = c.mapping;
+  uint64_t id = b_.mapping(m);
+  mapping_cache_.emplace(std::move(key), id);
+  return id;
+}
+
+void PerfScriptParser::Impl::begin_sample(const PerfSampleHeader& h) {
+  end_sample();
+  if (h.event.substr(0, 12) == "PERF_RECORD_") {  // --show-*-events side-band lines
+    ++stats_.side_band_records;
+    return;
+  }
+  in_sample_ = true;
+  accept_ = select_event(h.event);
+  if (!accept_) return;
+  if (h.pid < 0) ++stats_.samples_without_pid;
+  pid_ = h.pid >= 0 ? h.pid : h.tid;
+  tid_ = h.tid;
+  cpu_ = h.cpu;
+  period_ = h.period;
+  prev_kernel_ = false;
+  frames_.clear();
+  if (h.time_ns >= 0) {
+    if (first_time_ < 0) first_time_ = h.time_ns;
+    last_time_ = h.time_ns;
+  }
+  note_thread(pid_, tid_, h.comm);
+  // Without a call chain perf prints the sampled ip on the header line itself.
+  if (!h.rest.empty()) {
+    on_frame_line(h.rest);  // tracepoint payloads are not frames and are ignored
+  }
+}
+
+bool PerfScriptParser::Impl::select_event(std::string_view event) {
+  if (event.empty()) return true;  // -F without event: every sample counts
+  bool selected;
+  if (!opt_.event.empty()) {
+    selected = event_selected(opt_.event, event);
+    if (selected && stats_.event.empty()) stats_.event = std::string(event);
+  } else {
+    if (stats_.event.empty()) stats_.event = std::string(event);
+    selected = event == stats_.event;
+  }
+  if (selected) return true;
+  for (auto& [name, n] : stats_.other_events) {
+    if (name == event) {
+      ++n;
+      return false;
+    }
+  }
+  stats_.other_events.emplace_back(std::string(event), 1);
+  return false;
+}
+
+void PerfScriptParser::Impl::note_thread(int32_t pid, int32_t tid, std::string_view comm) {
+  auto [it, inserted] = threads_.try_emplace(tid);
+  if (!inserted && it->second.pid == pid && it->second.comm == comm) return;
+  it->second = {pid, std::string(comm)};
+  b_.thread(tid, pid, comm);
+  // The process takes its main thread's name; until that thread is seen, the first thread's.
+  if (tid == pid || s_.find_process(pid) == nullptr) {
+    model::Process p;
+    p.pid = pid;
+    p.comm = std::string(comm);
+    b_.process(p);
+  }
+}
+
+void PerfScriptParser::Impl::end_sample() {
+  if (!in_sample_) return;
+  in_sample_ = false;
+  if (!accept_) return;
+  uint64_t stack_id = b_.stack(frames_);
+  b_.add_sample(pid_, tid_, stack_id, 1, period_, cpu_);
+  ++stats_.samples;
+}
+
+PerfScriptParser::PerfScriptParser(model::Session& session, PerfScriptOptions options)
+    : impl_(std::make_unique<Impl>(session, std::move(options))) {}
+PerfScriptParser::~PerfScriptParser() = default;
+void PerfScriptParser::feed(std::string_view bytes) { impl_->feed(bytes); }
+void PerfScriptParser::finish() { impl_->finish(); }
+const PerfScriptStats& PerfScriptParser::stats() const { return impl_->stats_; }
+void PerfScriptParser::forget_samples() { impl_->forget_samples(); }
+
+PerfScriptStats import_perf_script(std::string_view text, model::Session& session,
+                                   const PerfScriptOptions& options) {
+  PerfScriptParser parser(session, options);
+  parser.feed(text);
+  parser.finish();
+  return parser.stats();
+}
+
+bool looks_like_perf_data(std::string_view first_bytes) {
+  return first_bytes.substr(0, 8) == "PERFILE2";
+}
+
+}  // namespace gp::import

@@ -1,0 +1,8 @@
+# gp-import's engine: perf script text -> model::Session.
+target_sources(gp_core PRIVATE
+  src/import/perf_line.cpp
+  src/import/perf_dso.cpp
+  src/import/perf_header.cpp
+  src/import/perf_script.cpp
+  src/import/perf_runner.cpp
+)

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# gp-import: inputs (stdin, text file, perf.data), outputs, exit statuses and messages, and a
+# real perf recording taken through the pipeline.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+FIXTURES="$GP_SOURCE_DIR/tests/fixtures/perf"
+
+setup() {
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# Records `sleep 1` system-wide with call graphs into perf.data (root only).
+record_system() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for 'perf record -a'"
+  require_command perf
+  timeout 60 perf record -q -F 499 -a -g -o perf.data -- sleep 1 2>/dev/null
+}
+
+@test "--help exits 0 and shows the pipeline" {
+  run --separate-stderr gp-import --help
+  assert_success
+  assert_output --partial 'perf script | gp-import | gp-fold > out.col'
+  assert_output --partial '--event'
+}
+
+@test "--version names the tool" {
+  run gp-import --version
+  assert_success
+  assert_output --regexp '^gp-import \(gp\) [0-9]+\.[0-9]+'
+}
+
+@test "an unknown option is a usage error with a Try line" {
+  run -2 --separate-stderr gp-import --bogus
+  assert_line --index 0 --partial "gp-import: error: unknown option '--bogus'"
+  assert_equal "${stderr_lines[1]}" "Try 'gp-import --help' for more information."
+}
+
+@test "a missing input file fails with status 1 and names it" {
+  run -1 --separate-stderr gp-import no-such-file.txt -o out.gpa
+  assert_equal "$stderr" "gp-import: error: cannot open 'no-such-file.txt': No such file or directory"
+  [ ! -e out.gpa ]
+}
+
+@test "garbage input fails with status 1 and leaves no output file" {
+  printf 'hello\nthis is not perf\n' > garbage.txt
+  run -1 --separate-stderr gp-import garbage.txt -o out.gpa
+  assert_equal "$stderr" "gp-import: error: cannot import 'garbage.txt': not perf script output (line 1 is not understood)"
+  [ ! -e out.gpa ]
+}
+
+@test "binary garbage on stdin fails with status 1" {
+  head -c 100000 /dev/urandom > random.bin
+  run -1 --separate-stderr gp-import -o out.gpa < random.bin
+  assert_output ""
+  [[ "$stderr" == "gp-import: error: "* ]]
+}
+
+@test "a gp archive is refused as input" {
+  gp-import "$FIXTURES/workload-g.txt" -o a.gpa
+  run -1 --separate-stderr gp-import a.gpa -o b.gpa
+  assert_stderr --partial "it is a gp archive already"
+}
+
+@test "perf script text on stdin becomes an archive on stdout" {
+  run --separate-stderr bash -c "gp-import < '$FIXTURES/workload-g.txt' > out.gpa"
+  assert_success
+  assert_equal "$stderr" ""
+  # LZ4 frame magic (04 22 4d 18): compressed by default.
+  run bash -c "head -c 4 out.gpa | od -An -tx1 | tr -d ' '"
+  assert_output "04224d18"
+}
+
+@test "--no-compress writes a plain capnp stream that is larger" {
+  gp-import "$FIXTURES/workload-g.txt" -o small.gpa
+  gp-import --no-compress "$FIXTURES/workload-g.txt" -o big.gpa
+  run bash -c "head -c 4 big.gpa | od -An -tx1 | tr -d ' '"
+  refute_output "04224d18"
+  [ "$(stat -c %s big.gpa)" -gt "$(stat -c %s small.gpa)" ]
+}
+
+@test "refuses to write the archive to a terminal" {
+  require_command script
+  run script -qec "gp-import '$FIXTURES/workload-g.txt'" /dev/null
+  assert_failure 2
+  assert_output --partial "gp-import: error: refusing to write a binary archive to a terminal"
+  assert_output --partial "gp-import: hint:"
+}
+
+@test "mixed events: keeps the first, warns naming the others" {
+  run --separate-stderr gp-import "$FIXTURES/multi-event.txt" -o out.gpa
+  assert_success
+  assert_equal "${stderr_lines[0]}" "gp-import: warning: '$FIXTURES/multi-event.txt' mixes events: imported 'cpu-clock' (60 samples), skipped 'task-clock' (60 samples)"
+  assert_equal "${stderr_lines[1]}" "gp-import: hint: choose one with --event NAME"
+}
+
+@test "--event selects one event quietly" {
+  run --separate-stderr gp-import --event task-clock "$FIXTURES/multi-event.txt" -o out.gpa
+  assert_success
+  assert_equal "$stderr" ""
+}
+
+@test "--event naming an absent event fails with status 1" {
+  run -1 --separate-stderr gp-import --event cycles "$FIXTURES/multi-event.txt" -o out.gpa
+  assert_stderr --partial "gp-import: error: no samples of event 'cycles'"
+  assert_stderr --partial "'cpu-clock' (60 samples)"
+}
+
+@test "lines that are not perf script are skipped with a warning and status 3" {
+  { head -n 40 "$FIXTURES/workload-g-default.txt"; echo "### junk"; echo "junk line"; \
+    cat "$FIXTURES/workload-g-default.txt"; } > mixed.txt
+  run -3 --separate-stderr gp-import mixed.txt -o out.gpa
+  assert_equal "$stderr" "gp-import: warning: skipped 1 line(s) of 'mixed.txt' that are not perf script output (first: line 42)"
+  [ -s out.gpa ]
+}
+
+@test "empty input gives an empty archive and a warning" {
+  run --separate-stderr gp-import -o out.gpa < /dev/null
+  assert_success
+  assert_equal "$stderr" "gp-import: warning: no samples in '<stdin>'"
+  [ -s out.gpa ]
+}
+
+@test "an unwritable output fails with status 1" {
+  run -1 --separate-stderr gp-import "$FIXTURES/workload-g.txt" -o /nonexistent/dir/out.gpa
+  assert_stderr --partial "gp-import: error: cannot create '/nonexistent/dir/out.gpa'"
+}
+
+@test "a closed pipe downstream is not an error" {
+  run bash -c "gp-import '$FIXTURES/system-a-g.txt' | head -c 10 > /dev/null; echo \${PIPESTATUS[0]}"
+  assert_output 0
+}
+
+@test "a perf.data path is imported through perf script" {
+  record_system
+  run --separate-stderr gp-import perf.data -o out.gpa
+  assert_success
+  [ -s out.gpa ]
+  # Same sample count as perf's own text through stdin.
+  perf script -i perf.data -F +pid 2>/dev/null | gp-import -v -o text.gpa 2> text.log
+  run --separate-stderr gp-import -v perf.data -o data.gpa
+  assert_stderr --partial "running 'perf script -i perf.data --header -F +pid'"
+  local n_text n_data
+  n_text=$(sed -n 's/.*imported \([0-9]*\) samples.*/\1/p' text.log)
+  n_data=$(sed -n 's/.*imported \([0-9]*\) samples.*/\1/p' <<<"$stderr")
+  [ -n "$n_text" ] && [ "$n_text" -gt 0 ]
+  assert_equal "$n_data" "$n_text"
+}
+
+@test "a real 'perf record -a -g' recording goes through perf script | gp-import | gp-fold" {
+  record_system
+  [ -x "$GP_BUILD_DIR/bin/gp-fold" ] || skip "gp-fold is not built"
+  perf script -i perf.data 2>/dev/null > script.txt
+  run --separate-stderr bash -c "gp-import < script.txt | gp-fold --format folded > out.folded"
+  assert_success
+  [ -s out.folded ]
+  # Every sample of perf's text is in the folded counts.
+  local want got
+  want=$(grep -cvE '^(\s|#|$)' script.txt)
+  got=$(awk '{ n += $NF } END { print n }' out.folded)
+  assert_equal "$got" "$want"
+}
+
+@test "a perf that is missing is a clear error" {
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
+  GP_PERF=/nonexistent/perf run -1 --separate-stderr gp-import fake.data -o out.gpa
+  assert_stderr --partial "gp-import: error: cannot import 'fake.data': cannot run '/nonexistent/perf': No such file or directory"
+  assert_stderr --partial "gp-import: hint:"
+}
+
+@test "a perf that fails is reported with its status and message" {
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
+  require_command perf
+  run -1 --separate-stderr gp-import fake.data -o out.gpa
+  assert_stderr --regexp "^gp-import: error: cannot import 'fake.data': 'perf script' failed \((exit status|killed by signal) [0-9]+"
+  [ ! -e out.gpa ]
+}
+
+@test "a perf.data stream on stdin is refused with a hint" {
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
+  run -1 --separate-stderr gp-import -o out.gpa < fake.data
+  assert_equal "${stderr_lines[0]}" "gp-import: error: cannot import '<stdin>': it is a perf.data file"
+  assert_equal "${stderr_lines[1]}" "gp-import: hint: give its path ('gp-import perf.data'), or pipe 'perf script' into gp-import"
+}

@@ -1,0 +1,240 @@
+// gp-import's run(): input (stdin, a text file, or perf.data through `perf script`) → parser →
+// archive writer, streaming in big reads.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cli.h"
+#include "gp/archive/reader.h"
+#include "gp/archive/writer.h"
+#include "gp/import/perf_runner.h"
+#include "gp/import/perf_script.h"
+#include "gp/util/version.h"
+
+namespace gp::import_tool {
+namespace {
+
+using gp::cli::error;
+using gp::cli::hint;
+using gp::cli::info;
+using gp::cli::warning;
+
+constexpr size_t kReadBytes = 1u << 20;
+// Aggregated samples kept before they go out as a chunk (bounds memory on huge inputs).
+constexpr size_t kChunkSamples = 200'000;
+
+std::string input_name(const ImportArgs& a) { return a.input == "-" ? "<stdin>" : a.input; }
+
+// Reads up to n bytes, retrying short reads, so the first block is big enough to sniff.
+ssize_t read_full(int fd, char* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return got > 0 ? static_cast<ssize_t>(got) : -1;
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return static_cast<ssize_t>(got);
+}
+
+// The archive side: opened at the first write, so a failed import leaves no output file.
+class Output {
+ public:
+  explicit Output(const ImportArgs& a) : args_(a) {}
+  bool write_chunk(model::Session& s, import::PerfScriptParser& parser) {
+    if (!open(s)) return false;
+    if (!check(writer_->write_chunk(s))) return false;
+    parser.forget_samples();
+    return true;
+  }
+  bool finish(model::Session& s) {
+    if (!open(s)) return false;
+    return check(writer_->end_session(s)) && check(out_->close());
+  }
+  bool broken_pipe() const { return out_ && out_->last_errno() == EPIPE; }
+
+ private:
+  bool open(model::Session& s) {
+    if (writer_) return true;
+    auto out = archive::OutputStream::open(args_.output, !args_.no_compress);
+    if (!out) return check(out.error());
+    out_ = std::move(*out);
+    writer_ = std::make_unique<archive::Writer>(
+        *out_, archive::WriterOptions{.producer = "gp-import", .producer_version = kVersion});
+    return check(writer_->begin_session(s));
+  }
+  bool check(const Status& st) {
+    if (st) return true;
+    if (!broken_pipe()) error(st.error().message);
+    return false;
+  }
+  const ImportArgs& args_;
+  std::unique_ptr<archive::OutputStream> out_;
+  std::unique_ptr<archive::Writer> writer_;
+};
+
+// Where the text comes from: an fd we read, and perf when we started it.
+struct Source {
+  int fd = -1;
+  bool owns_fd = false;
+  std::unique_ptr<import::PerfScriptProcess> perf;
+  std::string first;  // bytes already read while sniffing
+  ~Source() {
+    if (owns_fd && fd >= 0) ::close(fd);
+  }
+};
+
+std::string perf_exe() {
+  const char* env = std::getenv("GP_PERF");
+  return env && *env ? env : "perf";
+}
+
+// Opens the input and decides what it is. nullopt after reporting an error.
+std::optional<int> open_source(const ImportArgs& a, Source& src) {
+  std::string name = input_name(a);
+  if (a.input == "-") {
+    src.fd = STDIN_FILENO;
+  } else {
+    src.fd = ::open(a.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (src.fd < 0) {
+      error("cannot open '" + name + "': " + std::strerror(errno));
+      return gp::cli::kExitFailure;
+    }
+    src.owns_fd = true;
+  }
+  src.first.resize(kReadBytes);
+  ssize_t n = read_full(src.fd, src.first.data(), src.first.size());
+  if (n < 0) {
+    error("cannot read '" + name + "': " + std::strerror(errno));
+    return gp::cli::kExitFailure;
+  }
+  src.first.resize(static_cast<size_t>(n));
+  if (archive::looks_like_archive(src.first)) {
+    error("cannot import '" + name + "': it is a gp archive already, not perf script text");
+    return gp::cli::kExitFailure;
+  }
+  if (!import::looks_like_perf_data(src.first)) return std::nullopt;
+  if (a.input == "-") {
+    error("cannot import '<stdin>': it is a perf.data file");
+    hint("give its path ('gp-import perf.data'), or pipe 'perf script' into gp-import");
+    return gp::cli::kExitFailure;
+  }
+  ::close(src.fd);
+  src.owns_fd = false;
+  src.first.clear();
+  auto args = import::PerfScriptProcess::script_args(a.input);
+  auto proc = import::PerfScriptProcess::start(perf_exe(), args);
+  if (!proc) {
+    error("cannot import '" + name + "': " + proc.error().message);
+    hint("gp-import needs Linux perf for perf.data files (Debian: apt install linux-perf), "
+         "or set GP_PERF");
+    return gp::cli::kExitFailure;
+  }
+  src.perf = std::move(*proc);
+  src.fd = src.perf->stdout_fd();
+  info(1, "running '" + perf_exe() + " script -i " + a.input + " --header -F +pid'");
+  return std::nullopt;
+}
+
+// Feeds the whole input to the parser, writing chunks as samples pile up.
+bool pump(const ImportArgs& a, Source& src, import::PerfScriptParser& parser,
+          model::Session& s, Output& out) {
+  parser.feed(src.first);
+  std::vector<char> buf(kReadBytes);
+  for (;;) {
+    ssize_t n = ::read(src.fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error("cannot read '" + input_name(a) + "': " + std::strerror(errno));
+      return false;
+    }
+    if (n == 0) break;
+    parser.feed({buf.data(), static_cast<size_t>(n)});
+    if (s.samples.size() >= kChunkSamples && !out.write_chunk(s, parser)) return false;
+  }
+  parser.finish();
+  return true;
+}
+
+std::string event_list(const import::PerfScriptStats& st) {
+  std::string list;
+  for (const auto& [name, n] : st.other_events)
+    list += (list.empty() ? "'" : ", '") + name + "' (" + std::to_string(n) + " samples)";
+  return list;
+}
+
+// Diagnostics after parsing. Returns an exit status when the import failed as a whole.
+std::optional<int> judge(const ImportArgs& a, const import::PerfScriptStats& st) {
+  std::string name = input_name(a);
+  if (st.samples == 0 && st.skipped_lines > 0) {
+    error("cannot import '" + name + "': not perf script output (line " +
+          std::to_string(st.first_skipped_line) + " is not understood)");
+    return gp::cli::kExitFailure;
+  }
+  if (st.samples == 0 && !a.event.empty()) {
+    error("no samples of event '" + a.event + "' in '" + name + "'" +
+          (st.other_events.empty() ? "" : " (it has " + event_list(st) + ")"));
+    return gp::cli::kExitFailure;
+  }
+  if (st.samples == 0) warning("no samples in '" + name + "'");
+  if (!st.other_events.empty() && a.event.empty()) {
+    warning("'" + name + "' mixes events: imported '" + st.event + "' (" +
+            std::to_string(st.samples) + " samples), skipped " + event_list(st));
+    hint("choose one with --event NAME");
+  }
+  if (st.samples_without_pid > 0)
+    info(1, "perf printed tids without pids: each thread counts as a process (use 'perf script "
+            "-F +pid')");
+  if (st.skipped_lines > 0)
+    warning("skipped " + std::to_string(st.skipped_lines) + " line(s) of '" + name +
+            "' that are not perf script output (first: line " +
+            std::to_string(st.first_skipped_line) + ")");
+  return std::nullopt;
+}
+
+}  // namespace
+
+int run(const ImportArgs& a) {
+  if (a.output == "-" && !a.output_given && gp::cli::is_terminal(STDOUT_FILENO)) {
+    error("refusing to write a binary archive to a terminal");
+    hint("redirect standard output or pipe it into gp-fold, or give '-o FILE' ('-o -' forces it)");
+    return gp::cli::kExitUsage;
+  }
+  Source src;
+  if (auto status = open_source(a, src)) return *status;
+  model::Session session;
+  import::PerfScriptParser parser(session, {.event = a.event});
+  Output out(a);
+  bool read_ok = pump(a, src, parser, session, out);
+  if (out.broken_pipe()) return gp::cli::kExitOk;  // reader went away: quiet, as documented
+  bool perf_failed = false;
+  if (src.perf) {
+    Status st = src.perf->wait();
+    if (!st) {
+      perf_failed = true;
+      if (parser.stats().samples == 0) {
+        error("cannot import '" + input_name(a) + "': " + st.error().message);
+        return gp::cli::kExitFailure;
+      }
+      warning(st.error().message + "; keeping the samples it printed");
+    }
+  }
+  if (!read_ok) return gp::cli::kExitFailure;
+  const import::PerfScriptStats& st = parser.stats();
+  if (auto status = judge(a, st)) return *status;
+  if (!out.finish(session)) return out.broken_pipe() ? gp::cli::kExitOk : gp::cli::kExitFailure;
+  info(1, "imported " + std::to_string(st.samples) + " samples, " + std::to_string(st.frames) +
+              " frames from " + std::to_string(st.lines) + " lines (" +
+              std::to_string(st.bytes) + " bytes)");
+  bool partial = perf_failed || st.skipped_lines > 0;
+  return partial ? gp::cli::kExitPartial : gp::cli::kExitOk;
+}
+
+}  // namespace gp::import_tool
