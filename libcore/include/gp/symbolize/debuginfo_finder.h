@@ -1,0 +1,68 @@
+#pragma once
+// DebugInfoFinder: where the binary and the debug info of one recorded mapping are on this
+// machine. Every candidate is checked against the recorded build-id (a file whose build-id
+// differs is never used); the order is documented in gp-symbolize(1), FILES:
+//
+//   binary (symbols, program headers):
+//     1. each --debug-dir DIR: DIR/.build-id/xx/rest (and perf's DIR/.build-id/xx/rest/elf)
+//     2. --sysroot ROOT: ROOT + recorded path
+//     3. the recorded path itself
+//   debug info (DWARF, full .symtab), sought when the binary has no DWARF:
+//     4. each --debug-dir DIR: DIR/.build-id/xx/rest.debug (and DIR/.build-id/xx/rest/debug)
+//     5. ROOT/usr/lib/debug/.build-id/xx/rest.debug
+//     6. /usr/lib/debug/.build-id/xx/rest.debug (system_debug_root)
+//     7. .gnu_debuglink of the binary: its dir, dir/.debug, /usr/lib/debug/dir — CRC-checked,
+//        never the binary itself
+//   8. debuginfod (only when enabled): the executable and/or debuginfo by build-id.
+// When only a debug file is found it serves as the binary too (debug files keep the program
+// headers and the full symbol table).
+//
+// Without a recorded build-id nothing can be checked: the recorded path (or sysroot copy) is
+// taken as is, and build-id based sources are skipped.
+//
+// Thread-safety: find() may be called from several threads at once.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gp::symbolize {
+
+struct FinderOptions {
+  std::vector<std::string> debug_dirs;
+  std::string sysroot;                          // "" = none
+  std::string system_debug_root = "/usr/lib/debug";  // "" disables step 6 and debuglink's 3rd dir
+  bool use_recorded_path = true;
+  bool debuginfod = false;  // uses DEBUGINFOD_URLS and DEBUGINFOD_CACHE_PATH (libdebuginfod)
+};
+
+enum class FindStatus { found, no_file, build_id_mismatch };
+
+struct FoundFiles {
+  FindStatus status = FindStatus::no_file;
+  std::string binary;    // file with program headers and symbols; "" when none found
+  std::string debug;     // separate DWARF file, "" when none (or when binary has DWARF)
+  std::string binary_source;  // where each came from: "debug-dir", "sysroot", "path",
+  std::string debug_source;   // "system", "debuglink", "debuginfod", "" when none
+  std::string mismatched;  // a file found at a candidate path with another build-id
+};
+
+class DebugInfoFinder {
+ public:
+  explicit DebugInfoFinder(FinderOptions options) : opt_(std::move(options)) {}
+
+  // path: as recorded (/proc/PID/maps); build_id: raw bytes, may be empty.
+  FoundFiles find(const std::string& path, const std::string& build_id) const;
+
+  const FinderOptions& options() const { return opt_; }
+
+ private:
+  bool find_binary(const std::string& path, const std::string& build_id, FoundFiles& out) const;
+  bool find_debug(const std::string& build_id, FoundFiles& out) const;
+  bool find_debuglink(const std::string& binary, FoundFiles& out) const;
+  void find_debuginfod(const std::string& build_id, FoundFiles& out) const;
+
+  FinderOptions opt_;
+};
+
+}  // namespace gp::symbolize

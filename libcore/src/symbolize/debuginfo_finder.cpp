@@ -1,0 +1,169 @@
+#include "gp/symbolize/debuginfo_finder.h"
+
+#include <elfutils/debuginfod.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "gp/symbolize/elf_file.h"
+
+namespace gp::symbolize {
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+enum class Check { match, mismatch, unusable };
+
+// Whether the ELF file at path has the wanted build-id. An empty wanted id accepts any ELF.
+Check check_build_id(const std::string& path, const std::string& build_id) {
+  if (!is_regular_file(path)) return Check::unusable;
+  auto f = ElfFile::open(path);
+  if (!f) return Check::unusable;
+  if (build_id.empty()) return Check::match;
+  return f->build_id() == build_id ? Check::match : Check::mismatch;
+}
+
+std::string dirname_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Candidates of one store for a build-id: the flat `.build-id/xx/rest[.debug]` layout and perf's
+// buildid cache, where `.build-id/xx/rest` is a directory holding `elf` and `debug`.
+std::vector<std::string> store_candidates(const std::string& dir, const std::string& build_id,
+                                          bool debug) {
+  std::string rel = build_id_relpath(build_id);
+  if (rel.empty()) return {};
+  std::string base = dir + "/" + rel;
+  if (debug) return {base + ".debug", base + "/debug"};
+  return {base, base + "/elf"};
+}
+
+}  // namespace
+
+FoundFiles DebugInfoFinder::find(const std::string& path, const std::string& build_id) const {
+  FoundFiles out;
+  bool have_binary = find_binary(path, build_id, out);
+  bool binary_has_dwarf = false;
+  if (have_binary) {
+    auto f = ElfFile::open(out.binary);
+    binary_has_dwarf = f && f->has_dwarf();
+  }
+  if (!binary_has_dwarf) {
+    bool have_debug = find_debug(build_id, out) || (have_binary && find_debuglink(out.binary, out));
+    if (!have_debug && opt_.debuginfod && !build_id.empty()) find_debuginfod(build_id, out);
+  }
+  if (out.binary.empty() && !out.debug.empty()) {
+    // A debug file alone still has program headers and the full symbol table.
+    out.binary = out.debug;
+    out.binary_source = out.debug_source;
+    out.debug.clear();
+    out.debug_source.clear();
+  }
+  if (!out.binary.empty()) out.status = FindStatus::found;
+  else if (!out.mismatched.empty()) out.status = FindStatus::build_id_mismatch;
+  return out;
+}
+
+bool DebugInfoFinder::find_binary(const std::string& path, const std::string& build_id,
+                                  FoundFiles& out) const {
+  auto take = [&](const std::string& candidate, const char* source) {
+    Check c = check_build_id(candidate, build_id);
+    if (c == Check::mismatch && out.mismatched.empty()) out.mismatched = candidate;
+    if (c != Check::match) return false;
+    out.binary = candidate;
+    out.binary_source = source;
+    return true;
+  };
+  if (!build_id.empty()) {
+    for (const auto& dir : opt_.debug_dirs)
+      for (const auto& c : store_candidates(dir, build_id, false))
+        if (take(c, "debug-dir")) return true;
+  }
+  bool absolute = !path.empty() && path[0] == '/';
+  if (absolute && !opt_.sysroot.empty() && take(opt_.sysroot + path, "sysroot")) return true;
+  if (absolute && opt_.use_recorded_path && take(path, "path")) return true;
+  return false;
+}
+
+bool DebugInfoFinder::find_debug(const std::string& build_id, FoundFiles& out) const {
+  if (build_id.empty()) return false;
+  auto take = [&](const std::string& candidate, const char* source) {
+    Check c = check_build_id(candidate, build_id);
+    if (c == Check::mismatch && out.mismatched.empty()) out.mismatched = candidate;
+    if (c != Check::match) return false;
+    out.debug = candidate;
+    out.debug_source = source;
+    return true;
+  };
+  for (const auto& dir : opt_.debug_dirs)
+    for (const auto& c : store_candidates(dir, build_id, true))
+      if (take(c, "debug-dir")) return true;
+  std::string rel = build_id_relpath(build_id) + ".debug";
+  if (!opt_.sysroot.empty() && take(opt_.sysroot + "/usr/lib/debug/" + rel, "sysroot")) return true;
+  if (!opt_.system_debug_root.empty() && take(opt_.system_debug_root + "/" + rel, "system"))
+    return true;
+  return false;
+}
+
+bool DebugInfoFinder::find_debuglink(const std::string& binary, FoundFiles& out) const {
+  auto f = ElfFile::open(binary);
+  if (!f) return false;
+  auto link = f->debuglink();
+  if (!link) return false;
+  std::string dir = dirname_of(binary);
+  std::vector<std::string> candidates = {dir + "/" + link->name, dir + "/.debug/" + link->name};
+  if (!opt_.system_debug_root.empty())
+    candidates.push_back(opt_.system_debug_root + (dir == "/" ? "" : dir) + "/" + link->name);
+  char self[PATH_MAX];
+  std::string self_real = ::realpath(binary.c_str(), self) ? self : binary;
+  for (const auto& c : candidates) {
+    char buf[PATH_MAX];
+    if (!is_regular_file(c) || ::realpath(c.c_str(), buf) == nullptr || self_real == buf) continue;
+    auto crc = file_crc32(c);
+    if (!crc || *crc != link->crc) {
+      if (out.mismatched.empty()) out.mismatched = c;
+      continue;
+    }
+    out.debug = c;
+    out.debug_source = "debuglink";
+    return true;
+  }
+  return false;
+}
+
+void DebugInfoFinder::find_debuginfod(const std::string& build_id, FoundFiles& out) const {
+  // One client per call: clients are not thread-safe, and the cache makes repeats cheap.
+  debuginfod_client* client = debuginfod_begin();
+  if (client == nullptr) return;
+  auto bits = reinterpret_cast<const unsigned char*>(build_id.data());
+  int len = static_cast<int>(build_id.size());
+  char* found = nullptr;
+  if (out.binary.empty()) {
+    int fd = debuginfod_find_executable(client, bits, len, &found);
+    if (fd >= 0) {
+      ::close(fd);
+      out.binary = found;
+      out.binary_source = "debuginfod";
+    }
+    std::free(found);
+    found = nullptr;
+  }
+  int fd = debuginfod_find_debuginfo(client, bits, len, &found);
+  if (fd >= 0) {
+    ::close(fd);
+    out.debug = found;
+    out.debug_source = "debuginfod";
+  }
+  std::free(found);
+  debuginfod_end(client);
+}
+
+}  // namespace gp::symbolize

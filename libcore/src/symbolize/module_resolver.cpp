@@ -1,0 +1,262 @@
+#include "gp/symbolize/module_resolver.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "gp/symbolize/elf_file.h"
+#include "gp/symbolize/go_pclntab.h"
+
+namespace gp::symbolize {
+
+struct ModuleResolver::Impl {
+  ResolverOptions options;
+  std::optional<ElfFile> elf;  // program headers (offset → address) and .gopclntab
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;
+  Dwarf_Addr bias = 0;  // module address = link-time address + bias
+  std::optional<GoPclntab> go;
+  bool debug_layout = false;  // a separate debug file standing in for its binary
+  std::optional<std::pair<uint64_t, uint64_t>> exec_segment;  // first executable PT_LOAD: vaddr, memsz
+
+  ~Impl() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+  }
+};
+
+namespace {
+
+// libdwfl asks for the separate debug file here (only when the binary lacks what it needs);
+// the finder already chose it, build-id checked, so it is handed over as is.
+int find_debuginfo(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, const char*, const char*,
+                   GElf_Word, char** debuginfo_file_name) {
+  auto* path = static_cast<const std::string*>(*userdata);
+  if (path == nullptr || path->empty()) return -1;
+  int fd = ::open(path->c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) *debuginfo_file_name = ::strdup(path->c_str());
+  return fd;
+}
+
+const Dwfl_Callbacks kCallbacks = {
+    nullptr,  // find_elf: the file is reported with its fd
+    find_debuginfo,
+    dwfl_offline_section_address,
+    nullptr,
+};
+
+std::string attr_string(Dwarf_Die* die, unsigned int name) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, name, &attr) == nullptr) return {};
+  const char* s = dwarf_formstring(&attr);
+  return s == nullptr ? std::string() : std::string(s);
+}
+
+uint32_t attr_udata(Dwarf_Die* die, unsigned int name) {
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr(die, name, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
+  return static_cast<uint32_t>(value);
+}
+
+bool is_function_scope(Dwarf_Die* die) {
+  int tag = dwarf_tag(die);
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
+}
+
+void set_name(Frame& f, const std::string& linkage, const std::string& plain, DemangleMode mode) {
+  if (!linkage.empty()) {
+    f.name = demangle(linkage, mode);
+    if (f.name != linkage) f.system_name = linkage;
+  } else {
+    f.name = plain;
+  }
+}
+
+Frame frame_of_die(Dwarf_Die* die, const ResolverOptions& opt) {
+  Frame f;
+  std::string linkage = attr_string(die, DW_AT_linkage_name);
+  if (linkage.empty()) linkage = attr_string(die, DW_AT_MIPS_linkage_name);
+  set_name(f, linkage, attr_string(die, DW_AT_name), opt.demangle);
+  if (opt.lines) {
+    const char* decl = dwarf_decl_file(die);
+    if (decl != nullptr) f.decl_file = decl;
+    int line = 0;
+    if (dwarf_decl_line(die, &line) == 0 && line > 0) f.decl_line = static_cast<uint32_t>(line);
+  }
+  return f;
+}
+
+std::string call_file(Dwarf_Die* cu, Dwarf_Die* inlined) {
+  Dwarf_Files* files = nullptr;
+  size_t count = 0;
+  Dwarf_Attribute attr;
+  Dwarf_Word index = 0;
+  if (dwarf_attr(inlined, DW_AT_call_file, &attr) == nullptr || dwarf_formudata(&attr, &index) != 0 ||
+      dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+    return {};
+  const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
+  return name == nullptr ? std::string() : std::string(name);
+}
+
+// The DWARF inline chain at addr, innermost first: each entry's line is the position inside that
+// function (the innermost's from the line table, the others' from the call site of the entry
+// before). Empty when the address has no DWARF.
+std::vector<Frame> dwarf_chain(Dwfl_Module* mod, Dwarf_Addr addr, const ResolverOptions& opt) {
+  std::vector<Frame> chain;
+  Dwarf_Addr cu_bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &cu_bias);
+  if (cu == nullptr) return chain;
+  Dwarf_Die* scopes = nullptr;
+  int n = dwarf_getscopes(cu, addr - cu_bias, &scopes);
+  int first = 0;
+  while (first < n && !is_function_scope(&scopes[first])) ++first;
+  if (first >= n) {
+    std::free(scopes);
+    return chain;
+  }
+  // dwarf_getscopes follows abstract origins; the physical nesting of the concrete inlined
+  // instances is what the call sites hang off, so walk the innermost function's parents.
+  Dwarf_Die innermost = scopes[first];
+  std::free(scopes);
+  Dwarf_Die* nest = nullptr;
+  int m = dwarf_getscopes_die(&innermost, &nest);
+  std::string file;
+  uint32_t line = 0, column = 0;
+  if (opt.lines) {
+    if (Dwfl_Line* l = dwfl_module_getsrc(mod, addr)) {
+      int ln = 0, col = 0;
+      const char* src = dwfl_lineinfo(l, nullptr, &ln, &col, nullptr, nullptr);
+      file = src != nullptr ? src : "";
+      line = static_cast<uint32_t>(ln > 0 ? ln : 0);
+      column = static_cast<uint32_t>(col > 0 ? col : 0);
+    }
+  }
+  for (int i = 0; i < m; ++i) {
+    if (!is_function_scope(&nest[i])) continue;
+    Frame f = frame_of_die(&nest[i], opt);
+    f.file = file;
+    f.line = line;
+    f.column = column;
+    chain.push_back(std::move(f));
+    if (dwarf_tag(&nest[i]) != DW_TAG_inlined_subroutine || !opt.inlines) break;
+    if (opt.lines) {
+      file = call_file(cu, &nest[i]);
+      line = attr_udata(&nest[i], DW_AT_call_line);
+      column = attr_udata(&nest[i], DW_AT_call_column);
+    }
+  }
+  std::free(nest);
+  return chain;
+}
+
+void find_exec_segment(const ElfFile& f, ModuleResolver::Impl& im) {
+  size_t count = 0;
+  if (elf_getphdrnum(f.elf(), &count) != 0) return;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(f.elf(), static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0)
+      continue;
+    im.exec_segment.emplace(ph.p_vaddr, ph.p_memsz);
+    // objcopy --only-keep-debug keeps the headers but empties the code segment.
+    im.debug_layout = ph.p_filesz == 0 && ph.p_memsz != 0;
+    return;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ModuleResolver>> ModuleResolver::open(const FoundFiles& files,
+                                                             const ResolverOptions& options) {
+  auto elf = ElfFile::open(files.binary);
+  if (!elf) return make_error("cannot open '" + files.binary + "': " + elf.error().message);
+  std::unique_ptr<ModuleResolver> r(new ModuleResolver());
+  r->impl_ = std::make_unique<Impl>();
+  Impl& im = *r->impl_;
+  im.options = options;
+  r->debug_path_ = files.debug;
+  r->is_go_ = elf->has_section(".gopclntab") || elf->has_section(".note.go.buildid") ||
+              elf->has_section(".go.buildinfo");
+  im.dwfl = dwfl_begin(&kCallbacks);
+  if (im.dwfl == nullptr) return make_error(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
+  dwfl_report_begin(im.dwfl);
+  int fd = ::open(files.binary.c_str(), O_RDONLY | O_CLOEXEC);
+  im.module = fd < 0 ? nullptr : dwfl_report_elf(im.dwfl, "module", files.binary.c_str(), fd, 0, false);
+  if (im.module == nullptr) {
+    if (fd >= 0) ::close(fd);
+    return make_error("cannot load '" + files.binary + "': dwfl_report_elf: " + dwfl_errmsg(-1));
+  }
+  dwfl_report_end(im.dwfl, nullptr, nullptr);
+  void** userdata = nullptr;
+  dwfl_module_info(im.module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata != nullptr) *userdata = &r->debug_path_;
+  if (dwfl_module_getelf(im.module, &im.bias) == nullptr)
+    return make_error("cannot load '" + files.binary + "': " + dwfl_errmsg(-1));
+  im.elf.emplace(std::move(*elf));
+  find_exec_segment(*im.elf, im);
+  if (r->is_go_) {
+    auto text = im.elf->section(".text");
+    if (auto tab = im.elf->section(".gopclntab")) {
+      auto parsed = GoPclntab::parse(tab->data, text ? text->address : 0);
+      if (parsed) im.go.emplace(std::move(*parsed));
+    }
+  }
+  return r;
+}
+
+ModuleResolver::~ModuleResolver() = default;
+
+std::optional<uint64_t> ModuleResolver::link_address(uint64_t file_offset, uint64_t mapping_offset) const {
+  const Impl& im = *impl_;
+  if (!im.debug_layout) return im.elf->address_of_offset(file_offset);
+  // A separate debug file zeroes the segments' file offsets but keeps their addresses: place the
+  // offset relative to the mapping's start in the executable segment instead (mappings start at
+  // the page holding the segment's first byte, in the file and in memory alike).
+  if (mapping_offset == kNoMapping || file_offset < mapping_offset || !im.exec_segment) return std::nullopt;
+  uint64_t address = (im.exec_segment->first & ~uint64_t{0xfff}) + (file_offset - mapping_offset);
+  if (address >= im.exec_segment->first + im.exec_segment->second) return std::nullopt;
+  return address;
+}
+
+std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_address, uint64_t mapping_offset) {
+  Impl& im = *impl_;
+  auto linked = link_address(file_offset, mapping_offset);
+  if (!linked) return {};
+  // pc-1: a return address points after the call, possibly into the next line or function.
+  uint64_t pc = *linked - (return_address && *linked > 0 ? 1 : 0);
+  Dwarf_Addr addr = pc + im.bias;
+
+  std::vector<Frame> chain = dwarf_chain(im.module, addr, im.options);
+  if (chain.empty() && im.go) {
+    // Go's DWARF often has no address ranges libdw can use; .gopclntab always has names and lines.
+    if (auto fn = im.go->lookup(pc)) {
+      Frame f;
+      f.name = fn->name;
+      if (im.options.lines) {
+        f.file = fn->file;
+        f.line = static_cast<uint32_t>(fn->line > 0 ? fn->line : 0);
+      }
+      return {std::move(f)};
+    }
+  }
+  GElf_Off offset = 0;
+  GElf_Sym sym;
+  const char* symbol = dwfl_module_addrinfo(im.module, addr, &offset, &sym, nullptr, nullptr, nullptr);
+  if (symbol != nullptr && *symbol != '\0') {
+    // The outermost function is named from the symbol table, as perf and addr2line -f do
+    // (it names clones like foo.cold / foo.constprop.0 that DWARF folds into foo).
+    if (chain.empty()) chain.emplace_back();
+    Frame& outer = chain.back();
+    outer.system_name.clear();
+    set_name(outer, symbol, symbol, im.options.demangle);
+  }
+  std::vector<Frame> outermost_first(chain.rbegin(), chain.rend());
+  return outermost_first;
+}
+
+}  // namespace gp::symbolize

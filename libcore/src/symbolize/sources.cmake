@@ -1,0 +1,14 @@
+# Symbolization (gp-symbolize): elfutils' libdwfl/libdw/libelf for ELF and DWARF, libdebuginfod
+# for the opt-in debuginfod lookup.
+pkg_check_modules(DW REQUIRED IMPORTED_TARGET libdw libelf libdebuginfod)
+target_sources(gp_core PRIVATE
+  src/symbolize/elf_file.cpp
+  src/symbolize/debuginfo_finder.cpp
+  src/symbolize/demangle.cpp
+  src/symbolize/go_pclntab.cpp
+  src/symbolize/module_resolver.cpp
+  src/symbolize/kernel_symbols.cpp
+  src/symbolize/symbolizer.cpp
+  src/symbolize/symbol_export.cpp
+)
+target_link_libraries(gp_core PUBLIC PkgConfig::DW)

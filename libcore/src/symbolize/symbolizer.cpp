@@ -1,0 +1,195 @@
+#include "gp/symbolize/symbolizer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <unordered_map>
+
+#include "gp/symbolize/kernel_symbols.h"
+#include "location_kind.h"
+
+namespace gp::symbolize {
+namespace {
+
+using model::FrameKind;
+using model::Location;
+using model::MappingKind;
+using model::SymbolStatus;
+
+// The per-binary work and its results, filled by a worker thread.
+struct ModuleJob {
+  ModuleRef ref;
+  ModuleReport report;
+  bool is_go = false;
+  std::vector<std::vector<Frame>> results;  // parallel to ref.location_ids; empty = no symbol
+  SymbolStatus miss = SymbolStatus::no_symbol;  // status of every empty result
+};
+
+void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugInfoFinder& finder,
+             ModuleJob& job) {
+  job.report.path = job.ref.paths.empty() ? std::string() : job.ref.paths.front();
+  job.report.build_id = job.ref.build_id;
+  job.report.frames = job.ref.location_ids.size();
+  job.results.resize(job.ref.location_ids.size());
+  for (const auto& path : job.ref.paths) {
+    job.report.files = finder.find(path, job.ref.build_id);
+    if (job.report.files.status == FindStatus::found) break;
+  }
+  if (job.ref.paths.empty()) job.report.files = finder.find("", job.ref.build_id);
+  switch (job.report.files.status) {
+    case FindStatus::no_file: job.miss = SymbolStatus::no_file; return;
+    case FindStatus::build_id_mismatch: job.miss = SymbolStatus::build_id_mismatch; return;
+    case FindStatus::found: break;
+  }
+  auto resolver = ModuleResolver::open(job.report.files, opt.resolver);
+  if (!resolver) {
+    job.report.error = resolver.error().message;
+    job.miss = SymbolStatus::no_file;
+    return;
+  }
+  job.is_go = (*resolver)->is_go();
+  for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
+    const Location& loc = s.location(job.ref.location_ids[i]);
+    job.results[i] = (*resolver)->resolve(loc.file_offset, loc.is_return_address, s.mapping(loc.mapping_id).file_offset);
+  }
+}
+
+void run_jobs(const model::Session& s, const SymbolizeOptions& opt, std::vector<ModuleJob>& jobs) {
+  DebugInfoFinder finder(opt.finder);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) run_job(s, opt, finder, jobs[i]);
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(opt.jobs, static_cast<unsigned>(jobs.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+// Interns functions into the session's table (reusing existing equal entries).
+class FunctionTable {
+ public:
+  explicit FunctionTable(model::Session& s) : s_(s) {
+    for (size_t i = 0; i < s.functions.size(); ++i) index_.emplace(key(s.functions[i]), i + 1);
+  }
+  uint64_t intern(model::Function f) {
+    auto [it, inserted] = index_.try_emplace(key(f), s_.functions.size() + 1);
+    if (inserted) s_.functions.push_back(std::move(f));
+    return it->second;
+  }
+
+ private:
+  static std::string key(const model::Function& f) {
+    return f.name + '\0' + f.system_name + '\0' + f.file_name + '\0' + std::to_string(f.start_line);
+  }
+  model::Session& s_;
+  std::unordered_map<std::string, uint64_t> index_;
+};
+
+void apply_frames(FunctionTable& functions, Location& loc, const std::vector<Frame>& frames) {
+  loc.lines.clear();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
+    model::Line line;
+    line.function_id = functions.intern({f.name, f.system_name, f.decl_file, f.decl_line});
+    line.line = f.line;
+    line.column = f.column;
+    line.inlined = i > 0;
+    loc.lines.push_back(line);
+  }
+  loc.status = SymbolStatus::resolved;
+}
+
+void apply_name(FunctionTable& functions, Location& loc, const std::string& name) {
+  loc.lines.assign(1, model::Line{functions.intern({name, {}, {}, 0}), 0, 0, false});
+  loc.status = SymbolStatus::resolved;
+}
+
+// Kernel and JIT frames: names from the archive's own tables.
+void resolve_from_archive(model::Session& s, FunctionTable& functions, SymbolizeReport& report) {
+  KernelSymbols kernel(s.kernel_symbols);
+  JitSymbols jit(s.jit_maps);
+  for (auto& loc : s.locations) {
+    LocationClass c = classify(s, loc);
+    if (c == LocationClass::kernel) {
+      auto name = kernel.empty() ? std::nullopt : kernel.lookup(loc.address);
+      if (name) apply_name(functions, loc, *name), ++report.newly_resolved;
+      else loc.status = kernel.empty() ? SymbolStatus::no_file : SymbolStatus::no_symbol;
+      loc.kind = FrameKind::kernel;
+    } else if (c == LocationClass::jit) {
+      int32_t pid = s.mapping(loc.mapping_id).pid;
+      auto name = jit.lookup(pid, loc.address);
+      if (name) apply_name(functions, loc, *name), ++report.newly_resolved;
+      else loc.status = jit.has_pid(pid) ? SymbolStatus::no_symbol : SymbolStatus::no_file;
+      if (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native) loc.kind = FrameKind::jit;
+    } else if (c == LocationClass::unmapped) {
+      loc.status = SymbolStatus::unmapped;
+    }
+  }
+}
+
+void set_counters(model::Session& s, SymbolizeReport& report) {
+  report.by_status = {};
+  for (const auto& loc : s.locations)
+    if (loc.status != SymbolStatus::symbolic) ++report.by_status[static_cast<size_t>(loc.status)];
+  for (SymbolStatus st : {SymbolStatus::resolved, SymbolStatus::no_file, SymbolStatus::build_id_mismatch,
+                          SymbolStatus::no_symbol, SymbolStatus::unmapped})
+    s.set_counter(std::string("symbolize.") + model::to_string(st), static_cast<int64_t>(report.count(st)));
+}
+
+}  // namespace
+
+uint64_t SymbolizeReport::misses() const {
+  return count(SymbolStatus::no_file) + count(SymbolStatus::build_id_mismatch) +
+         count(SymbolStatus::no_symbol) + count(SymbolStatus::unmapped) +
+         count(SymbolStatus::unsymbolized);
+}
+
+std::vector<ModuleRef> modules_to_resolve(const model::Session& s, bool all) {
+  std::vector<ModuleRef> refs;
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < s.locations.size(); ++i) {
+    const Location& loc = s.locations[i];
+    if (classify(s, loc, all) != LocationClass::user) continue;
+    const auto& m = s.mapping(loc.mapping_id);
+    std::string key = m.build_id.empty() ? "p" + m.path : "b" + m.build_id;
+    auto [it, inserted] = index.try_emplace(key, refs.size());
+    if (inserted) refs.push_back({m.build_id, {}, {}});
+    ModuleRef& ref = refs[it->second];
+    if (std::find(ref.paths.begin(), ref.paths.end(), m.path) == ref.paths.end()) ref.paths.push_back(m.path);
+    ref.location_ids.push_back(i + 1);
+  }
+  return refs;
+}
+
+SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt) {
+  SymbolizeReport report;
+  std::vector<ModuleJob> jobs;
+  for (auto& ref : modules_to_resolve(s)) jobs.push_back({std::move(ref), {}, false, {}, SymbolStatus::no_symbol});
+  run_jobs(s, opt, jobs);
+
+  FunctionTable functions(s);
+  for (auto& job : jobs) {
+    for (size_t i = 0; i < job.results.size(); ++i) {
+      Location& loc = s.location(job.ref.location_ids[i]);
+      if (job.results[i].empty()) {
+        loc.status = job.miss;
+        ++job.report.unresolved;
+        continue;
+      }
+      apply_frames(functions, loc, job.results[i]);
+      ++report.newly_resolved;
+      if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
+      if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;
+    }
+    job.results.clear();
+    report.modules.push_back(std::move(job.report));
+  }
+  resolve_from_archive(s, functions, report);
+  s.header.symbolized = true;
+  set_counters(s, report);
+  return report;
+}
+
+}  // namespace gp::symbolize
