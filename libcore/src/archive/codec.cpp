@@ -1,5 +1,6 @@
 #include "codec.h"
 
+#include <cstring>
 #include <string>
 
 namespace gp::archive::codec {
@@ -9,7 +10,9 @@ kj::ArrayPtr<const kj::byte> bytes(const std::string& s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
 }
 std::string str(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
-std::string str(capnp::Text::Reader t) { return std::string(t.cStr(), t.size()); }
+// Text ends at its first NUL: the writer sets Text from C strings (which stop there), so
+// reading further would make read -> write -> read change the data (found by archive_fuzz).
+std::string str(capnp::Text::Reader t) { return std::string(t.cStr(), ::strnlen(t.cStr(), t.size())); }
 
 // Unknown enumerants (from a newer writer) read as the first value ("unknown"/default).
 template <typename E>
