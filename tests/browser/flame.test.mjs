@@ -226,6 +226,18 @@ test('the differential page colours grown frames red and shrunk ones blue', asyn
   await page.close();
 });
 
+test('very deep stacks still fit the canvas', async () => {
+  const frames = Array.from({ length: 3000 }, (_, i) => 'f' + i);
+  const page = await open(flame('deep', 'app;' + frames.join(';') + ' 5\napp;other 5\n', ['--deterministic']));
+  const size = await page.evaluate(() => [document.getElementById('canvas').height, window.gpFlame.rowHeight]);
+  assert.ok(size[0] <= 32000 && size[1] >= 4, `canvas ${size[0]} px high, rows of ${size[1]} px`);
+  assert.ok(await nonBackgroundPixels(page) > 1000);
+  const leaf = await page.evaluate(() => window.gpFlame.frameRect('f2999'));
+  await page.mouse.move(leaf.x + 5, leaf.y + 1);
+  assert.match(await tooltip(page), /^f2999\n/);
+  await page.close();
+});
+
 test('a page of 100k unique stacks renders (smoke check, generous bound)', async () => {
   const html = flame('big', generateStacks(100000, 7), ['--deterministic']);
   const size = fs.statSync(html).size;

@@ -1,6 +1,8 @@
 #include "gp/flame/tree.h"
 
 #include <algorithm>
+#include <deque>
+#include <iterator>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
@@ -11,38 +13,51 @@ namespace {
 constexpr std::string_view kRootName = "root";
 
 // gProfiler's async-profiler fork writes `;` inside JVM signatures as `|` (a `;` would split
-// the folded line); its flamegraph converter turns them back, and so do we.
-std::string display_name(const fold::Frame& frame) {
-  if (frame.kind != model::FrameKind::java) return frame.name;
-  std::string name = frame.name;
-  std::replace(name.begin(), name.end(), '|', ';');
-  return name;
+// the folded line); its flamegraph converter turns them back, and so do we. Returns `name`
+// itself when nothing changes, else the fixed copy kept in `scratch`.
+std::string_view display_name(const fold::Frame& frame, std::string& scratch) {
+  if (frame.kind != model::FrameKind::java || frame.name.find('|') == std::string::npos) return frame.name;
+  scratch = frame.name;
+  std::replace(scratch.begin(), scratch.end(), '|', ';');
+  return scratch;
 }
 
-std::string label_key(std::string_view name, model::FrameKind kind) {
-  std::string key(name);
-  key.push_back('\0');
-  key.push_back(static_cast<char>(kind));
-  return key;
-}
+struct LabelRef {
+  std::string_view name;
+  model::FrameKind kind;
+  bool operator==(const LabelRef&) const = default;
+};
+struct LabelRefHash {
+  size_t operator()(const LabelRef& ref) const {
+    return std::hash<std::string_view>{}(ref.name) * 31 + static_cast<size_t>(ref.kind);
+  }
+};
 
-// Interns labels and remembers each stack as a sequence of label ids.
+// Interns labels without building a key string per frame: the map's keys view the names
+// kept in a deque (stable addresses), moved into the tree at the end.
 class LabelTable {
  public:
-  uint32_t intern(std::string name, model::FrameKind kind) {
-    auto [it, inserted] = ids_.try_emplace(label_key(name, kind), labels_.size());
-    if (inserted) labels_.push_back(FrameLabel{std::move(name), kind});
-    return static_cast<uint32_t>(it->second);
+  uint32_t intern(std::string_view name, model::FrameKind kind) {
+    if (auto it = ids_.find(LabelRef{name, kind}); it != ids_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(labels_.size());
+    labels_.push_back(FrameLabel{std::string(name), kind});
+    ids_.emplace(LabelRef{labels_.back().name, kind}, id);
+    return id;
   }
-  std::vector<FrameLabel>& labels() { return labels_; }
+  const FrameLabel& operator[](uint32_t id) const { return labels_[id]; }
+  size_t size() const { return labels_.size(); }
+  std::vector<FrameLabel> take() {
+    ids_.clear();
+    return {std::make_move_iterator(labels_.begin()), std::make_move_iterator(labels_.end())};
+  }
 
  private:
-  std::unordered_map<std::string, size_t> ids_;
-  std::vector<FrameLabel> labels_;
+  std::unordered_map<LabelRef, uint32_t, LabelRefHash> ids_;
+  std::deque<FrameLabel> labels_;
 };
 
 // Rank of each label in (name, kind) order: children are sorted by it.
-std::vector<uint32_t> label_ranks(const std::vector<FrameLabel>& labels) {
+std::vector<uint32_t> label_ranks(const LabelTable& labels) {
   std::vector<uint32_t> order(labels.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -58,18 +73,32 @@ std::vector<uint32_t> label_ranks(const std::vector<FrameLabel>& labels) {
 
 FlameTree build_tree(const std::vector<fold::FoldedStack>& stacks) {
   LabelTable table;
-  table.intern(std::string(kRootName), model::FrameKind::pseudo);
+  table.intern(kRootName, model::FrameKind::pseudo);
+  std::string scratch;
   std::vector<std::vector<uint32_t>> paths;
   std::vector<uint64_t> counts;
+  const fold::FoldedStack* previous = nullptr;
   for (const auto& stack : stacks) {
     if (stack.count == 0) continue;
     std::vector<uint32_t> path;
     path.reserve(stack.frames.size());
-    for (const auto& frame : stack.frames) path.push_back(table.intern(display_name(frame), frame.kind));
+    // fold_stacks' output is sorted, so neighbours share prefixes: reuse their label ids
+    // (a string compare) before hashing.
+    size_t shared = 0;
+    if (previous != nullptr) {
+      const auto& before = previous->frames;
+      while (shared < stack.frames.size() && shared < before.size() && stack.frames[shared].kind == before[shared].kind &&
+             stack.frames[shared].name == before[shared].name)
+        ++shared;
+      path.assign(paths.back().begin(), paths.back().begin() + static_cast<std::ptrdiff_t>(shared));
+    }
+    for (size_t k = shared; k < stack.frames.size(); ++k)
+      path.push_back(table.intern(display_name(stack.frames[k], scratch), stack.frames[k].kind));
     paths.push_back(std::move(path));
     counts.push_back(stack.count);
+    previous = &stack;
   }
-  const auto rank = label_ranks(table.labels());
+  const auto rank = label_ranks(table);
   std::vector<size_t> order(paths.size());
   std::iota(order.begin(), order.end(), size_t{0});
   // Lexicographic order by rank puts every prefix before its extensions and keeps stacks
@@ -95,15 +124,15 @@ FlameTree build_tree(const std::vector<fold::FoldedStack>& stacks) {
     }
     for (size_t node : open) tree.nodes[node].total += counts[index];
   }
-  tree.labels = std::move(table.labels());
+  tree.labels = table.take();
   return tree;
 }
 
 void add_base(FlameTree& tree, const std::vector<fold::FoldedStack>& base) {
   tree.differential = true;
-  std::unordered_map<std::string, uint32_t> label_ids;
-  for (uint32_t i = 0; i < tree.labels.size(); ++i)
-    label_ids.emplace(label_key(tree.labels[i].name, tree.labels[i].kind), i);
+  std::unordered_map<LabelRef, uint32_t, LabelRefHash> label_ids;
+  for (uint32_t i = 0; i < tree.labels.size(); ++i) label_ids.emplace(LabelRef{tree.labels[i].name, tree.labels[i].kind}, i);
+  std::string scratch;
   // (parent node << 32 | label) -> child node
   std::unordered_map<uint64_t, uint32_t> children;
   std::vector<uint32_t> open{0};
@@ -117,7 +146,7 @@ void add_base(FlameTree& tree, const std::vector<fold::FoldedStack>& base) {
     uint32_t node = 0;
     tree.nodes[0].base_total += stack.count;
     for (const auto& frame : stack.frames) {
-      auto label = label_ids.find(label_key(display_name(frame), frame.kind));
+      auto label = label_ids.find(LabelRef{display_name(frame, scratch), frame.kind});
       if (label == label_ids.end()) break;
       auto child = children.find(uint64_t{node} << 32 | label->second);
       if (child == children.end()) break;
