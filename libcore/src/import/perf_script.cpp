@@ -7,6 +7,7 @@
 #include "gp/model/builder.h"
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
+#include "import/string_table.h"
 
 namespace gp::import {
 
@@ -45,7 +46,10 @@ class PerfScriptParser::Impl {
 
   void feed(std::string_view bytes);
   void finish();
-  void forget_samples() { b_.forget_samples(); }
+  void forget_samples() {
+    b_.forget_samples();
+    sample_index_.clear();
+  }
   PerfScriptStats stats_;
 
  private:
@@ -77,7 +81,9 @@ class PerfScriptParser::Impl {
   int64_t first_time_ = -1, last_time_ = -1;
   std::vector<PerfEventAttr> event_attrs_;
   std::string key_;  // reused lookup key: no allocation on cache hits
-  std::unordered_map<std::string, FrameEntry> frame_cache_;
+  StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
+  StringTable<uint64_t> stack_cache_;    // leaf-first location ids → stack id
+  StringTable<size_t> sample_index_;     // (pid, tid, cpu, stack id) → index in samples
   std::unordered_map<std::string, uint64_t> mapping_cache_;
   std::unordered_map<int32_t, ThreadInfo> threads_;
 };
@@ -167,11 +173,8 @@ bool PerfScriptParser::Impl::on_frame_line(std::string_view line) {
   std::string_view text = line.substr(start);
   key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
   key_.append(text);
-  auto it = frame_cache_.find(key_);
-  FrameEntry* e;
-  if (it != frame_cache_.end()) {
-    e = &it->second;
-  } else {
+  FrameEntry* e = frame_cache_.find(key_);
+  if (e == nullptr) {
     PerfFrame f;
     if (!parse_frame_line(text, f)) return false;
     e = &resolve_frame(f);
@@ -199,7 +202,7 @@ FrameEntry& PerfScriptParser::Impl::resolve_frame(const PerfFrame& f) {
   FrameEntry e;
   e.exact = make_location(f, false);
   e.kernel = s_.location(e.exact).kind == FrameKind::kernel;
-  return frame_cache_.emplace(key_, e).first->second;
+  return frame_cache_.insert(key_, e);
 }
 
 uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_return) {
@@ -303,8 +306,29 @@ void PerfScriptParser::Impl::end_sample() {
   if (!in_sample_) return;
   in_sample_ = false;
   if (!accept_) return;
-  uint64_t stack_id = b_.stack(frames_);
-  b_.add_sample(pid_, tid_, stack_id, 1, period_, cpu_);
+  // Stacks and samples are interned here, not by the builder (which this parser never asks for
+  // either): its string keys cost an allocation per sample.
+  std::string_view frames_key(reinterpret_cast<const char*>(frames_.data()),
+                              frames_.size() * sizeof(uint64_t));
+  uint64_t* known = stack_cache_.find(frames_key);
+  uint64_t stack_id = known ? *known : 0;
+  if (stack_id == 0) {
+    s_.stacks.push_back({frames_});
+    stack_id = stack_cache_.insert(frames_key, s_.stacks.size());
+  }
+  char key[20];
+  std::memcpy(key, &pid_, 4);
+  std::memcpy(key + 4, &tid_, 4);
+  std::memcpy(key + 8, &cpu_, 4);
+  std::memcpy(key + 12, &stack_id, 8);
+  std::string_view sample_key(key, sizeof key);
+  if (size_t* at = sample_index_.find(sample_key)) {
+    s_.samples[*at].count += 1;
+    s_.samples[*at].weight += period_;
+  } else {
+    sample_index_.insert(sample_key, s_.samples.size());
+    s_.samples.push_back({pid_, tid_, stack_id, 1, cpu_, period_});
+  }
   ++stats_.samples;
 }
 

@@ -1,0 +1,100 @@
+#pragma once
+// A flat, open-addressing hash table from byte strings to small values, for the importer's hot
+// caches (one lookup per perf script line). Keys live in one arena string, so an entry costs no
+// allocation of its own and the table is freed in a few blocks — std::unordered_map<std::string>
+// spent a third of gp-import's time in node allocation, pointer chasing and teardown.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gp::import {
+
+// Fast 64-bit hash of bytes (multiply–xorshift over 8-byte words); not for untrusted-DoS use.
+inline uint64_t hash_bytes(std::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  h = (h ^ w) * 0x94d049bb133111ebull;
+  return h ^ (h >> 29);
+}
+
+template <typename V>
+class StringTable {
+ public:
+  // The value for key, or nullptr.
+  V* find(std::string_view key) {
+    if (slots_.empty()) return nullptr;
+    uint64_t h = hash_bytes(key);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.len == kEmpty) return nullptr;
+      if (s.hash == h && s.len == key.size() &&
+          std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0)
+        return &s.value;
+    }
+  }
+  // Inserts key (which must be absent) and returns its value slot.
+  V& insert(std::string_view key, V value) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
+    ++count_;
+    Slot& s = place(hash_bytes(key));
+    s.off = arena_.size();
+    s.len = static_cast<uint32_t>(key.size());
+    arena_.append(key);
+    s.value = value;
+    return s.value;
+  }
+  void clear() {
+    slots_.clear();
+    arena_.clear();
+    count_ = 0;
+    mask_ = 0;
+  }
+  size_t size() const { return count_; }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct Slot {
+    uint64_t hash = 0;
+    size_t off = 0;
+    uint32_t len = kEmpty;
+    V value{};
+  };
+  Slot& place(uint64_t h) {
+    size_t i = h & mask_;
+    while (slots_[i].len != kEmpty) i = (i + 1) & mask_;
+    slots_[i].hash = h;
+    return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (o.len == kEmpty) continue;
+      Slot& s = place(o.hash);
+      s.off = o.off;
+      s.len = o.len;
+      s.value = o.value;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::string arena_;
+  size_t count_ = 0;
+  size_t mask_ = 0;
+};
+
+}  // namespace gp::import
