@@ -160,17 +160,18 @@ TEST(ExecutableMappings, CacheServesSharedLibrariesAcrossProcesses) {
   for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].build_id, second[i].build_id) << first[i].path;
 
   // A child running another program shares libc with us: served from the cache.
+  int exec_done[2];
+  ASSERT_EQ(::pipe2(exec_done, O_CLOEXEC), 0);
   const pid_t child = ::fork();
   if (child == 0) {
     ::execl("/bin/sleep", "sleep", "30", nullptr);
     ::_exit(127);
   }
-  for (int i = 0; i < 1000; ++i) {  // wait for the exec
-    char buf[PATH_MAX];
-    const ssize_t n = ::readlink(("/proc/" + std::to_string(child) + "/exe").c_str(), buf, sizeof buf);
-    if (n > 0 && std::string(buf, static_cast<size_t>(n)).find("sleep") != std::string::npos) break;
-    ::usleep(1000);
+  ::close(exec_done[1]);
+  char c;
+  while (::read(exec_done[0], &c, 1) > 0) {  // EOF once the child exec'd (close-on-exec)
   }
+  ::close(exec_done[0]);
   const uint64_t hits_before = cache.hits();
   auto theirs = executable_mappings(child, {}, &cache);
   ::kill(child, SIGKILL);

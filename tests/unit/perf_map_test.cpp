@@ -125,6 +125,24 @@ TEST_F(PerfMap, SaysWhenThereIsNoFile) {
   EXPECT_EQ(m.error().message, "not found");
 }
 
+TEST(PerfMapJit, MarksAnonymousMappingsThatHoldMappedCode) {
+  using model::MappingKind;
+  std::vector<model::Mapping> maps = {
+      {7, 0x1000, 0x2000, 0, "", "", 0, 0, MappingKind::anonymous},            // holds fib
+      {7, 0x3000, 0x4000, 0, "", "", 0, 0, MappingKind::anonymous},            // nothing mapped there
+      {7, 0x5000, 0x6000, 0, "/usr/bin/node", "id", 8, 9, MappingKind::user},  // a file: untouched
+      {8, 0x1000, 0x2000, 0, "", "", 0, 0, MappingKind::anonymous},            // another process
+  };
+  model::JitMap jit;
+  jit.pid = 7;
+  gp::proc::parse_perf_map("5100 10 in_file\n1800 40 fib\n2000 10 just_past_the_end\n", jit);
+  EXPECT_EQ(gp::proc::mark_jit_mappings(maps, jit), 1u);
+  EXPECT_EQ(maps[0].kind, MappingKind::jit_map);
+  EXPECT_EQ(maps[1].kind, MappingKind::anonymous);
+  EXPECT_EQ(maps[2].kind, MappingKind::user);
+  EXPECT_EQ(maps[3].kind, MappingKind::anonymous);
+}
+
 // The map is looked up inside the process's mount namespace, not in the recorder's /tmp.
 TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";

@@ -2,8 +2,10 @@
 // procfs-shaped tree for the container fields.
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +133,47 @@ TEST(SnapshotProcess, ReportsAProcessThatExited) {
   auto gone = snapshot_process(pid);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().message, "process " + std::to_string(pid) + " exited");
+}
+
+TEST(SnapshotProcess, KeepsAProcessWhoseMainThreadExited) {
+  // The leader calls pthread_exit: it is a zombie, but the process runs on in another thread.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    pthread_t t;
+    ::pthread_create(&t, nullptr, [](void*) -> void* { ::pause(); return nullptr; }, nullptr);
+    ::close(ready[0]);
+    ::close(ready[1]);
+    // The raw exit(2) ends only the calling thread, like pthread_exit but without unwinding
+    // through gtest's frames (which would catch the forced unwind and abort).
+    ::syscall(SYS_exit, 0);
+  }
+  ::close(ready[1]);
+  char c;
+  while (::read(ready[0], &c, 1) > 0) {
+  }
+  ::close(ready[0]);
+  bool leader_is_zombie = false;
+  for (int i = 0; i < 500 && !leader_is_zombie; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    leader_is_zombie = text.find(") Z ") != std::string::npos;
+    if (!leader_is_zombie) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  auto p = snapshot_process(pid);
+  auto maps = gp::proc::executable_mappings(pid);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(leader_is_zombie);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->ppid, ::getpid());
+  EXPECT_FALSE(p->exe.empty());
+  EXPECT_FALSE(p->cmdline.empty());
+  ASSERT_TRUE(maps.ok()) << maps.error().message;
+  bool has_exe = false;
+  for (const auto& m : *maps) has_exe = has_exe || (m.path == p->exe && !m.build_id.empty());
+  EXPECT_TRUE(has_exe);
 }
 
 // A procfs-shaped tree: stat with a hostile comm, v1 cgroups naming a docker container, NSpid

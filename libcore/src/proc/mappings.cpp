@@ -134,12 +134,21 @@ std::optional<std::string> BuildIdCache::get(const std::string& path) {
 
 Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const SnapshotOptions& options,
                                                         BuildIdCache* cache) {
-  const std::string dir = options.proc_root + "/" + std::to_string(pid);
+  std::string dir = options.proc_root + "/" + std::to_string(pid);
   int err = 0;
   auto maps = read_file(dir + "/maps", kMaxMaps, &err);
   if (!maps) {
     if (is_gone_errno(err)) return make_error("process " + std::to_string(pid) + " exited");
     return make_error("cannot read '" + dir + "/maps': " + maps.error().message);
+  }
+  if (maps->empty()) {
+    // A zombie leader has no address space of its own; a live thread's files show it.
+    const std::string mm_dir = memory_dir(dir, pid);
+    if (mm_dir != dir) {
+      dir = mm_dir;
+      maps = read_file(dir + "/maps", kMaxMaps, &err);
+      if (!maps) return make_error("cannot read '" + dir + "/maps': " + maps.error().message);
+    }
   }
   BuildIdCache local;
   BuildIdCache& ids = cache ? *cache : local;

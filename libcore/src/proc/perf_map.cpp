@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -123,6 +124,23 @@ size_t parse_perf_map(std::string_view text, model::JitMap& map) {
     map.entries.push_back(std::move(e));
   }
   return bad;
+}
+
+size_t mark_jit_mappings(std::vector<model::Mapping>& mappings, const model::JitMap& map) {
+  std::vector<uint64_t> starts;
+  starts.reserve(map.entries.size());
+  for (const model::JitEntry& e : map.entries) starts.push_back(e.start);
+  std::sort(starts.begin(), starts.end());
+  size_t changed = 0;
+  for (model::Mapping& m : mappings) {
+    if (m.pid != map.pid || m.kind != model::MappingKind::anonymous) continue;
+    auto it = std::lower_bound(starts.begin(), starts.end(), m.start);
+    if (it != starts.end() && *it < m.end) {
+      m.kind = model::MappingKind::jit_map;
+      ++changed;
+    }
+  }
+  return changed;
 }
 
 Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes, PerfMapStats* stats,

@@ -1,5 +1,6 @@
 #include "proc/proc_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -73,5 +74,37 @@ bool parse_u64(std::string_view text, uint64_t& out, int base) {
 }
 
 bool is_gone_errno(int err) { return err == ENOENT || err == ESRCH; }
+
+}  // namespace gp::proc
+
+namespace gp::proc {
+namespace {
+
+char task_state(const std::string& stat_path) {
+  auto text = read_file(stat_path, 4096);
+  if (!text) return '?';
+  const size_t close = text->rfind(')');
+  return close != std::string::npos && close + 2 < text->size() ? (*text)[close + 2] : '?';
+}
+
+}  // namespace
+
+std::string memory_dir(const std::string& dir, int32_t pid) {
+  if (task_state(dir + "/stat") != 'Z') return dir;
+  DIR* tasks = ::opendir((dir + "/task").c_str());
+  if (!tasks) return dir;
+  std::string found = dir;
+  while (dirent* e = ::readdir(tasks)) {
+    uint64_t tid = 0;
+    if (!parse_u64(e->d_name, tid) || tid == static_cast<uint64_t>(pid)) continue;
+    const std::string task = dir + "/task/" + e->d_name;
+    if (task_state(task + "/stat") != 'Z') {
+      found = task;
+      break;
+    }
+  }
+  ::closedir(tasks);
+  return found;
+}
 
 }  // namespace gp::proc

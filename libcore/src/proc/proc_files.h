@@ -2,6 +2,7 @@
 // Small-file reading helpers for procfs/sysfs (private to libcore/src/proc).
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,5 +29,14 @@ bool parse_u64(std::string_view text, uint64_t& out, int base = 10);
 
 // "ESRCH/ENOENT on /proc/PID/*" means the process is gone.
 bool is_gone_errno(int err);
+
+}  // namespace gp::proc
+
+namespace gp::proc {
+
+// The procfs directory to read a process's address space from (maps, exe, cmdline, mem):
+// <dir> itself, unless the thread-group leader is a zombie (it called pthread_exit) while
+// other threads run; then <dir>/task/<tid> of a live thread, whose files show the same memory.
+std::string memory_dir(const std::string& dir, int32_t pid);
 
 }  // namespace gp::proc

@@ -51,6 +51,20 @@ bool parse_stat(std::string_view text, StatFields& out) {
   return true;
 }
 
+// A zombie thread-group leader whose other threads still run (the main thread called
+// pthread_exit) is a live process; its "Threads:" count says so.
+uint64_t live_threads(const std::string& dir) {
+  auto status = read_file(dir + "/status", 64 * 1024);
+  if (!status) return 0;
+  for (const std::string& line : split(*status, '\n')) {
+    uint64_t n = 0;
+    if (line.rfind("Threads:", 0) != 0) continue;
+    const size_t at = line.find_first_not_of(" \t", 8);
+    return at != std::string::npos && parse_u64(line.substr(at), n) ? n : 0;
+  }
+  return 0;
+}
+
 // Uid (real) and NSpid (innermost namespace = last value) from /proc/PID/status.
 void parse_status(std::string_view text, model::Process& p) {
   for (const std::string& line : split(text, '\n')) {
@@ -116,12 +130,14 @@ std::vector<std::string> parse_cmdline(std::string_view raw) {
   }
 }
 
-void fill_optional_fields(const std::string& dir, const SnapshotOptions& options, model::Process& p) {
+void fill_optional_fields(const std::string& dir, const std::string& mm_dir, const SnapshotOptions& options,
+                          model::Process& p) {
   if (auto comm = read_file(dir + "/comm", 4096)) p.comm = std::string(chomp(*comm));
+  // exe and cmdline come from mm_dir: the address space, which a zombie leader no longer has.
   std::string exe(4096, '\0');
-  const ssize_t n = ::readlink((dir + "/exe").c_str(), exe.data(), exe.size());
+  const ssize_t n = ::readlink((mm_dir + "/exe").c_str(), exe.data(), exe.size());
   if (n > 0) p.exe = exe.substr(0, static_cast<size_t>(n));
-  if (auto cmd = read_file(dir + "/cmdline", kMaxCmdline)) {
+  if (auto cmd = read_file(mm_dir + "/cmdline", kMaxCmdline)) {
     p.cmdline = parse_cmdline(*cmd);
     if (options.redact_cmdline) p.cmdline = redact_cmdline(p.cmdline);
   }
@@ -148,7 +164,9 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
   }
   StatFields st;
   if (!parse_stat(*stat_text, st)) return make_error("cannot parse '" + dir + "/stat'");
-  if (st.state == 'Z' || st.state == 'X') return make_error("process " + std::to_string(pid) + " exited (zombie)");
+  if ((st.state == 'Z' || st.state == 'X') && live_threads(dir) <= 1) {
+    return make_error("process " + std::to_string(pid) + " exited (zombie)");
+  }
 
   model::Process p;
   p.pid = pid;
@@ -159,7 +177,7 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
   if (ticks > 0) {
     p.start_time_ns = boot_time_ns() + static_cast<int64_t>(st.start_ticks) * (1'000'000'000LL / ticks);
   }
-  fill_optional_fields(dir, options, p);
+  fill_optional_fields(dir, st.state == 'Z' ? memory_dir(dir, pid) : dir, options, p);
   // Gone while we read (stat succeeded but everything else vanished): report it as exited.
   if (::access(dir.c_str(), F_OK) != 0 && is_gone_errno(errno)) return exited_error(pid);
   return p;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gp/model/session.h"
 #include "gp/util/result.h"
@@ -38,6 +39,11 @@ inline constexpr size_t kDefaultPerfMapMaxBytes = 64u << 20;
 // unreadable. `stats` may be null.
 Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes = kDefaultPerfMapMaxBytes,
                                     PerfMapStats* stats = nullptr, const std::string& proc_root = "/proc");
+
+// Marks the anonymous mappings (MappingKind::anonymous) of map.pid that contain the start of
+// at least one perf-map entry as MappingKind::jit_map, so symbolizers know to use the map.
+// Mappings of other pids and file-backed mappings are left alone. Returns how many changed.
+size_t mark_jit_mappings(std::vector<model::Mapping>& mappings, const model::JitMap& map);
 
 // Parses perf-map text (the same line rules), appending to map.entries. Returns the number of
 // bad lines.

@@ -38,8 +38,9 @@ struct SnapshotOptions {
 // Metadata of one process: comm, exe, cmdline, ppid, uid (real), start time (wall clock ns since
 // the epoch: boot time + starttime ticks), ns_pid (last NSpid value), cgroup (the v2 "0::" path,
 // else the first v1 line's path), container id and name (gp/proc/container.h).
-// Error only when the process does not exist (message contains "process exited", the pid is gone
-// or became a zombie before the essentials could be read); other unreadable fields stay empty.
+// Error only when the process does not exist (message contains "process exited": the pid is gone,
+// or it is a zombie; a zombie leader whose other threads still run counts as alive and its exe
+// and cmdline are read through a live thread). Other unreadable fields stay empty.
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options = {});
 
 // Build-ids keyed by file identity (st_dev, st_ino, size, mtime) as seen through
@@ -71,6 +72,9 @@ class BuildIdCache {
 // /proc/PID/map_files/<start>-<end> (works for deleted files and other mount namespaces),
 // falling back to /proc/PID/root/<path>. The vDSO's build-id is read from /proc/PID/mem.
 // `cache` may be null; pass one cache for a whole system-wide snapshot.
+// A process whose main thread exited while others run (a zombie leader) is read through a live
+// thread's /proc/PID/task/TID files; map_files does not exist there, so deleted files have no
+// build-id in that rare case. Kernel threads have no mappings (empty list).
 // Error when the process does not exist (message contains "process exited").
 Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const SnapshotOptions& options = {},
                                                         BuildIdCache* cache = nullptr);
