@@ -74,7 +74,7 @@ TEST(CollapsedReader, ReadsColPrefixFramesIntoProcesses) {
   EXPECT_EQ(s.header.host.hostname, "h1");
   EXPECT_EQ(s.header.host.kernel_release, "6.1.0");
   EXPECT_EQ(s.header.host.cpu_count, 4u);
-  EXPECT_EQ(s.header.sampling.event, "cpu-time");
+  EXPECT_EQ(s.header.sampling.event, "cpu-clock");
   EXPECT_EQ(s.header.sampling.frequency_hz, 11u);
   EXPECT_EQ(s.header.metadata_json.substr(0, 19), R"({"hostname": "h1", )");
   ASSERT_EQ(s.processes.size(), 2u);  // swapper is pid 0 and has only a thread

@@ -1,4 +1,5 @@
-# fold: stack folding and the text formats (.col, folded, top).
+# fold: stack folding and the text formats (.col, folded, top), filters, the CLI fixture.
 target_sources(gp_unit_tests PRIVATE
   unit/stacks_test.cpp
+  unit/fold_formats_test.cpp
 )

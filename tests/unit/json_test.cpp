@@ -70,7 +70,9 @@ TEST(JsonParser, RejectsMalformedInputWithOffset) {
                           "\"\x01\"", R"("\x")"}) {
     auto v = json::parse(bad);
     EXPECT_FALSE(v) << bad;
-    if (!v) EXPECT_NE(v.error().message.find("invalid JSON at byte"), std::string::npos);
+    if (!v) {
+      EXPECT_NE(v.error().message.find("invalid JSON at byte"), std::string::npos);
+    }
   }
 }
 

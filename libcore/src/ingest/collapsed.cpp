@@ -46,7 +46,7 @@ void fill_header_from_col(const json::Value& doc, model::Header& h) {
     if (const json::Value* n = md->find("processors")) h.host.cpu_count = n->as_int(0);
   }
   h.sampling.event = doc.get_string("sampling_event");
-  h.sampling.mode = doc.get_string("sampling_mode");
+  if (h.sampling.event == "cpu-time") h.sampling.event = "cpu-clock";  // archive.capnp's spelling
   if (const json::Value* f = doc.find("sampling_frequency")) h.sampling.frequency_hz = f->as_int(0);
   if (const json::Value* p = doc.find("sampling_period")) h.sampling.period = p->as_int(0);
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "gp/archive/reader.h"
+#include "gp/import/perf_script.h"
 #include "gp/ingest/collapsed.h"
 
 namespace gp::ingest {
@@ -54,6 +55,17 @@ Status read_more(int fd, const std::string& name, std::string& data, size_t want
     data.append(buf, static_cast<size_t>(n));
   }
   return ok_status();
+}
+
+// `perf script` text, imported as gp-import does with its defaults (the first event).
+Result<model::Archive> read_perf_script(std::string_view text, const std::string& path) {
+  model::Archive archive;
+  model::Session& s = archive.sessions.emplace_back();
+  import::PerfScriptStats stats = import::import_perf_script(text, s);
+  if (stats.samples == 0)
+    return make_error("'" + path + "' has no perf script samples with call stacks");
+  if (s.header.source == model::SourceKind::unknown) s.header.source = model::SourceKind::imported;
+  return archive;
 }
 
 }  // namespace
@@ -105,7 +117,7 @@ Result<model::Archive> read_profile(const std::string& path) {
   if (data.empty()) return make_error("'" + path + "' is empty: not a profile");
   switch (sniff(data)) {
     case InputFormat::perf_script:
-      return make_error("'" + path + "' is perf script text: convert it with gp-import first");
+      return read_perf_script(data, path);
     case InputFormat::unknown:
       return make_error("'" + path + "' is not a profile (gp archive, .col or folded text)");
     default:

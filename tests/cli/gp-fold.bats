@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# gp-fold: every format and switch on the checked-in fixture archive (tests/unit/fold_fixture.h),
+# goldens, the independent .col checker (tests/tools/check_col.py), filters, --top, round trips,
+# and each failure class with its exit status and message.
+#
+# Regenerate goldens (deliberately, then review the diff): GP_UPDATE_GOLDEN=1 bats gp-fold.bats
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+ARCHIVE="$GP_SOURCE_DIR/tests/fixtures/archives/fold-basic.gpa"
+GOLDEN="$GP_SOURCE_DIR/tests/fixtures/golden"
+CHECK_COL="$GP_SOURCE_DIR/tests/tools/check_col.py"
+PERF="$GP_SOURCE_DIR/tests/fixtures/perf"
+
+setup() {
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# Compares a produced file with its golden (or rewrites the golden with GP_UPDATE_GOLDEN=1).
+assert_golden() {
+  local produced=$1 name=$2
+  if [ "${GP_UPDATE_GOLDEN:-}" = 1 ]; then
+    cp "$produced" "$GOLDEN/$name"
+  fi
+  diff -u "$GOLDEN/$name" "$produced"
+}
+
+@test "--help exits 0 and shows formats and examples" {
+  run --separate-stderr gp-fold --help
+  assert_success
+  assert_output --partial 'perf script | gp-import | gp-fold > out.col'
+  assert_output --partial '--format'
+  assert_output --partial '--profile-api-version'
+}
+
+@test "--version names the tool" {
+  run gp-fold --version
+  assert_success
+  assert_output --regexp '^gp-fold \(gp\) [0-9]+\.[0-9]+'
+}
+
+@test "an unknown option is a usage error with a Try line" {
+  run -2 --separate-stderr gp-fold --bogus
+  assert_equal "${stderr_lines[0]}" "gp-fold: error: unknown option '--bogus'"
+  assert_equal "${stderr_lines[1]}" "Try 'gp-fold --help' for more information."
+}
+
+@test "an unknown format is a usage error" {
+  run -2 --separate-stderr gp-fold -f svg "$ARCHIVE"
+  assert_equal "${stderr_lines[1]}" "Try 'gp-fold --help' for more information."
+}
+
+@test "a folded-only switch with --format col is a usage error" {
+  run -2 --separate-stderr gp-fold --kernel-delimiter "$ARCHIVE"
+  assert_equal "${stderr_lines[0]}" "gp-fold: error: option --kernel-delimiter applies to --format folded only, not --format col"
+  assert_output ""
+}
+
+@test "--user-only and --kernel-only exclude each other" {
+  run -2 --separate-stderr gp-fold -f folded -U -K "$ARCHIVE"
+  [[ "${stderr_lines[0]}" == "gp-fold: error: "* ]]
+}
+
+@test "a missing input fails with status 1 and names it" {
+  run -1 --separate-stderr gp-fold no-such.gpa
+  assert_equal "$stderr" "gp-fold: error: cannot open 'no-such.gpa': No such file or directory"
+  assert_output ""
+}
+
+@test "garbage text fails with status 1" {
+  printf 'hello world\nnot a profile\n' > garbage.txt
+  run -1 --separate-stderr gp-fold garbage.txt
+  assert_equal "$stderr" "gp-fold: error: 'garbage.txt' is not a profile (gp archive, .col or folded text)"
+  assert_output ""
+}
+
+@test "binary garbage on stdin fails with status 1" {
+  head -c 65536 /dev/urandom > random.bin
+  run -1 --separate-stderr gp-fold - < random.bin
+  [[ "$stderr" == "gp-fold: error: "* ]]
+}
+
+@test "an empty input fails with status 1" {
+  : > empty
+  run -1 --separate-stderr gp-fold empty
+  assert_equal "$stderr" "gp-fold: error: 'empty' is empty: not a profile"
+}
+
+@test "a truncated archive still gives output, a warning and status 3" {
+  # cut inside the last message (the second session's trailer)
+  head -c $(( $(stat -c %s "$ARCHIVE") - 30 )) "$ARCHIVE" > cut.gpa
+  run -3 --separate-stderr gp-fold -f folded cut.gpa
+  [[ "$stderr" == "gp-fold: warning: archive 'cut.gpa' is truncated"* ]]
+  assert_output --partial 'server;main;serve'
+}
+
+@test "malformed folded lines are skipped with a warning naming the first, status 3" {
+  printf 'app;main 3\napp;broken\napp;main;work 2\n' > bad.folded
+  run -3 --separate-stderr gp-fold -f folded bad.folded
+  assert_equal "$stderr" "gp-fold: warning: profile 'bad.folded' has 1 malformed line, skipped (first: line 2: no count after the last space)"
+  assert_output $'app;main 3\napp;main;work 2'
+}
+
+@test "col output of the fixture archive equals the golden" {
+  gp-fold "$ARCHIVE" > out.col
+  assert_golden out.col fold-basic.col
+}
+
+@test "col output passes the independent gProfiler-format checker" {
+  require_command python3
+  gp-fold "$ARCHIVE" -o out.col
+  run python3 "$CHECK_COL" --sorted --studio-fields-known out.col
+  assert_success
+  assert_output "ok: 6 lines, 70 samples"
+}
+
+@test "col from perf script text passes the checker with the same sample total" {
+  require_command python3
+  gp-fold "$PERF/system-a-g.txt" > perf.col
+  run python3 "$CHECK_COL" --sorted perf.col
+  assert_success
+  total=$(gp-fold -f folded --include-idle "$PERF/system-a-g.txt" | awk '{ s += $NF } END { print s }')
+  assert_output --regexp "^ok: [0-9]+ lines, $total samples$"
+}
+
+@test "col round trip: gp-fold's .col folded again is byte-identical" {
+  gp-fold "$ARCHIVE" > first.col
+  gp-fold first.col > second.col
+  cmp first.col second.col
+  gp-fold - < first.col | cmp - first.col
+}
+
+@test "--profile-api-version v1 writes lines without index and container frames" {
+  require_command python3
+  gp-fold --profile-api-version v1 "$ARCHIVE" > v1.col
+  python3 "$CHECK_COL" --sorted v1.col
+  run tail -n +2 v1.col
+  assert_line --index 0 'java;[Profiling skipped: profiled-oom];Fib.main([Ljava/lang/String|)V_[j] 2'
+  # v1 lines carry no container frame, so only the stack lines survive a re-fold unchanged
+  gp-fold --profile-api-version v1 v1.col > again.col
+  diff <(tail -n +2 v1.col) <(tail -n +2 again.col)
+}
+
+@test "folded output of the fixture equals the golden (idle excluded by default)" {
+  gp-fold -f folded "$ARCHIVE" > out.folded
+  assert_golden out.folded fold-basic.folded
+}
+
+@test "-o with a .folded extension picks the folded format" {
+  gp-fold "$ARCHIVE" -o picked.folded
+  gp-fold -f folded "$ARCHIVE" | cmp - picked.folded
+}
+
+@test "folded switches: --with-tid, --annotate, --kernel-delimiter, --include-idle" {
+  run gp-fold -f folded --with-tid --annotate --kernel-delimiter --include-idle "$ARCHIVE"
+  assert_success
+  assert_line 'python3-200/201;main (/srv/app.py:10)_[p] 3'
+  assert_line 'server-300/300;main;serve_[i];(/usr/bin/server);-;ksys_read_[k];[unknown]_[k] 7'
+  assert_line 'swapper/0-0/0;do_idle_[k] 40'
+}
+
+@test "folded --with-pid uses comm-PID frames" {
+  run gp-fold -f folded --with-pid "$ARCHIVE"
+  assert_line 'server-300;main;serve;(/usr/bin/server) 5'
+}
+
+@test "folded --user-only and --kernel-only keep one side of each stack" {
+  run gp-fold -f folded -U "$ARCHIVE"
+  assert_line 'server;main;serve;(/usr/bin/server) 12'
+  run gp-fold -f folded -K --annotate "$ARCHIVE"
+  assert_output 'server;ksys_read_[k];[unknown]_[k] 7'
+}
+
+@test "filters by pid, comm and container apply to every format" {
+  run gp-fold -f folded --pid 300,400 --comm server "$ARCHIVE"
+  assert_output $'server;main;serve;(/usr/bin/server) 5\nserver;main;serve;(/usr/bin/server);ksys_read;[unknown] 7'
+  gp-fold --container web "$ARCHIVE" > web.col
+  run tail -n +2 web.col
+  assert_output $'1;web;python3;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p] 4\n1;web;python3;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p];Worker.run|step (/srv/app.py:20)_[p] 12'
+  grep -q '"containers": \["web"\]' web.col
+}
+
+@test "a filter matching nothing warns and exits 0" {
+  run --separate-stderr gp-fold -f folded --comm nobody "$ARCHIVE"
+  assert_success
+  assert_equal "$stderr" "gp-fold: warning: no samples match the filters (70 samples read)"
+  assert_output ""
+}
+
+@test "--top prints the frames with the most self samples" {
+  run gp-fold --top 2 "$ARCHIVE"
+  assert_success
+  assert_line --index 0 --regexp '^ +SELF +SELF% +TOTAL +TOTAL% +FRAME$'
+  assert_line --index 1 --regexp '^ +12 +40\.0% +12 +40\.0%  Worker\.run;step \(/srv/app\.py:20\)_\[p\]$'
+  assert_line --index 2 --regexp '^ +7 +23\.3% +7 +23\.3%  \[unknown\]_\[k\]$'
+  [ "${#lines[@]}" -eq 3 ]
+}
+
+@test "--top with --format is a usage error" {
+  run -2 --separate-stderr gp-fold --top 3 -f folded "$ARCHIVE"
+  [[ "${stderr_lines[0]}" == "gp-fold: error: "* ]]
+}
+
+@test "several inputs (archive and .col) aggregate into one profile" {
+  gp-fold -f folded "$ARCHIVE" > one.folded
+  gp-fold "$ARCHIVE" > one.col
+  run gp-fold -f folded "$ARCHIVE" one.col
+  assert_line 'server;main;serve;(/usr/bin/server) 10'
+  assert_line 'python3;main (/srv/app.py:10) 8'
+}
+
+@test "pprof output, by --format or by the .pb.gz extension, is gzip data" {
+  gp-fold -f pprof "$ARCHIVE" > out.pb.gz
+  gzip -t out.pb.gz
+  gp-fold "$ARCHIVE" -o ext.pb.gz
+  gzip -t ext.pb.gz
+}
+
+@test "speedscope output is JSON with the speedscope schema" {
+  require_command python3
+  gp-fold "$ARCHIVE" -o out.speedscope.json
+  run python3 -c 'import json,sys; d=json.load(open("out.speedscope.json")); print(d["$schema"])'
+  assert_output 'https://www.speedscope.app/file-format-schema.json'
+}
+
+@test "writing to a full device fails with status 1" {
+  [ -w /dev/full ] || skip "no /dev/full"
+  run -1 --separate-stderr gp-fold "$ARCHIVE" -o /dev/full
+  [[ "$stderr" == "gp-fold: error: cannot write '/dev/full'"* ]]
+}

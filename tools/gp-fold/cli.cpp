@@ -1,0 +1,70 @@
+#include "cli.h"
+
+namespace gp::fold_tool {
+
+void add_cli(CLI::App& app, FoldArgs& args) {
+  using gp::cli::ValueHint;
+  gp::cli::hint_value(app.add_option("input", args.inputs,
+                                     "Profiles to fold together: gp archives, gProfiler .col or folded "
+                                     "text; '-' for standard input (the default)"),
+                      ValueHint::archive);
+  gp::cli::hint_value(app.add_option("-o,--output", args.output,
+                                     "File to write; '-' for standard output. Without --format, the "
+                                     "extension picks it: .col, .folded, .pb.gz/.pprof, .speedscope.json")
+                          ->capture_default_str(),
+                      ValueHint::file);
+  gp::cli::choices(app.add_option("-f,--format", args.format,
+                                  "Output format (default: col, or from the -o extension)")
+                       ->check(CLI::IsMember({"col", "folded", "pprof", "speedscope"})),
+                   {"col", "folded", "pprof", "speedscope"});
+  gp::cli::choices(app.add_option("--profile-api-version", args.profile_api_version,
+                                  "col: v1 writes lines without the app-metadata index and container "
+                                  "frames, as gProfiler's --profile-api-version v1")
+                       ->check(CLI::IsMember({"v1", "v2"}))
+                       ->capture_default_str(),
+                   {"v1", "v2"});
+  app.add_flag("--no-app-metadata", args.no_app_metadata,
+               "col: no application-metadata index frame (gProfiler's --disable-application-metadata)");
+
+  auto* pid = app.add_option("-p,--pid", args.pids, "Only samples of these pids (comma-separated or repeated)")
+                  ->delimiter(',')
+                  ->allow_extra_args(false)  // one value per occurrence: "--pid 3 in.gpa"
+                  ->type_name("PID");
+  pid->check(CLI::NonNegativeNumber);
+  app.add_option("--comm", args.comms, "Only processes with this comm (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME");
+  app.add_option("--container", args.containers,
+                 "Only processes in this container, by name or id prefix (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME");
+  auto* incl = app.add_flag("--include-idle", args.include_idle,
+                            "Keep idle (pid 0, swapper) samples: the default for col, pprof, speedscope");
+  auto* excl = app.add_flag("--exclude-idle", args.exclude_idle,
+                            "Drop idle (pid 0, swapper) samples: the default for folded and --top");
+  incl->excludes(excl);
+
+  auto* wpid = app.add_flag("--with-pid", args.with_pid,
+                            "folded, speedscope: process frames as comm-PID (stackcollapse-perf --pid)");
+  auto* wtid = app.add_flag("--with-tid", args.with_tid,
+                            "folded, speedscope: process frames as comm-PID/TID (stackcollapse-perf --tid)");
+  wpid->excludes(wtid);
+  app.add_flag("--kernel-delimiter", args.kernel_delimiter,
+               "folded: a '-' frame between the user and kernel parts of a stack (bcc profile -d)");
+  app.add_flag("--annotate", args.annotate,
+               "folded: add gProfiler's kind suffixes (_[k] kernel, _[j] java, _[p] python, ...); "
+               "col always has them");
+  auto* user = app.add_flag("-U,--user-only", args.user_only,
+                            "folded, speedscope, --top: user-space frames only");
+  auto* kern = app.add_flag("-K,--kernel-only", args.kernel_only,
+                            "folded, speedscope, --top: kernel frames only");
+  user->excludes(kern);
+  auto* top = app.add_option("--top", args.top,
+                             "Print a table of the N frames with the most self samples instead of a profile")
+                  ->type_name("N")
+                  ->check(CLI::PositiveNumber);
+  top->excludes("--format");
+  gp::cli::add_common_options(app, args.common);
+}
+
+}  // namespace gp::fold_tool
