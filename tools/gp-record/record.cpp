@@ -257,6 +257,13 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   }
   if (int st = check_output(args); st != kExitOk) return st;
   install_signal_handlers();
+  model::HostInfo host = proc::host_info();
+  Output output(args, host.hostname);
+  auto first_out = output.next();  // an unwritable output fails before any sampling starts
+  if (!first_out) {
+    gp::cli::error(first_out.error().message);
+    return kExitFailure;
+  }
   std::string hint;
   auto sampler = open_sampler(args, *config, &hint);
   if (!sampler) {
@@ -266,15 +273,15 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   }
   gp::cli::info(1, std::string("sampling with the ") + (*sampler)->name() + " sampler at " +
                        std::to_string(args.frequency) + " Hz");
-  model::HostInfo host = proc::host_info();
   LiveProcessSource source(args.redact_cmdline);
   record::SessionAssembler assembler(source, host.kernel_build_id);
   EndOfSession end;
   Totals totals;
-  Output output(args, host.hostname);
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
+  bool first = true;
   do {
-    auto out = output.next();
+    auto out = first ? std::move(first_out) : output.next();
+    first = false;
     if (!out) {
       gp::cli::error(out.error().message);
       return kExitFailure;
