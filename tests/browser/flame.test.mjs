@@ -136,7 +136,7 @@ test('the tooltip names the frame under the mouse with its samples and share', a
 test('frames are coloured by kind: the kernel frame is orange', async () => {
   const page = await open(flame('kinds', PROFILE, ['--inverted', '--deterministic']));
   const h = hue(await frameColour(page, 'read'));
-  assert.ok(h >= 20 && h <= 45, `kernel hue ${h}`);
+  assert.ok(h >= 25 && h <= 50, `kernel hue ${h}`);
   const pseudo = await frameColour(page, 'app');
   assert.ok(Math.max(...pseudo) - Math.min(...pseudo) < 8, `pseudo frames are grey: ${pseudo}`);
   await page.close();

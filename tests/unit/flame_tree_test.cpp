@@ -55,6 +55,16 @@ TEST(FlameTree, InputOrderDoesNotMatter) {
   EXPECT_EQ(shape(gp::flame::build_tree(stacks)), shape(first));
 }
 
+TEST(FlameTree, NeighboursSharingPrefixesAcrossASkippedStackStayCorrect) {
+  // Sorted input as fold_stacks gives it, with a zero-count stack between two neighbours.
+  auto kernel_x = stack({"a", "x"}, 1);
+  kernel_x.frames[1].kind = FrameKind::kernel;
+  auto tree = gp::flame::build_tree({stack({"a", "b", "c"}, 1), stack({"a", "b", "d"}, 0), stack({"a", "b", "e"}, 2),
+                                     stack({"a", "x"}, 3), kernel_x});
+  EXPECT_EQ(shape(tree), "root@0=7 a@1=7 b@2=3 c@3=1 e@3=2 x@2=3 x@2=1 ");
+  EXPECT_EQ(tree.labels[tree.nodes.back().label].kind, FrameKind::kernel);
+}
+
 TEST(FlameTree, JavaSignaturesGetTheirSemicolonsBack) {
   auto tree = gp::flame::build_tree({stack({"Foo.bar(Ljava/lang/String|)V"}, 1, FrameKind::java),
                                      stack({"a|b"}, 1, FrameKind::native)});
