@@ -26,6 +26,20 @@ const PROFILE = ['app;main;compute;hash 40', 'app;main;compute;sort 20', 'app;ma
 // The base of the differential test: hash grows 10 -> 40, sort shrinks 50 -> 20.
 const BASE = ['app;main;compute;hash 10', 'app;main;compute;sort 50', 'app;main;parse 40'].join('\n') + '\n';
 
+// The share of samples whose stack has a frame matching `test` (names without their
+// `_[x]` kind suffix), formatted as the page shows it: computed from the input text alone.
+function expectedShare(folded, test) {
+  let matched = 0, total = 0;
+  for (const line of folded.split('\n')) {
+    if (!line) continue;
+    const space = line.lastIndexOf(' ');
+    const count = Number(line.slice(space + 1));
+    total += count;
+    if (line.slice(0, space).split(';').slice(1).some((f) => test(f.replace(/_\[[a-z]+\]$/, '')))) matched += count;
+  }
+  return (100 * matched / total).toFixed(2) + '%';
+}
+
 const ROW = 18;
 const BACKGROUND = [250, 250, 250];
 let context;
@@ -148,14 +162,16 @@ test('search highlights matches and shows their share of the samples', async () 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'search');
   await page.keyboard.type('COMP');  // substring search ignores case
   await page.waitForFunction(() => document.getElementById('match').textContent !== '');
-  assert.equal(await text(page, '#match'), 'Matched: 60.00%');
+  assert.equal(await text(page, '#match'), 'Matched: ' + expectedShare(PROFILE, (f) => /comp/i.test(f)));
   assert.deepEqual(await frameColour(page, 'compute'), [230, 0, 230]);
   assert.notDeepEqual(await frameColour(page, 'parse'), [230, 0, 230]);
   await page.screenshot({ path: path.join(ARTIFACTS, 'flame-search.png'), fullPage: true });
 
   await page.fill('#search', '^(hash|parse)$');
   await page.check('#regex');
-  await page.waitForFunction(() => document.getElementById('match').textContent === 'Matched: 65.00%');
+  const want = 'Matched: ' + expectedShare(PROFILE, (f) => /^(hash|parse)$/.test(f));
+  assert.equal(want, 'Matched: 65.00%');
+  await page.waitForFunction((w) => document.getElementById('match').textContent === w, want);
   await page.fill('#search', '(');
   await page.waitForFunction(() => document.getElementById('match').textContent.startsWith('invalid regex'));
   await page.click('#clear');
@@ -239,7 +255,8 @@ test('very deep stacks still fit the canvas', async () => {
 });
 
 test('a page of 100k unique stacks renders (smoke check, generous bound)', async () => {
-  const html = flame('big', generateStacks(100000, 7), ['--deterministic']);
+  const folded = generateStacks(100000, 7);
+  const html = flame('big', folded, ['--deterministic']);
   const size = fs.statSync(html).size;
   const started = Date.now();
   const page = await open(html, 120000);
@@ -251,6 +268,7 @@ test('a page of 100k unique stacks renders (smoke check, generous bound)', async
   await page.fill('#search', 'sys_');
   await page.waitForFunction(() => document.getElementById('match').textContent.startsWith('Matched: '));
   const searchMs = Date.now() - t0;
+  assert.equal(await text(page, '#match'), 'Matched: ' + expectedShare(folded, (f) => f.includes('sys_')));
   const box = await canvasBox(page);
   await page.mouse.click(box.x + box.width / 2, box.y + box.height - 1.5 * ROW);  // a comm frame
   assert.notEqual(await page.evaluate(() => window.gpFlame.zoomed()), 'root');
