@@ -229,3 +229,12 @@ assert_golden() {
   run -1 --separate-stderr gp-fold "$ARCHIVE" -o /dev/full
   [[ "$stderr" == "gp-fold: error: cannot write '/dev/full'"* ]]
 }
+
+@test "perf script | gp-import | gp-fold gives a .col the independent checker accepts" {
+  require_command python3
+  command -v gp-import >/dev/null || fail "gp-import is not built in '$GP_BUILD_DIR/bin'"
+  gp-import < "$PERF/system-a-g.txt" | gp-fold > pipeline.col
+  run python3 "$CHECK_COL" --sorted pipeline.col
+  assert_success
+  gp-fold "$PERF/system-a-g.txt" | cmp - pipeline.col
+}

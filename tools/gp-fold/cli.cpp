@@ -6,7 +6,8 @@ void add_cli(CLI::App& app, FoldArgs& args) {
   using gp::cli::ValueHint;
   gp::cli::hint_value(app.add_option("input", args.inputs,
                                      "Profiles to fold together: gp archives, gProfiler .col or folded "
-                                     "text; '-' for standard input (the default)"),
+                                     "text; '-' for standard input (the default)")
+                          ->type_name("FILE"),
                       ValueHint::archive);
   gp::cli::hint_value(app.add_option("-o,--output", args.output,
                                      "File to write; '-' for standard output. Without --format, the "
@@ -15,12 +16,12 @@ void add_cli(CLI::App& app, FoldArgs& args) {
                       ValueHint::file);
   gp::cli::choices(app.add_option("-f,--format", args.format,
                                   "Output format (default: col, or from the -o extension)")
-                       ->check(CLI::IsMember({"col", "folded", "pprof", "speedscope"})),
+                       ->type_name("FORMAT"),
                    {"col", "folded", "pprof", "speedscope"});
   gp::cli::choices(app.add_option("--profile-api-version", args.profile_api_version,
                                   "col: v1 writes lines without the app-metadata index and container "
                                   "frames, as gProfiler's --profile-api-version v1")
-                       ->check(CLI::IsMember({"v1", "v2"}))
+                       ->type_name("VERSION")
                        ->capture_default_str(),
                    {"v1", "v2"});
   app.add_flag("--no-app-metadata", args.no_app_metadata,
