@@ -25,10 +25,9 @@ class KallsymsTable {
   // Parses kallsyms text already in memory (same rules as load()).
   static Result<KallsymsTable> parse(std::string_view text);
 
-  // The symbol containing addr: the last entry with address <= addr, or nullptr when addr is
-  // below the first entry or past the last one's successor bound (the end of the last symbol is
-  // unknown, so addresses beyond the last entry are still attributed to it only within
-  // kMaxLastSymbolSize). Entries with equal addresses: the first one in file order wins.
+  // The symbol containing addr: the last entry with address <= addr (of entries with equal
+  // addresses, the first in file order). nullptr when addr is below the first entry, or is
+  // kMaxLastSymbolSize or more past the last entry (whose end is unknown).
   const model::KernelSymbol* lookup(uint64_t addr) const;
 
   // The entries needed to symbolize `addresses` elsewhere: for each address its containing

@@ -8,7 +8,8 @@
 //    (O_NOFOLLOW on every component, "tmp" included), so a link planted in /tmp cannot make root
 //    read another file;
 //  - the file must be a regular file (O_NONBLOCK so a FIFO cannot block us; fstat checks the type)
-//    owned by the process's uid or by root;
+//    owned by one of the process's uids (real, effective, saved, fs) or by root, with a single
+//    link (a hard link to a root-owned file would otherwise pass the owner check);
 //  - at most max_bytes are read; a longer file is cut at the last complete line before the cap.
 // Lines are "START SIZE NAME" with START and SIZE in hex (optional 0x); bad lines are skipped
 // and counted. NAME is kept verbatim (it may contain spaces).
