@@ -39,6 +39,7 @@ test_pkgs=(
   clang-format         # scripts/format.sh --check
   lld                  # links the cross-arch/big-endian build-id fixtures (tests/unit/elf.cmake)
   nodejs               # tests/browser: gp-flame pages in headless chromium via playwright-core
+  bpftrace             # tests/bench/record_overhead.sh compares gp-record with bpftrace profile:hz
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -28,32 +28,39 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
 
 void add_cli(CLI::App& app, RecordArgs& args) {
   app.add_option("-F,--frequency", args.frequency, "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
+      ->type_name("HZ")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
   app.add_option("-d,--duration", args.duration, "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
+      ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
   app.add_option("-p,--pid", args.pids, "Only these processes (comma-separated or repeated)")
+      ->type_name("PID")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   app.add_option("-t,--tid", args.tids, "Only these threads (comma-separated or repeated)")
+      ->type_name("TID")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  gp::cli::hint_value(app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)"),
+  gp::cli::hint_value(app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)")->type_name("DIR"),
                       ValueHint::directory);
-  app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3");
+  app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3")->type_name("LIST");
   auto* user = app.add_flag("-U,--user-only", args.user_only, "User stacks only (no kernel frames)");
   app.add_flag("-K,--kernel-only", args.kernel_only, "Kernel stacks only, and only samples taken in the kernel")
       ->excludes(user);
   app.add_flag("-I,--include-idle", args.include_idle, "Keep samples of the idle task (pid 0)");
   app.add_option("--stack-storage-size", args.stack_storage_size,
                  "Unique stacks (and sample slots) per flush interval in the kernel")
+      ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(64u, 1u << 24));
   gp::cli::hint_value(app.add_option("-o,--output", args.output,
-                                     "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time"),
+                                     "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time")
+                          ->type_name("FILE"),
                       ValueHint::archive);
   auto* cont = app.add_flag("-c,--continuous", args.continuous, "Record session after session, one per --duration");
-  gp::cli::hint_value(app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here"),
+  gp::cli::hint_value(app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here")
+                          ->type_name("DIR"),
                       ValueHint::directory)
       ->needs(cont);
   app.add_flag("--rotating-output", args.rotating_output, "With --output-dir: keep only the newest session's file")
@@ -61,11 +68,13 @@ void add_cli(CLI::App& app, RecordArgs& args) {
   app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
   app.add_flag("--redact-cmdline", args.redact_cmdline, "Hide secret-looking values in recorded command lines");
   app.add_option("--flush-interval", args.flush_interval, "Seconds between chunks written (what a kill can lose)")
+      ->type_name("SECONDS")
       ->capture_default_str()
       ->check(CLI::Range(0.05, 3600.0));
-  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->capture_default_str(),
+  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->type_name("EVENT")->capture_default_str(),
                    perf_event_names());
   gp::cli::choices(app.add_option("--sampler", args.sampler, "Sampling engine: auto (bpf, else perf), bpf, perf")
+                       ->type_name("ENGINE")
                        ->capture_default_str(),
                    {"auto", "bpf", "perf"});
   gp::cli::add_common_options(app, args.common);
