@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# gp-symbolize: real recordings (gp-record's perf sampler on a fixture program) symbolized on the
+# same host, off-host from an exported .build-id store after the binary is gone, and through a
+# real debuginfod server on 127.0.0.1; --strict, idempotence, -j determinism, and each failure
+# class with its exit status and message.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+FIXTURES="$GP_BUILD_DIR/tests/fixtures/symbolize"
+
+setup() {
+  cd "$BATS_TEST_TMPDIR"
+}
+
+# Records `prog ARGS...` for about a second with gp-record's perf sampler into $2.
+record_program() {
+  local out=$1
+  shift
+  [ "$(id -u)" -eq 0 ] || skip "recording another process needs root (or perf_event_paranoid <= 1)"
+  "$@" &
+  local pid=$!
+  sleep 0.2
+  gp-record --sampler perf -F 499 -U -p "$pid" -d 1.5 -o "$out" 2>/dev/null
+  local rc=$?
+  wait "$pid" || true
+  return $rc
+}
+
+# bats-assert 2.1 has no assert_stderr: these check `run --separate-stderr`'s $stderr.
+stderr_has() {
+  [[ "$stderr" == *"$1"* ]] || { echo "stderr lacks '$1':"; echo "$stderr"; return 1; }
+}
+stderr_matches() {
+  [[ "$stderr" =~ $1 ]] || { echo "stderr does not match '$1':"; echo "$stderr"; return 1; }
+}
+
+# Folded user stacks of an archive, one "frames count" line each.
+folded() {
+  gp-fold -f folded -U "$1"
+}
+
+@test "--help exits 0 and shows the lookup options and examples" {
+  run --separate-stderr gp-symbolize --help
+  assert_success
+  assert_output --partial 'gp-record -d 10 | gp-symbolize | gp-fold > out.col'
+  assert_output --partial '--debug-dir'
+  assert_output --partial '--export-symbols'
+}
+
+@test "--version names the tool" {
+  run gp-symbolize --version
+  assert_success
+  assert_output --regexp '^gp-symbolize \(gp\) [0-9]+\.[0-9]+'
+}
+
+@test "an unknown option is a usage error with a Try line" {
+  run -2 --separate-stderr gp-symbolize --bogus
+  assert_equal "${stderr_lines[0]}" "gp-symbolize: error: unknown option '--bogus'"
+  assert_equal "${stderr_lines[1]}" "Try 'gp-symbolize --help' for more information."
+}
+
+@test "an unknown demangle style is a usage error" {
+  run -2 --separate-stderr gp-symbolize --demangle fancy -o out.gpa in.gpa
+  stderr_has "Try 'gp-symbolize --help'"
+}
+
+@test "a missing input fails with status 1 and names the file" {
+  run -1 --separate-stderr gp-symbolize missing.gpa -o out.gpa
+  stderr_has "gp-symbolize: error: cannot open 'missing.gpa': No such file or directory"
+}
+
+@test "input that is not an archive fails with status 1" {
+  echo "main;foo 1" > text.folded
+  run -1 --separate-stderr gp-symbolize text.folded -o out.gpa
+  stderr_has "gp-symbolize: error: 'text.folded' is not a gp archive"
+}
+
+@test "a recording is symbolized on the recording host with names and counters" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  run --separate-stderr gp-symbolize rec.gpa -o named.gpa
+  assert_success
+  stderr_matches 'gp-symbolize: [0-9]+ of [0-9]+ frames resolved'
+  run folded named.gpa
+  assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
+}
+
+@test "off-host: the binary is gone and only an exported store is used" {
+  cp "$FIXTURES/sym_nofp" app
+  record_program rec.gpa ./app 3
+  run --separate-stderr gp-symbolize --export-symbols store rec.gpa
+  assert_success
+  stderr_has "binaries to 'store'"
+  [ -n "$(find store/.build-id -type f)" ]
+  rm app
+  run --separate-stderr gp-symbolize --stores-only rec.gpa -o bare.gpa
+  assert_success
+  stderr_has 'no-file'
+  run --separate-stderr gp-symbolize --stores-only --debug-dir store rec.gpa -o named.gpa
+  assert_success
+  run folded named.gpa
+  assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
+}
+
+@test "a second run over a symbolized archive changes nothing" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  gp-symbolize --no-compress rec.gpa -o once.gpa
+  gp-symbolize --no-compress once.gpa -o twice.gpa
+  cmp once.gpa twice.gpa
+}
+
+@test "one job and several jobs write the same archive" {
+  cp "$FIXTURES/sym_cpptempl" app
+  record_program rec.gpa ./app 3
+  gp-symbolize --no-compress -j 1 --lines rec.gpa -o one.gpa
+  gp-symbolize --no-compress -j 4 --lines rec.gpa -o four.gpa
+  cmp one.gpa four.gpa
+}
+
+@test "--demangle picks the C++ name style" {
+  cp "$FIXTURES/sym_cpptempl" app
+  record_program rec.gpa ./app 3
+  gp-symbolize --demangle simplified rec.gpa -o simple.gpa
+  gp-symbolize --demangle templates rec.gpa -o templ.gpa
+  run folded simple.gpa
+  assert_output --partial '(anonymous namespace)::hidden_work;ns::Stack::push'
+  run folded templ.gpa
+  assert_output --partial '(anonymous namespace)::hidden_work;ns::Stack<int>::push'
+}
+
+@test "--strict turns unresolved frames into status 3" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  rm app
+  run -3 --separate-stderr gp-symbolize --strict --stores-only rec.gpa -o out.gpa
+  stderr_has 'gp-symbolize: warning:'
+  stderr_has 'unresolved (--strict)'
+  [ -s out.gpa ]
+}
+
+@test "a truncated archive is symbolized as far as it goes, with status 3" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  gp-symbolize --no-compress rec.gpa -o full.gpa
+  head -c $(( $(stat -c %s full.gpa) - 40 )) full.gpa > cut.gpa
+  run -3 --separate-stderr gp-symbolize cut.gpa -o out.gpa
+  stderr_has "gp-symbolize: warning: archive 'cut.gpa' is truncated"
+}
+
+@test "an archive is never written to a terminal" {
+  run -2 --separate-stderr script -qec "gp-symbolize /dev/null" /dev/null
+  assert_output --partial 'refusing to write a binary archive to a terminal'
+}
+
+@test "debuginfod: names come from a local server indexing the debug files" {
+  require_command debuginfod
+  require_command curl
+  cp "$FIXTURES/sym_fp" app
+  objcopy --only-keep-debug app app.debug
+  strip --strip-all app
+  record_program rec.gpa ./app 3
+  mkdir -p served && mv app.debug served/
+  local port=$(( 20000 + RANDOM % 20000 ))
+  debuginfod -F -p "$port" -d "$BATS_TEST_TMPDIR/db.sqlite" -t 0 -g 0 "$BATS_TEST_TMPDIR/served" \
+    > debuginfod.log 2>&1 &
+  local server=$!
+  local id
+  id=$(readelf -n app | sed -n 's/.*Build ID: //p')
+  for _ in $(seq 100); do
+    curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$id/debuginfo" && break
+    sleep 0.2
+  done
+  run --separate-stderr gp-symbolize --stores-only rec.gpa -o without.gpa
+  run folded without.gpa
+  refute_output --partial 'fp_leaf'
+  DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache" \
+    run --separate-stderr gp-symbolize -v --stores-only --debuginfod rec.gpa -o named.gpa
+  kill "$server"
+  wait "$server" || true
+  assert_success
+  stderr_has 'debug info from debuginfod'
+  run folded named.gpa
+  assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
+}
