@@ -170,6 +170,14 @@ record_system() {
   assert_equal "$got" "$want"
 }
 
+@test "a cut perf.data keeps the samples perf printed before failing, with status 3" {
+  record_system
+  head -c $(( $(stat -c %s perf.data) * 2 / 3 )) perf.data > cut.data
+  run -3 --separate-stderr gp-import cut.data -o out.gpa
+  stderr_matches "gp-import: warning: 'perf script' failed \(exit status [0-9]+.*\); keeping the samples it printed"
+  [ -s out.gpa ]
+}
+
 @test "a perf that is missing is a clear error" {
   printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
   GP_PERF=/nonexistent/perf run -1 --separate-stderr gp-import fake.data -o out.gpa

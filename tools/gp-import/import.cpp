@@ -199,6 +199,21 @@ std::optional<int> judge(const ImportArgs& a, const import::PerfScriptStats& st)
   return std::nullopt;
 }
 
+// perf is quiet when all is well; what it says otherwise (lost samples, unreadable maps) is
+// worth showing. The first lines only: perf can repeat itself per map.
+void relay_perf_warnings(const std::string& text) {
+  size_t start = 0, shown = 0;
+  while (start < text.size() && shown < 10) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    warning("perf: " + line);
+    ++shown;
+  }
+}
+
 }  // namespace
 
 int run(const ImportArgs& a) {
@@ -217,6 +232,7 @@ int run(const ImportArgs& a) {
   bool perf_failed = false;
   if (src.perf) {
     Status st = src.perf->wait();
+    if (st) relay_perf_warnings(src.perf->stderr_text());
     if (!st) {
       perf_failed = true;
       if (parser.stats().samples == 0) {
