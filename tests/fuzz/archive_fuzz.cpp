@@ -53,12 +53,24 @@ struct Shape {
 Shape shape_of(const Archive& a) {
   Shape out;
   for (const auto& s : a.sessions) {
-    out.sizes.insert(out.sizes.end(),
-                     {s.processes.size(), s.threads.size(), s.mappings.size(), s.functions.size(),
-                      s.locations.size(), s.stacks.size(), s.samples.size(), s.kernel_symbols.size(),
-                      s.jit_maps.size(), s.stack_copies.size(), s.counters.size()});
+    out.sizes.insert(out.sizes.end(), {s.processes.size(), s.threads.size(), s.mappings.size(),
+                                       s.functions.size(), s.locations.size(), s.stacks.size(),
+                                       s.samples.size(), s.kernel_symbols.size(), s.jit_maps.size(),
+                                       s.stack_copies.size(), s.counters.size()});
     out.totals.push_back(s.total_samples());
     out.truncated.push_back(s.truncated);
+  }
+  return out;
+}
+
+// "sizes... total truncated" per session, for the report when a round trip differs.
+std::string describe(const Shape& shape) {
+  std::string out;
+  const size_t per = shape.totals.empty() ? 0 : shape.sizes.size() / shape.totals.size();
+  for (size_t i = 0; i < shape.totals.size(); ++i) {
+    out += "[";
+    for (size_t k = 0; k < per; ++k) out += std::to_string(shape.sizes[i * per + k]) + " ";
+    out += "samples=" + std::to_string(shape.totals[i]) + (shape.truncated[i] ? " cut]" : "]");
   }
   return out;
 }
@@ -74,7 +86,12 @@ void round_trip(const Archive& original, bool compress) {
   auto in = gp::archive::InputStream::from_memory(bytes, "rewritten");
   auto again = gp::archive::read_archive(*in);
   if (!again.ok()) fail("re-written archive does not read back");
-  if (!(shape_of(*again) == shape_of(original))) fail("re-written archive reads back different");
+  Shape before = shape_of(original), after = shape_of(*again);
+  if (!(before == after)) {
+    std::fprintf(stderr, "archive_fuzz: read %s | re-read %s (%s)\n", describe(before).c_str(),
+                 describe(after).c_str(), compress ? "lz4" : "plain");
+    fail("re-written archive reads back different");
+  }
 }
 
 }  // namespace
