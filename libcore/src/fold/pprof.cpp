@@ -147,8 +147,12 @@ const std::string& Encoder::process_labels(const model::Session& s, int32_t pid,
   auto it = label_cache_.find(key);
   if (it != label_cache_.end()) return it->second;
   proto::ProtoWriter labels;
-  num_label(labels, "pid", pid);
-  num_label(labels, "tid", tid);
+  // Text inputs (.col, folded) have no pids: their sessions number processes 1, 2, ... and
+  // those made-up ids would read as real ones.
+  if (s.header.source != model::SourceKind::folded) {
+    num_label(labels, "pid", pid);
+    num_label(labels, "tid", tid);
+  }
   const model::Process* p = s.find_process(pid);
   std::string_view comm = p != nullptr ? std::string_view(p->comm) : std::string_view();
   if (comm.empty()) {

@@ -11,7 +11,8 @@
 //     locations are shared, and only entries that some sample reaches are written.
 //   - No process (comm) frame: pprof users filter with labels instead. Each sample carries
 //     num labels `pid`, `tid` and string labels `comm` (the process's, else the thread's),
-//     `container` (name, else id) and `appid` when known.
+//     `container` (name, else id) and `appid` when known. Sessions read from text (.col,
+//     folded; Header.source = folded) get no pid/tid labels: their pids are made up.
 //   - Values: `samples/count`, plus `cpu/nanoseconds` when every session's sampling says how
 //     long a sample is (1e9/frequency, the cpu-clock period, or per-sample cpu-clock weights).
 //     period_type/period follow the first session; time_nanos is the earliest session start
