@@ -3,8 +3,6 @@
 // cache, then loading /proc/kallsyms. Prints figures; run as root to see every process.
 //   gp_snapshot_bench [rounds]
 
-#include <dirent.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,19 +13,6 @@
 #include "gp/proc/process.h"
 
 namespace {
-
-std::vector<int32_t> all_pids() {
-  std::vector<int32_t> pids;
-  DIR* d = ::opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = ::readdir(d)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (*end == '\0' && pid > 0) pids.push_back(static_cast<int32_t>(pid));
-  }
-  ::closedir(d);
-  return pids;
-}
 
 struct Figures {
   size_t processes = 0, exited = 0, mappings = 0, with_build_id = 0;
@@ -62,7 +47,7 @@ void print(const char* label, const Figures& f) {
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
-  const std::vector<int32_t> pids = all_pids();
+  const std::vector<int32_t> pids = gp::proc::list_processes();
   for (int r = 0; r < rounds; ++r) {
     gp::proc::BuildIdCache cache;
     print("shared cache, cold:", snapshot_all(pids, &cache));

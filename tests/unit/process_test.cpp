@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -174,6 +176,29 @@ TEST(SnapshotProcess, KeepsAProcessWhoseMainThreadExited) {
   bool has_exe = false;
   for (const auto& m : *maps) has_exe = has_exe || (m.path == p->exe && !m.build_id.empty());
   EXPECT_TRUE(has_exe);
+}
+
+TEST(ListProcesses, ListsLiveProcessesButNotThreads) {
+  Child child("/bin/sh", {"sh", "-c", "read x"});
+  // A live second thread of this process: its tid is a valid /proc/TID but not listed.
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    tid = ::gettid();
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (tid == 0) std::this_thread::yield();
+  const std::vector<int32_t> pids = gp::proc::list_processes();
+  EXPECT_TRUE(std::is_sorted(pids.begin(), pids.end()));
+  auto has = [&](int32_t pid) { return std::binary_search(pids.begin(), pids.end(), pid); };
+  EXPECT_TRUE(has(1));
+  EXPECT_TRUE(has(::getpid()));
+  EXPECT_TRUE(has(child.pid()));
+  EXPECT_FALSE(has(tid));
+  EXPECT_EQ(::access(("/proc/" + std::to_string(tid)).c_str(), F_OK), 0);
+  done = true;
+  worker.join();
+  EXPECT_TRUE(gp::proc::list_processes("/nonexistent").empty());
 }
 
 // A procfs-shaped tree: stat with a hostile comm, v1 cgroups naming a docker container, NSpid

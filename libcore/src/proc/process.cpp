@@ -2,9 +2,12 @@
 
 #include "gp/proc/process.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <ctime>
 
 #include "gp/proc/cmdline.h"
@@ -153,6 +156,19 @@ void fill_optional_fields(const std::string& dir, const std::string& mm_dir, con
 }
 
 }  // namespace
+
+std::vector<int32_t> list_processes(const std::string& proc_root) {
+  std::vector<int32_t> pids;
+  DIR* dir = ::opendir(proc_root.c_str());
+  if (!dir) return pids;
+  while (dirent* e = ::readdir(dir)) {
+    uint64_t pid = 0;
+    if (parse_u64(e->d_name, pid) && pid > 0 && pid <= INT32_MAX) pids.push_back(static_cast<int32_t>(pid));
+  }
+  ::closedir(dir);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
 
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options) {
   const std::string dir = options.proc_root + "/" + std::to_string(pid);

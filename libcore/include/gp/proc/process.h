@@ -79,6 +79,10 @@ class BuildIdCache {
 Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const SnapshotOptions& options = {},
                                                         BuildIdCache* cache = nullptr);
 
+// Every process (thread-group) id in <proc_root>, ascending. Threads are not listed: procfs
+// shows them only under /proc/PID/task. Empty when proc_root cannot be read.
+std::vector<int32_t> list_processes(const std::string& proc_root = "/proc");
+
 // The recording host: hostname, boot id, uname release/version/machine, kernel build-id
 // (from /sys/kernel/notes, raw bytes), online cpu count, PRETTY_NAME of /etc/os-release.
 // Fields that cannot be read stay empty/0.
