@@ -76,7 +76,7 @@ folded() {
   stderr_has "gp-symbolize: error: 'text.folded' is not a gp archive"
 }
 
-@test "a recording is symbolized on the recording host with names and counters" {
+@test "a recording is symbolized on the recording host, with a summary on stderr" {
   cp "$FIXTURES/sym_fp" app
   record_program rec.gpa ./app 3
   run --separate-stderr gp-symbolize rec.gpa -o named.gpa
@@ -87,7 +87,7 @@ folded() {
 }
 
 @test "off-host: the binary is gone and only an exported store is used" {
-  cp "$FIXTURES/sym_nofp" app
+  cp "$FIXTURES/sym_fp" app
   record_program rec.gpa ./app 3
   run --separate-stderr gp-symbolize --export-symbols store rec.gpa
   assert_success
@@ -180,7 +180,7 @@ folded() {
   kill "$server"
   wait "$server" || true
   assert_success
-  stderr_has 'debug info from debuginfod'
+  stderr_has "from debuginfod '$BATS_TEST_TMPDIR/cache/"
   run folded named.gpa
   assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
 }

@@ -22,7 +22,8 @@ function(gp_sym_fixture name src)
   add_dependencies(gp_unit_tests ${name})
 endfunction()
 
-gp_sym_fixture(sym_fp fp.c -O1 -fno-omit-frame-pointer)
+# -fno-shrink-wrap: the frame is set up on every path, so frame-pointer unwinding sees each caller.
+gp_sym_fixture(sym_fp fp.c -O1 -fno-omit-frame-pointer -fno-shrink-wrap)
 gp_sym_fixture(sym_nofp nofp.c -O2 -fomit-frame-pointer)
 gp_sym_fixture(sym_inline inline.c -O2)
 gp_sym_fixture(sym_cpptempl cpptempl.cpp -O1)

@@ -12,7 +12,8 @@ void add_cli(CLI::App& app, SymbolizeArgs& args) {
   gp::cli::hint_value(app.add_option("--debug-dir", args.debug_dirs,
                                      "Symbol store laid out as .build-id/xx/rest[.debug] (perf's buildid "
                                      "cache works too); searched first, repeatable")
-                          ->type_name("DIR"),
+                          ->type_name("DIR")
+                          ->allow_extra_args(false),  // one DIR per --debug-dir: the input may follow
                       ValueHint::directory);
   gp::cli::hint_value(app.add_option("--sysroot", args.sysroot,
                                      "Copy of the recorded host's file system: recorded paths and "
