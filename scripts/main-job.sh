@@ -23,7 +23,7 @@ done
 
 if [ -x "$bin/gp-record" ]; then
   echo "main-job.sh: recording all CPUs for ${duration}s with gp-record" >&2
-  gp-record -d "$duration" -o "$out/recording.gpa"
+  gp-record -F 99 -d "$duration" -o "$out/recording.gpa"
   archive="$out/recording.gpa"
   if [ -x "$bin/gp-symbolize" ]; then  # gp-record keeps addresses; names come off-line
     gp-symbolize "$archive" -o "$out/symbolized.gpa"

@@ -11,7 +11,7 @@ build="${GP_BUILD_DIR:-$root/build}"
 export GP_BUILD_DIR="$build"
 
 bash "$root/scripts/install-deps.sh" --test
-bash "$root/scripts/build.sh"
+GP_BUILD_TESTS=ON bash "$root/scripts/build.sh"
 
 status=0
 # --timeout applies to tests without their own TIMEOUT property (the unit tests).

@@ -119,7 +119,7 @@ data="$perf_data"
 # Outputs, made once outside the timings, to check that both sides folded the same samples.
 perf script -i "$data" > "$dir/script.txt" 2>/dev/null
 perf script report stackcollapse -i "$data" > "$dir/perf.folded" 2>/dev/null
-gp-import "$dir/script.txt" | gp-fold -f folded > "$dir/gp.folded"
+gp-import "$dir/script.txt" | gp-fold -f folded --include-idle > "$dir/gp.folded"
 gp-import "$dir/script.txt" | gp-fold > "$dir/out.col"
 samples=$(grep -c '^[^[:space:]]' "$dir/script.txt" || true)  # one header line per sample
 
