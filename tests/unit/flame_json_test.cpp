@@ -32,7 +32,8 @@ std::string field(const std::string& json, const std::string& key) {
 }
 
 TEST(FlameJson, EncodesPreorderWithLevelsAndSelfCounts) {
-  auto tree = gp::flame::build_tree({stack({"a", "f"}, 1), stack({"b", "f"}, 2), stack({"c", "f"}, 3)});
+  auto tree =
+      gp::flame::build_tree({stack({"a", "f"}, 1), stack({"b", "f"}, 2), stack({"c", "f"}, 3)});
   const auto json = encode(tree);
   // "f" is used by three nodes, so it gets the smallest index.
   EXPECT_EQ(field(json, "names"), R"("f","root","a","b","c")");
@@ -44,11 +45,13 @@ TEST(FlameJson, EncodesPreorderWithLevelsAndSelfCounts) {
 }
 
 TEST(FlameJson, KindsIndexTheKindNames) {
-  auto tree = gp::flame::build_tree({stack({"k"}, 1, FrameKind::kernel), stack({"p"}, 1, FrameKind::python)});
+  auto tree = gp::flame::build_tree(
+      {stack({"k"}, 1, FrameKind::kernel), stack({"p"}, 1, FrameKind::python)});
   const auto json = encode(tree);
   EXPECT_EQ(field(json, "names"), R"("root","k","p")");
   EXPECT_EQ(field(json, "kinds"), "12,2,4");  // pseudo, kernel, python
-  EXPECT_NE(field(json, "kindNames").find(R"("unknown","native","kernel","java","python")"), std::string::npos);
+  EXPECT_NE(field(json, "kindNames").find(R"("unknown","native","kernel","java","python")"),
+            std::string::npos);
 }
 
 TEST(FlameJson, DifferentialTreesCarryBaseSelfCounts) {
@@ -61,7 +64,8 @@ TEST(FlameJson, DifferentialTreesCarryBaseSelfCounts) {
 }
 
 TEST(FlameJson, StringsAreSafeInsideAScriptElement) {
-  EXPECT_EQ(gp::flame::json_string("</script><b>&\"\\\n"), R"("\u003c/script\u003e\u003cb\u003e\u0026\"\\\u000a")");
+  EXPECT_EQ(gp::flame::json_string("</script><b>&\"\\\n"),
+            R"("\u003c/script\u003e\u003cb\u003e\u0026\"\\\u000a")");
   EXPECT_EQ(gp::flame::json_string("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
 }
 

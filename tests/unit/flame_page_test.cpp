@@ -31,7 +31,9 @@ TEST(FlamePage, EscapesTheTitleAndKeepsFrameNamesInsideTheDataScript) {
   EXPECT_NE(html.find("<title>a &lt;b&gt; &amp; c</title>"), std::string::npos);
   // Exactly the template's own </script> closers: a frame name cannot end a script early.
   size_t closers = 0;
-  for (size_t at = html.find("</script>"); at != std::string::npos; at = html.find("</script>", at + 1)) ++closers;
+  for (size_t at = html.find("</script>"); at != std::string::npos;
+       at = html.find("</script>", at + 1))
+    ++closers;
   EXPECT_EQ(closers, 3u);
 }
 

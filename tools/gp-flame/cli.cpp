@@ -4,27 +4,33 @@ namespace gp::flame_tool {
 
 void add_cli(CLI::App& app, FlameArgs& args) {
   using gp::cli::ValueHint;
-  gp::cli::hint_value(app.add_option("input", args.input,
-                                     "Profile: gp archive, gProfiler .col or folded text; '-' for standard input")
-                          ->capture_default_str(),
-                      ValueHint::file);
-  gp::cli::hint_value(app.add_option("-o,--output", args.output, "HTML page to write; '-' for standard output")
-                          ->capture_default_str(),
-                      ValueHint::file);
+  gp::cli::hint_value(
+      app.add_option("input", args.input,
+                     "Profile: gp archive, gProfiler .col or folded text; '-' for standard input")
+          ->capture_default_str(),
+      ValueHint::file);
+  gp::cli::hint_value(
+      app.add_option("-o,--output", args.output, "HTML page to write; '-' for standard output")
+          ->capture_default_str(),
+      ValueHint::file);
   app.add_option("--title", args.title, "Title of the page")->capture_default_str();
   app.add_option("--subtitle", args.subtitle, "Line shown under the title");
-  gp::cli::hint_value(app.add_option("--diff", args.diff_base,
-                                     "Differential flamegraph against the BASE profile: the shape of the "
-                                     "input, red where a frame's share grew, blue where it shrank")
-                          ->option_text("BASE"),
-                      ValueHint::file);
-  app.add_flag("--inverted", args.inverted, "Icicle layout: the root on top, callees below (gProfiler's layout)");
-  app.add_flag("--deterministic", args.deterministic,
-               "Colours from a hash of each frame name only and no generation time, so equal inputs give "
-               "byte-identical pages");
-  app.add_option("--min-width", args.min_width,
-                 "Leave out frames narrower than PX pixels on a 1200-pixel-wide page (smaller files); "
-                 "default 0 keeps all")
+  gp::cli::hint_value(
+      app.add_option("--diff", args.diff_base,
+                     "Differential flamegraph against the BASE profile: the shape of the "
+                     "input, red where a frame's share grew, blue where it shrank")
+          ->option_text("BASE"),
+      ValueHint::file);
+  app.add_flag("--inverted", args.inverted,
+               "Icicle layout: the root on top, callees below (gProfiler's layout)");
+  app.add_flag(
+      "--deterministic", args.deterministic,
+      "Colours from a hash of each frame name only and no generation time, so equal inputs give "
+      "byte-identical pages");
+  app.add_option(
+         "--min-width", args.min_width,
+         "Leave out frames narrower than PX pixels on a 1200-pixel-wide page (smaller files); "
+         "default 0 keeps all")
       ->option_text("PX")
       ->check(CLI::NonNegativeNumber);
   gp::cli::add_common_options(app, args.common);

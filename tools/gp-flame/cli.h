@@ -18,10 +18,10 @@ struct FlameArgs {
   std::string output = "-";  // HTML page; "-" = stdout
   std::string title = "Flame Graph";
   std::string subtitle;
-  std::string diff_base;     // --diff BASE: differential page against this profile
-  bool inverted = false;     // icicle (root on top), gProfiler's layout
+  std::string diff_base;  // --diff BASE: differential page against this profile
+  bool inverted = false;  // icicle (root on top), gProfiler's layout
   bool deterministic = false;
-  double min_width = 0;      // px at kReferenceWidth; 0 keeps every frame
+  double min_width = 0;  // px at kReferenceWidth; 0 keeps every frame
   gp::cli::CommonArgs common;
 };
 

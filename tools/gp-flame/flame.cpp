@@ -69,7 +69,8 @@ flame::PageOptions page_options(const FlameArgs& args) {
   return options;
 }
 
-bool write_page_to(const std::string& output, const flame::FlameTree& tree, const flame::PageOptions& options) {
+bool write_page_to(const std::string& output, const flame::FlameTree& tree,
+                   const flame::PageOptions& options) {
   if (output == "-") {
     flame::write_page(std::cout, tree, options);
     std::cout.flush();
@@ -106,12 +107,15 @@ int run(const FlameArgs& args) {
     if (!base) return gp::cli::kExitFailure;
     partial = partial || base->partial;
     flame::add_base(tree, base->stacks);
-    if (tree.base_total() == 0) warning("base '" + display_name(args.diff_base) + "' has no samples");
+    if (tree.base_total() == 0)
+      warning("base '" + display_name(args.diff_base) + "' has no samples");
   }
   flame::prune(tree, args.min_width / kReferenceWidth);
-  if (tree.total() == 0) warning("no samples in '" + display_name(args.input) + "': the page is empty");
-  info(1, std::to_string(tree.nodes.size() - 1) + " frames, " + std::to_string(tree.labels.size() - 1) +
-              " distinct names, " + std::to_string(tree.total()) + " samples");
+  if (tree.total() == 0)
+    warning("no samples in '" + display_name(args.input) + "': the page is empty");
+  info(1, std::to_string(tree.nodes.size() - 1) + " frames, " +
+              std::to_string(tree.labels.size() - 1) + " distinct names, " +
+              std::to_string(tree.total()) + " samples");
   if (!write_page_to(args.output, tree, page_options(args))) return gp::cli::kExitFailure;
   return partial ? gp::cli::kExitPartial : gp::cli::kExitOk;
 }

@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   gp::cli::init_tool("gp-flame");
   gp::flame_tool::FlameArgs args;
   auto app = gp::cli::make_app(
-      "gp-flame", "Render a profile (archive, .col or folded text) as a self-contained HTML flamegraph.",
+      "gp-flame",
+      "Render a profile (archive, .col or folded text) as a self-contained HTML flamegraph.",
       "  gp-flame out.col > flame.html\n"
       "  perf script | gp-import | gp-flame -o flame.html --title 'web-1, 10 s'\n"
       "  gp-flame --inverted --deterministic run.gpa -o icicle.html\n"

@@ -51,7 +51,8 @@ std::vector<uint32_t> labels_by_use(const FlameTree& tree) {
   for (const auto& node : tree.nodes) ++uses[node.label];
   std::vector<uint32_t> order(tree.labels.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return uses[a] > uses[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return uses[a] > uses[b]; });
   return order;
 }
 
@@ -75,21 +76,36 @@ std::vector<uint64_t> self_values(const FlameTree& tree, bool base) {
 const char* kind_name(model::FrameKind kind) {
   using K = model::FrameKind;
   switch (kind) {
-    case K::unknown: return "unknown";
-    case K::native: return "native";
-    case K::kernel: return "kernel";
-    case K::java: return "java";
-    case K::python: return "python";
-    case K::ruby: return "ruby";
-    case K::php: return "php";
-    case K::dotnet: return "dotnet";
-    case K::node: return "node";
-    case K::go: return "go";
-    case K::jit: return "jit";
-    case K::python_native: return "python_native";
-    case K::pseudo: return "pseudo";
-    case K::interpreted: return "interpreted";
-    case K::inlined: return "inlined";
+    case K::unknown:
+      return "unknown";
+    case K::native:
+      return "native";
+    case K::kernel:
+      return "kernel";
+    case K::java:
+      return "java";
+    case K::python:
+      return "python";
+    case K::ruby:
+      return "ruby";
+    case K::php:
+      return "php";
+    case K::dotnet:
+      return "dotnet";
+    case K::node:
+      return "node";
+    case K::go:
+      return "go";
+    case K::jit:
+      return "jit";
+    case K::python_native:
+      return "python_native";
+    case K::pseudo:
+      return "pseudo";
+    case K::interpreted:
+      return "interpreted";
+    case K::inlined:
+      return "inlined";
   }
   return "unknown";
 }
@@ -125,9 +141,11 @@ void write_tree_json(std::ostream& out, const FlameTree& tree) {
   json.raw(tree.differential ? "true" : "false");
   std::vector<int> kinds(model::kFrameKindCount);
   std::iota(kinds.begin(), kinds.end(), 0);
-  json.array("kindNames", kinds, [&](int k) { json.raw(json_string(kind_name(static_cast<model::FrameKind>(k)))); });
+  json.array("kindNames", kinds,
+             [&](int k) { json.raw(json_string(kind_name(static_cast<model::FrameKind>(k)))); });
   json.array("names", order, [&](uint32_t l) { json.raw(json_string(tree.labels[l].name)); });
-  json.array("kinds", order, [&](uint32_t l) { json.number(static_cast<uint64_t>(tree.labels[l].kind)); });
+  json.array("kinds", order,
+             [&](uint32_t l) { json.number(static_cast<uint64_t>(tree.labels[l].kind)); });
   json.array("label", tree.nodes, [&](const Node& n) { json.number(new_index[n.label]); });
   uint32_t previous = 0;
   json.array("up", tree.nodes, [&](const Node& n) {

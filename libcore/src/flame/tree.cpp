@@ -16,7 +16,8 @@ constexpr std::string_view kRootName = "root";
 // the folded line); its flamegraph converter turns them back, and so do we. Returns `name`
 // itself when nothing changes, else the fixed copy kept in `scratch`.
 std::string_view display_name(const fold::Frame& frame, std::string& scratch) {
-  if (frame.kind != model::FrameKind::java || frame.name.find('|') == std::string::npos) return frame.name;
+  if (frame.kind != model::FrameKind::java || frame.name.find('|') == std::string::npos)
+    return frame.name;
   scratch = frame.name;
   std::replace(scratch.begin(), scratch.end(), '|', ';');
   return scratch;
@@ -87,7 +88,8 @@ FlameTree build_tree(const std::vector<fold::FoldedStack>& stacks) {
     size_t shared = 0;
     if (previous != nullptr) {
       const auto& before = previous->frames;
-      while (shared < stack.frames.size() && shared < before.size() && stack.frames[shared].kind == before[shared].kind &&
+      while (shared < stack.frames.size() && shared < before.size() &&
+             stack.frames[shared].kind == before[shared].kind &&
              stack.frames[shared].name == before[shared].name)
         ++shared;
       path.assign(paths.back().begin(), paths.back().begin() + static_cast<std::ptrdiff_t>(shared));
@@ -104,7 +106,8 @@ FlameTree build_tree(const std::vector<fold::FoldedStack>& stacks) {
   // Lexicographic order by rank puts every prefix before its extensions and keeps stacks
   // that share a prefix together, so one pass along the sorted list builds the preorder.
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::lexicographical_compare(paths[a].begin(), paths[a].end(), paths[b].begin(), paths[b].end(),
+    return std::lexicographical_compare(paths[a].begin(), paths[a].end(), paths[b].begin(),
+                                        paths[b].end(),
                                         [&](uint32_t x, uint32_t y) { return rank[x] < rank[y]; });
   });
 
@@ -131,7 +134,8 @@ FlameTree build_tree(const std::vector<fold::FoldedStack>& stacks) {
 void add_base(FlameTree& tree, const std::vector<fold::FoldedStack>& base) {
   tree.differential = true;
   std::unordered_map<LabelRef, uint32_t, LabelRefHash> label_ids;
-  for (uint32_t i = 0; i < tree.labels.size(); ++i) label_ids.emplace(LabelRef{tree.labels[i].name, tree.labels[i].kind}, i);
+  for (uint32_t i = 0; i < tree.labels.size(); ++i)
+    label_ids.emplace(LabelRef{tree.labels[i].name, tree.labels[i].kind}, i);
   std::string scratch;
   // (parent node << 32 | label) -> child node
   std::unordered_map<uint64_t, uint32_t> children;
