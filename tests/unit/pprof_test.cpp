@@ -438,6 +438,17 @@ TEST(PprofEncoder, LabelsSamplesWithPidTidCommAndContainer) {
   }
 }
 
+TEST(PprofEncoder, TextInputsGetNoPidLabels) {
+  model::Session s = make_session();
+  s.header.source = model::SourceKind::folded;
+  Profile p = encode_and_decode(archive_of({s}));
+  for (const auto& smp : p.samples) {
+    EXPECT_EQ(p.label_num(smp, "pid"), -1);
+    EXPECT_EQ(p.label_num(smp, "tid"), -1);
+    EXPECT_NE(p.label_str(smp, "comm"), "<none>");
+  }
+}
+
 TEST(PprofEncoder, IdsAreUniqueNonZeroAndResolve) {
   Profile p = encode_and_decode(archive_of({make_session(), make_session(2)}));
   std::set<uint64_t> locs, fns, maps;
