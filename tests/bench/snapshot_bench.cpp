@@ -38,9 +38,11 @@ Figures snapshot_all(const std::vector<int32_t>& pids, gp::proc::BuildIdCache* c
 }
 
 void print(const char* label, const Figures& f) {
-  std::printf("%-22s %5zu processes (%zu gone) %6zu exec mappings (%zu with build-id)  %8.1f ms  %6.3f ms/process\n",
-              label, f.processes, f.exited, f.mappings, f.with_build_id, f.ms,
-              f.processes ? f.ms / static_cast<double>(f.processes) : 0.0);
+  std::printf(
+      "%-22s %5zu processes (%zu gone) %6zu exec mappings (%zu with build-id)  %8.1f ms  %6.3f "
+      "ms/process\n",
+      label, f.processes, f.exited, f.mappings, f.with_build_id, f.ms,
+      f.processes ? f.ms / static_cast<double>(f.processes) : 0.0);
 }
 
 }  // namespace
@@ -53,11 +55,13 @@ int main(int argc, char** argv) {
     print("shared cache, cold:", snapshot_all(pids, &cache));
     print("shared cache, warm:", snapshot_all(pids, &cache));
     std::printf("%-22s %zu files parsed, %llu hits, %llu misses\n", "cache:", cache.size(),
-                static_cast<unsigned long long>(cache.hits()), static_cast<unsigned long long>(cache.misses()));
+                static_cast<unsigned long long>(cache.hits()),
+                static_cast<unsigned long long>(cache.misses()));
     print("no shared cache:", snapshot_all(pids, nullptr));
     const auto t0 = std::chrono::steady_clock::now();
     auto k = gp::proc::KallsymsTable::load();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (k) {
       std::printf("%-22s %zu code symbols in %.1f ms\n", "kallsyms load:", k->size(), ms);
     } else {

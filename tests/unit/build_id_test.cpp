@@ -52,7 +52,9 @@ std::string write_temp(const std::string& bytes) {
   return name;
 }
 
-std::string hex_of(const Result<std::string>& r) { return r ? build_id_hex(*r) : "error: " + r.error().message; }
+std::string hex_of(const Result<std::string>& r) {
+  return r ? build_id_hex(*r) : "error: " + r.error().message;
+}
 
 TEST(BuildId, ReadsPinnedBuildIdOfExecutable) {
   EXPECT_EQ(hex_of(read_build_id(std::string(GP_FIXTURE_EXE))), GP_FIXTURE_EXE_BUILD_ID);
@@ -78,10 +80,12 @@ TEST(BuildId, FallsBackToSectionHeadersWithoutProgramHeaders) {
 
 TEST(BuildId, ReadsOtherClassesAndByteOrders) {
   // 32-bit little-endian, 64-bit big-endian, 32-bit big-endian, and another 64-bit LE machine.
-  for (const char* name : {"buildid_i386", "buildid_ppc64be", "buildid_mips32be", "buildid_aarch64"}) {
+  for (const char* name :
+       {"buildid_i386", "buildid_ppc64be", "buildid_mips32be", "buildid_aarch64"}) {
     SCOPED_TRACE(name);
     if (::access(fixture(name).c_str(), R_OK) != 0) {
-      GTEST_SKIP() << "fixture " << name << " not built: clang or ld.lld was not found at configure time";
+      GTEST_SKIP() << "fixture " << name
+                   << " not built: clang or ld.lld was not found at configure time";
     }
     const std::string expected = readelf_build_id(fixture(name));
     ASSERT_EQ(expected.size(), 16u);
@@ -99,7 +103,8 @@ TEST(BuildId, FdOverloadLeavesTheOffsetAlone) {
 }
 
 TEST(BuildId, RejectsWhatIsNotAnElfFile) {
-  const std::string text = write_temp("#!/bin/sh\necho not an elf file at all, but long enough to parse\n");
+  const std::string text =
+      write_temp("#!/bin/sh\necho not an elf file at all, but long enough to parse\n");
   auto r = read_build_id(text);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not an ELF file"), std::string::npos) << r.error().message;
@@ -151,13 +156,15 @@ TEST(BuildId, HostileNoteSizesAreRejected) {
   auto put = [&](size_t off, uint64_t v, int n) {
     for (int i = 0; i < n; ++i) elf[off + i] = static_cast<char>(v >> (8 * i));
   };
-  elf.replace(0, 4, "\x7f" "ELF");
+  elf.replace(0, 4,
+              "\x7f"
+              "ELF");
   elf[4] = 2;
   elf[5] = 1;
-  put(32, 64, 8);   // e_phoff
-  put(54, 56, 2);   // e_phentsize
-  put(56, 1, 2);    // e_phnum
-  put(64, 4, 4);    // PT_NOTE
+  put(32, 64, 8);  // e_phoff
+  put(54, 56, 2);  // e_phentsize
+  put(56, 1, 2);   // e_phnum
+  put(64, 4, 4);   // PT_NOTE
   put(64 + 8, 120, 8);
   put(64 + 32, 0xffffffffffffull, 8);  // p_filesz far beyond the file
   EXPECT_FALSE(gp::elf::read_build_id_from_image(elf).ok());
@@ -174,7 +181,8 @@ TEST(BuildId, HostileNoteSizesAreRejected) {
 }
 
 TEST(BuildIdNotes, FindsTheGnuNoteAmongOthersInBothByteOrders) {
-  auto note = [](bool big, uint32_t namesz, uint32_t descsz, uint32_t type, std::string name, std::string desc) {
+  auto note = [](bool big, uint32_t namesz, uint32_t descsz, uint32_t type, std::string name,
+                 std::string desc) {
     std::string out;
     for (uint32_t v : {namesz, descsz, type}) {
       for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * (big ? 3 - i : i))));

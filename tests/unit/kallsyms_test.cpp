@@ -19,7 +19,7 @@ const char* kSample =
     "ffffffff81000100 t helper_b\n"
     "ffffffff81000040 T func_a\n"
     "ffffffff81000040 t func_a_alias\n"
-    "ffffffff81000080 D some_data\n"          // data: never ends a function
+    "ffffffff81000080 D some_data\n"  // data: never ends a function
     "ffffffff81000200 W weak_fn\n"
     "not a line\n"
     "ffffffffc0001000 t mod_fn\t[e1000]\n"
@@ -65,13 +65,14 @@ TEST(Kallsyms, CoveringGivesEachSymbolAndItsSuccessor) {
   std::string text;
   for (const auto& s : sub) {
     char line[256];
-    std::snprintf(line, sizeof line, "%016llx %c %s\n", static_cast<unsigned long long>(s.address), s.type,
-                  s.name.c_str());
+    std::snprintf(line, sizeof line, "%016llx %c %s\n", static_cast<unsigned long long>(s.address),
+                  s.type, s.name.c_str());
     text += line;
   }
   auto small = KallsymsTable::parse(text);
   ASSERT_TRUE(small.ok());
-  for (uint64_t a : {0xffffffff81000050ull, 0xffffffffc0001001ull}) EXPECT_EQ(small->lookup(a)->name, t->lookup(a)->name);
+  for (uint64_t a : {0xffffffff81000050ull, 0xffffffffc0001001ull})
+    EXPECT_EQ(small->lookup(a)->name, t->lookup(a)->name);
   EXPECT_TRUE(t->covering({}).empty());
 }
 
@@ -96,7 +97,8 @@ TEST(Kallsyms, LoadsTheRunningKernelsTable) {
   // Find schedule()'s address ourselves.
   const size_t at = text.find(" T schedule\n");
   ASSERT_NE(at, std::string::npos);
-  const uint64_t addr = std::stoull(text.substr(text.rfind('\n', at) + 1, at - text.rfind('\n', at) - 1), nullptr, 16);
+  const uint64_t addr = std::stoull(
+      text.substr(text.rfind('\n', at) + 1, at - text.rfind('\n', at) - 1), nullptr, 16);
   auto t = KallsymsTable::load();
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_GT(t->size(), 10000u);

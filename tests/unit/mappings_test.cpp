@@ -77,7 +77,8 @@ TEST(ExecutableMappings, IncludeTheOwnExecutableWithItsBuildId) {
   // The code of this very function lies in one of the executable's mappings.
   const auto here = reinterpret_cast<uint64_t>(&own_mappings);
   bool covered = false;
-  for (const Mapping& m : maps) covered = covered || (m.path == self_exe() && m.start <= here && here < m.end);
+  for (const Mapping& m : maps)
+    covered = covered || (m.path == self_exe() && m.start <= here && here < m.end);
   EXPECT_TRUE(covered);
 }
 
@@ -141,7 +142,8 @@ TEST(ExecutableMappings, ClassifyVdsoAndAnonymousCode) {
   // readelf reads a file: dump the vDSO image and compare.
   const std::string dump = "/tmp/gp-vdso-" + std::to_string(::getpid());
   std::ofstream(dump, std::ios::binary)
-      .write(reinterpret_cast<const char*>(vdso->start), static_cast<std::streamsize>(vdso->end - vdso->start));
+      .write(reinterpret_cast<const char*>(vdso->start),
+             static_cast<std::streamsize>(vdso->end - vdso->start));
   EXPECT_EQ(build_id_hex(vdso->build_id), readelf_build_id(dump));
   EXPECT_FALSE(vdso->build_id.empty());
   ::unlink(dump.c_str());
@@ -157,7 +159,8 @@ TEST(ExecutableMappings, CacheServesSharedLibrariesAcrossProcesses) {
   EXPECT_EQ(cache.misses(), misses);
   EXPECT_GE(cache.hits(), misses);
   ASSERT_EQ(first.size(), second.size());
-  for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].build_id, second[i].build_id) << first[i].path;
+  for (size_t i = 0; i < first.size(); ++i)
+    EXPECT_EQ(first[i].build_id, second[i].build_id) << first[i].path;
 
   // A child running another program shares libc with us: served from the cache.
   int exec_done[2];
@@ -179,7 +182,8 @@ TEST(ExecutableMappings, CacheServesSharedLibrariesAcrossProcesses) {
   ASSERT_TRUE(theirs.ok()) << theirs.error().message;
   EXPECT_GT(cache.hits(), hits_before);
   bool has_sleep = false;
-  for (const Mapping& m : *theirs) has_sleep = has_sleep || (m.path.find("sleep") != std::string::npos && !m.build_id.empty());
+  for (const Mapping& m : *theirs)
+    has_sleep = has_sleep || (m.path.find("sleep") != std::string::npos && !m.build_id.empty());
   EXPECT_TRUE(has_sleep);
 }
 

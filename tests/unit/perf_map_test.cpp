@@ -33,7 +33,8 @@ class PerfMap : public ::testing::Test {
     ::unlink(other_.c_str());
   }
   void write(const std::string& text) { std::ofstream(path_, std::ios::binary) << text; }
-  Result<model::JitMap> copy(size_t cap = gp::proc::kDefaultPerfMapMaxBytes, PerfMapStats* stats = nullptr) {
+  Result<model::JitMap> copy(size_t cap = gp::proc::kDefaultPerfMapMaxBytes,
+                             PerfMapStats* stats = nullptr) {
     return copy_perf_map(::getpid(), ::getpid(), cap, stats);
   }
   std::string path_;
@@ -58,7 +59,8 @@ TEST_F(PerfMap, CopiesARealFile) {
 }
 
 TEST_F(PerfMap, SkipsMalformedLines) {
-  write("zzzz 10 bad_start\n1000 10\n1000\n\n2000 20 good\r\n3000 -5 negative\n4000 10 also good\n");
+  write(
+      "zzzz 10 bad_start\n1000 10\n1000\n\n2000 20 good\r\n3000 -5 negative\n4000 10 also good\n");
   PerfMapStats stats;
   auto m = copy(1 << 20, &stats);
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -128,8 +130,8 @@ TEST_F(PerfMap, SaysWhenThereIsNoFile) {
 TEST(PerfMapJit, MarksAnonymousMappingsThatHoldMappedCode) {
   using model::MappingKind;
   std::vector<model::Mapping> maps = {
-      {7, 0x1000, 0x2000, 0, "", "", 0, 0, MappingKind::anonymous},            // holds fib
-      {7, 0x3000, 0x4000, 0, "", "", 0, 0, MappingKind::anonymous},            // nothing mapped there
+      {7, 0x1000, 0x2000, 0, "", "", 0, 0, MappingKind::anonymous},  // holds fib
+      {7, 0x3000, 0x4000, 0, "", "", 0, 0, MappingKind::anonymous},  // nothing mapped there
       {7, 0x5000, 0x6000, 0, "/usr/bin/node", "id", 8, 9, MappingKind::user},  // a file: untouched
       {8, 0x1000, 0x2000, 0, "", "", 0, 0, MappingKind::anonymous},            // another process
   };
@@ -151,11 +153,13 @@ TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(ready[0]);
-    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) {
       ::_exit(1);
     }
-    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map") << "abc0 20 only_in_the_namespace\n";
+    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map")
+        << "abc0 20 only_in_the_namespace\n";
     (void)::write(ready[1], "x", 1);
     ::pause();
     ::_exit(0);

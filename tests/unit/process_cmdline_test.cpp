@@ -20,15 +20,18 @@ TEST(RedactCmdline, HidesValuesOfSecretOptionsInBothSpellings) {
 }
 
 TEST(RedactCmdline, DoesNotSwallowTheNextOptionOrJudgeShortOptions) {
-  EXPECT_EQ(redact_cmdline({"app", "--token", "--verbose", "file"}), (V{"app", "--token", "--verbose", "file"}));
+  EXPECT_EQ(redact_cmdline({"app", "--token", "--verbose", "file"}),
+            (V{"app", "--token", "--verbose", "file"}));
   EXPECT_EQ(redact_cmdline({"ssh", "-p", "2222", "host"}), (V{"ssh", "-p", "2222", "host"}));
   EXPECT_EQ(redact_cmdline({"app", "--password"}), (V{"app", "--password"}));
 }
 
 TEST(RedactCmdline, HidesEnvironmentStyleAssignments) {
-  EXPECT_EQ(redact_cmdline({"env", "AWS_SECRET_ACCESS_KEY=abc", "PATH=/bin", "cmd", "x=y"}),
-            (V{"env", "AWS_SECRET_ACCESS_KEY=<redacted>", "PATH=<redacted>", "cmd", "x=<redacted>"}));
-  EXPECT_EQ(redact_cmdline({"app", "=notanassignment", "1X=2"}), (V{"app", "=notanassignment", "1X=2"}));
+  EXPECT_EQ(
+      redact_cmdline({"env", "AWS_SECRET_ACCESS_KEY=abc", "PATH=/bin", "cmd", "x=y"}),
+      (V{"env", "AWS_SECRET_ACCESS_KEY=<redacted>", "PATH=<redacted>", "cmd", "x=<redacted>"}));
+  EXPECT_EQ(redact_cmdline({"app", "=notanassignment", "1X=2"}),
+            (V{"app", "=notanassignment", "1X=2"}));
 }
 
 TEST(RedactCmdline, HidesUrlCredentialsAnywhere) {

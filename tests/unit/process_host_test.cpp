@@ -43,7 +43,8 @@ TEST(HostInfo, DescribesThisHost) {
 
 TEST(HostInfo, KernelBuildIdMatchesPerf) {
   const std::string perf = command_output("perf buildid-list -k 2>/dev/null");
-  if (perf.empty()) GTEST_SKIP() << "perf buildid-list -k gave nothing (perf missing or no /sys/kernel/notes)";
+  if (perf.empty())
+    GTEST_SKIP() << "perf buildid-list -k gave nothing (perf missing or no /sys/kernel/notes)";
   EXPECT_EQ(gp::elf::build_id_hex(gp::proc::host_info().kernel_build_id), perf);
 }
 

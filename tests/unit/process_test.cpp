@@ -2,8 +2,8 @@
 // procfs-shaped tree for the container fields.
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,8 +24,8 @@
 namespace gp::test::proc {
 namespace {
 
-using gp::proc::SnapshotOptions;
 using gp::proc::snapshot_process;
+using gp::proc::SnapshotOptions;
 
 int64_t now_ns() {
   timespec ts{};
@@ -113,8 +113,9 @@ TEST(SnapshotProcess, RedactsTheCommandLineWhenAsked) {
   options.redact_cmdline = true;
   auto p = snapshot_process(child.pid(), options);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  EXPECT_EQ(p->cmdline, (std::vector<std::string>{"sh", "-c", "read x", "--password=<redacted>", "--token",
-                                                  "<redacted>", "https://<redacted>@example.com/x"}));
+  EXPECT_EQ(p->cmdline,
+            (std::vector<std::string>{"sh", "-c", "read x", "--password=<redacted>", "--token",
+                                      "<redacted>", "https://<redacted>@example.com/x"}));
 }
 
 TEST(SnapshotProcess, ReportsAProcessThatExited) {
@@ -144,7 +145,13 @@ TEST(SnapshotProcess, KeepsAProcessWhoseMainThreadExited) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     pthread_t t;
-    ::pthread_create(&t, nullptr, [](void*) -> void* { ::pause(); return nullptr; }, nullptr);
+    ::pthread_create(
+        &t, nullptr,
+        [](void*) -> void* {
+          ::pause();
+          return nullptr;
+        },
+        nullptr);
     ::close(ready[0]);
     ::close(ready[1]);
     // The raw exit(2) ends only the calling thread, like pthread_exit but without unwinding

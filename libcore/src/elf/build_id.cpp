@@ -95,14 +95,19 @@ struct NoteRegion {
 Result<ElfLayout> read_layout(const ByteSource& src) {
   char h[64] = {};
   if (src.size() < 52 || !src.read(0, h, 52)) return make_error("not an ELF file (too short)");
-  if (std::memcmp(h, "\x7f" "ELF", 4) != 0) return make_error("not an ELF file (bad magic)");
+  if (std::memcmp(h,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return make_error("not an ELF file (bad magic)");
   ElfLayout l;
   if (h[4] != 1 && h[4] != 2) return make_error("corrupt ELF file (unknown class)");
   if (h[5] != 1 && h[5] != 2) return make_error("corrupt ELF file (unknown byte order)");
   l.is64 = h[4] == 2;
   l.order.big_endian = h[5] == 2;
   if (l.is64) {
-    if (src.size() < 64 || !src.read(0, h, 64)) return make_error("corrupt ELF file (truncated header)");
+    if (src.size() < 64 || !src.read(0, h, 64))
+      return make_error("corrupt ELF file (truncated header)");
     l.phoff = l.order.u64(h + 32);
     l.shoff = l.order.u64(h + 40);
     l.phentsize = l.order.u16(h + 54);
@@ -171,7 +176,8 @@ std::vector<NoteRegion> note_sections(const ByteSource& src, const ElfLayout& l)
   return out;
 }
 
-std::string scan_regions(const ByteSource& src, const ElfLayout& l, const std::vector<NoteRegion>& regions) {
+std::string scan_regions(const ByteSource& src, const ElfLayout& l,
+                         const std::vector<NoteRegion>& regions) {
   for (const NoteRegion& r : regions) {
     if (r.size == 0 || r.size > kMaxNoteBlob) continue;
     auto blob = src.read_string(r.offset, r.size);

@@ -33,7 +33,8 @@ std::string find_build_id_in_notes(std::string_view notes, bool big_endian, uint
     // 64-bit arithmetic on 32-bit sizes cannot wrap; one range check covers name and desc.
     if (desc_off + descsz > notes.size()) break;
     const std::string_view name = notes.substr(name_off, namesz);
-    if (type == kNtGnuBuildId && (name == std::string_view("GNU\0", 4) || name == "GNU") && descsz > 0) {
+    if (type == kNtGnuBuildId && (name == std::string_view("GNU\0", 4) || name == "GNU") &&
+        descsz > 0) {
       return std::string(notes.substr(desc_off, descsz));
     }
     if (next <= pos) break;

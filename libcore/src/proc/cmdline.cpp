@@ -11,11 +11,13 @@ namespace gp::proc {
 namespace {
 
 constexpr std::array<std::string_view, 11> kSecretWords = {
-    "password", "passwd", "pwd", "secret", "token", "key", "credential", "auth", "cookie", "session", "private"};
+    "password",   "passwd", "pwd",    "secret",  "token",  "key",
+    "credential", "auth",   "cookie", "session", "private"};
 
 bool has_secret_word(std::string_view name) {
   std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return std::any_of(kSecretWords.begin(), kSecretWords.end(),
                      [&](std::string_view w) { return lower.find(w) != std::string::npos; });
 }
@@ -26,9 +28,9 @@ bool is_assignment(std::string_view arg, size_t& eq) {
   if (eq == std::string_view::npos || eq == 0) return false;
   const auto c0 = static_cast<unsigned char>(arg[0]);
   if (!std::isalpha(c0) && c0 != '_') return false;
-  return std::all_of(arg.begin(), arg.begin() + static_cast<std::ptrdiff_t>(eq), [](unsigned char c) {
-    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
-  });
+  return std::all_of(
+      arg.begin(), arg.begin() + static_cast<std::ptrdiff_t>(eq),
+      [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.' || c == '-'; });
 }
 
 // Hides "user:pass" in every "scheme://user:pass@host" of arg.

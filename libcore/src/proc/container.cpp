@@ -17,8 +17,9 @@ constexpr size_t kIdLength = 64;
 constexpr size_t kMaxStateFile = 16u << 20;  // containers.json grows with the container count
 
 bool is_container_id(std::string_view s) {
-  return s.size() == kIdLength &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == kIdLength && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 struct Prefix {
@@ -120,12 +121,15 @@ std::string storage_name(const std::string& root, const std::string& id) {
   return {};
 }
 
-std::string or_default(std::string value, const char* fallback) { return value.empty() ? fallback : value; }
+std::string or_default(std::string value, const char* fallback) {
+  return value.empty() ? fallback : value;
+}
 
 // gProfiler's dockershim form from a bundle's annotations (containerd or cri-o keys).
 std::string kubernetes_name(const json::Value& annotations, const std::string& pod_uid_hint) {
   const bool sandbox = annotations.string_at("io.kubernetes.cri.container-type") == "sandbox";
-  std::string container = sandbox ? "POD" : annotations.string_at("io.kubernetes.cri.container-name");
+  std::string container =
+      sandbox ? "POD" : annotations.string_at("io.kubernetes.cri.container-name");
   if (container.empty()) container = annotations.string_at("io.kubernetes.container.name");
   std::string pod = annotations.string_at("io.kubernetes.cri.sandbox-name");
   if (pod.empty()) pod = annotations.string_at("io.kubernetes.pod.name");
@@ -135,7 +139,8 @@ std::string kubernetes_name(const json::Value& annotations, const std::string& p
   if (uid.empty()) uid = annotations.string_at("io.kubernetes.pod.uid");
   if (uid.empty()) uid = pod_uid_hint;
   if (container.empty() || pod.empty() || ns.empty() || uid.empty()) return {};
-  const std::string restarts = or_default(annotations.string_at("io.kubernetes.container.restartCount"), "0");
+  const std::string restarts =
+      or_default(annotations.string_at("io.kubernetes.container.restartCount"), "0");
   return "k8s_" + container + "_" + pod + "_" + ns + "_" + uid + "_" + restarts;
 }
 
@@ -158,14 +163,17 @@ std::string resolve_container_name(const ContainerRef& ref, const std::string& h
   std::string name;
   if (ref.runtime == "docker" || any) name = docker_name(root, ref.id);
   if (name.empty() && (ref.runtime == "containerd" || any)) {
-    name = bundle_name(root + "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" + ref.id + "/config.json",
-                       ref.pod_uid);
+    name = bundle_name(
+        root + "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" + ref.id + "/config.json",
+        ref.pod_uid);
   }
   if (name.empty() && (ref.runtime == "crio" || any)) {
-    name = bundle_name(root + "/var/lib/containers/storage/overlay-containers/" + ref.id + "/userdata/config.json",
-                       ref.pod_uid);
+    name = bundle_name(
+        root + "/var/lib/containers/storage/overlay-containers/" + ref.id + "/userdata/config.json",
+        ref.pod_uid);
   }
-  if (name.empty() && (ref.runtime == "podman" || ref.runtime == "crio" || any)) name = storage_name(root, ref.id);
+  if (name.empty() && (ref.runtime == "podman" || ref.runtime == "crio" || any))
+    name = storage_name(root, ref.id);
   return name;
 }
 

@@ -20,7 +20,8 @@ std::string os_pretty_name() {
     for (const std::string& line : split(*text, '\n')) {
       if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
       std::string value = line.substr(12);
-      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+          value.back() == value.front()) {
         value = value.substr(1, value.size() - 2);
       }
       return value;
@@ -51,7 +52,8 @@ model::HostInfo host_info() {
     h.kernel_version = u.version;
     h.machine = u.machine;
   }
-  if (auto boot = read_file("/proc/sys/kernel/random/boot_id", 256)) h.boot_id = std::string(chomp(*boot));
+  if (auto boot = read_file("/proc/sys/kernel/random/boot_id", 256))
+    h.boot_id = std::string(chomp(*boot));
   h.kernel_build_id = kernel_build_id();
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   h.cpu_count = cpus > 0 ? static_cast<uint32_t>(cpus) : 0;

@@ -22,7 +22,9 @@ class Parser {
 
  private:
   void skip_space() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'))
+      ++pos_;
   }
   bool eat(char c) {
     skip_space();
@@ -62,8 +64,9 @@ class Parser {
 
   bool number(Value& v) {
     const size_t start = pos_;
-    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-' ||
-                                s_[pos_] == '+' || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')) {
+    while (pos_ < s_.size() &&
+           (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-' ||
+            s_[pos_] == '+' || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')) {
       ++pos_;
     }
     if (pos_ == start) return false;
@@ -138,18 +141,31 @@ class Parser {
       if (pos_ >= s_.size()) return false;
       const char e = s_[pos_++];
       switch (e) {
-        case 'n': out.push_back('\n'); break;
-        case 't': out.push_back('\t'); break;
-        case 'r': out.push_back('\r'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
         case 'u': {
           uint32_t cp = 0;
           if (!hex4(cp)) return false;
-          append_utf8(out, cp);  // surrogate pairs come out as two 3-byte sequences; names are ASCII
+          append_utf8(out,
+                      cp);  // surrogate pairs come out as two 3-byte sequences; names are ASCII
           break;
         }
-        default: out.push_back(e); break;  // '"', '\\', '/'
+        default:
+          out.push_back(e);
+          break;  // '"', '\\', '/'
       }
     }
     return false;

@@ -18,7 +18,8 @@ bool is_code_type(char t) { return t == 't' || t == 'T' || t == 'w' || t == 'W';
 // "ADDR TYPE NAME" optionally followed by "\t[MODULE]".
 bool parse_line(std::string_view line, model::KernelSymbol& sym) {
   const size_t sp1 = line.find(' ');
-  if (sp1 == std::string_view::npos || sp1 == 0 || sp1 + 3 > line.size() || line[sp1 + 2] != ' ') return false;
+  if (sp1 == std::string_view::npos || sp1 == 0 || sp1 + 3 > line.size() || line[sp1 + 2] != ' ')
+    return false;
   if (!parse_u64(line.substr(0, sp1), sym.address, 16)) return false;
   sym.type = line[sp1 + 1];
   std::string_view rest = line.substr(sp1 + 3);
@@ -29,7 +30,8 @@ bool parse_line(std::string_view line, model::KernelSymbol& sym) {
   sym.module.clear();
   if (tab != std::string_view::npos) {
     std::string_view mod = rest.substr(tab + 1);
-    if (mod.size() >= 2 && mod.front() == '[' && mod.back() == ']') sym.module = std::string(mod.substr(1, mod.size() - 2));
+    if (mod.size() >= 2 && mod.front() == '[' && mod.back() == ']')
+      sym.module = std::string(mod.substr(1, mod.size() - 2));
   }
   return true;
 }
@@ -54,10 +56,14 @@ Result<KallsymsTable> KallsymsTable::parse(std::string_view text) {
   }
   if (parsed == 0) return make_error("no kernel symbols found");
   if (!any_nonzero) {
-    return make_error("kernel symbol addresses are hidden (all zero): run as root, or lower kernel.kptr_restrict");
+    return make_error(
+        "kernel symbol addresses are hidden (all zero): run as root, or lower "
+        "kernel.kptr_restrict");
   }
   std::stable_sort(table.symbols_.begin(), table.symbols_.end(),
-                   [](const model::KernelSymbol& a, const model::KernelSymbol& b) { return a.address < b.address; });
+                   [](const model::KernelSymbol& a, const model::KernelSymbol& b) {
+                     return a.address < b.address;
+                   });
   return table;
 }
 
@@ -68,19 +74,22 @@ Result<KallsymsTable> KallsymsTable::load(const std::string& path) {
   if (!table && path == "/proc/kallsyms") {
     auto restrict_value = read_file("/proc/sys/kernel/kptr_restrict", 64);
     if (restrict_value) {
-      return make_error(table.error().message + " (kernel.kptr_restrict=" + std::string(chomp(*restrict_value)) + ")");
+      return make_error(table.error().message +
+                        " (kernel.kptr_restrict=" + std::string(chomp(*restrict_value)) + ")");
     }
   }
   return table;
 }
 
 size_t KallsymsTable::index_of(uint64_t addr) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
-                             [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
+  auto it =
+      std::upper_bound(symbols_.begin(), symbols_.end(), addr,
+                       [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
   if (it == symbols_.begin()) return symbols_.size();
   size_t idx = static_cast<size_t>(it - symbols_.begin()) - 1;
   // The last symbol's end is unknown: attribute only a bounded distance to it.
-  if (it == symbols_.end() && addr - symbols_[idx].address >= kMaxLastSymbolSize) return symbols_.size();
+  if (it == symbols_.end() && addr - symbols_[idx].address >= kMaxLastSymbolSize)
+    return symbols_.size();
   while (idx > 0 && symbols_[idx - 1].address == symbols_[idx].address) --idx;
   return idx;
 }
@@ -90,16 +99,17 @@ const model::KernelSymbol* KallsymsTable::lookup(uint64_t addr) const {
   return idx < symbols_.size() ? &symbols_[idx] : nullptr;
 }
 
-std::vector<model::KernelSymbol> KallsymsTable::covering(const std::vector<uint64_t>& addresses) const {
+std::vector<model::KernelSymbol> KallsymsTable::covering(
+    const std::vector<uint64_t>& addresses) const {
   std::set<size_t> wanted;
   for (uint64_t addr : addresses) {
     const size_t idx = index_of(addr);
     if (idx >= symbols_.size()) continue;
     wanted.insert(idx);
     // The first entry at a higher address bounds the containing symbol.
-    auto next = std::upper_bound(symbols_.begin() + static_cast<std::ptrdiff_t>(idx), symbols_.end(),
-                                 symbols_[idx].address,
-                                 [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
+    auto next = std::upper_bound(
+        symbols_.begin() + static_cast<std::ptrdiff_t>(idx), symbols_.end(), symbols_[idx].address,
+        [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
     if (next != symbols_.end()) wanted.insert(static_cast<size_t>(next - symbols_.begin()));
   }
   std::vector<model::KernelSymbol> out;

@@ -16,7 +16,7 @@
 namespace gp::proc {
 namespace {
 
-constexpr size_t kMaxMaps = 64u << 20;        // JVMs have tens of thousands of lines
+constexpr size_t kMaxMaps = 64u << 20;       // JVMs have tens of thousands of lines
 constexpr uint64_t kMaxVdsoSize = 1u << 20;  // the vDSO is a few pages
 
 struct MapsLine {
@@ -50,11 +50,13 @@ bool parse_maps_line(std::string_view line, MapsLine& m) {
   const std::string_view inode = next_token(line);
   const size_t dash = range.find('-');
   const size_t colon = dev.find(':');
-  if (dash == std::string_view::npos || colon == std::string_view::npos || perms.size() < 3) return false;
+  if (dash == std::string_view::npos || colon == std::string_view::npos || perms.size() < 3)
+    return false;
   uint64_t major = 0, minor = 0;
-  if (!parse_u64(range.substr(0, dash), m.start, 16) || !parse_u64(range.substr(dash + 1), m.end, 16) ||
-      !parse_u64(offset, m.offset, 16) || !parse_u64(dev.substr(0, colon), major, 16) ||
-      !parse_u64(dev.substr(colon + 1), minor, 16) || !parse_u64(inode, m.inode)) {
+  if (!parse_u64(range.substr(0, dash), m.start, 16) ||
+      !parse_u64(range.substr(dash + 1), m.end, 16) || !parse_u64(offset, m.offset, 16) ||
+      !parse_u64(dev.substr(0, colon), major, 16) || !parse_u64(dev.substr(colon + 1), minor, 16) ||
+      !parse_u64(inode, m.inode)) {
     return false;
   }
   m.major = static_cast<unsigned>(major);
@@ -87,8 +89,8 @@ std::string vdso_build_id(const std::string& dir, const MapsLine& m) {
 
 std::string file_build_id(const std::string& dir, const MapsLine& m, BuildIdCache& cache) {
   char range[64];
-  std::snprintf(range, sizeof range, "/map_files/%llx-%llx", static_cast<unsigned long long>(m.start),
-                static_cast<unsigned long long>(m.end));
+  std::snprintf(range, sizeof range, "/map_files/%llx-%llx",
+                static_cast<unsigned long long>(m.start), static_cast<unsigned long long>(m.end));
   if (auto id = cache.get(dir + range)) return *id;
   // map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE); the path through the process's
   // root works for unprivileged reads of one's own processes. A " (deleted)" file is gone there.

@@ -51,11 +51,13 @@ Result<UniqueFd> open_in_tmp(const std::string& dir, const std::string& name) {
   }
   UniqueFd tmp(::openat(root.get(), "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!tmp.valid()) {
-    if (errno == ELOOP || errno == ENOTDIR) return make_error("refused: /tmp is a symbolic link or not a directory");
+    if (errno == ELOOP || errno == ENOTDIR)
+      return make_error("refused: /tmp is a symbolic link or not a directory");
     return make_error(errno_text("cannot open /tmp"));
   }
   // O_NONBLOCK: a FIFO planted under the name must not block the recorder.
-  UniqueFd file(::openat(tmp.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  UniqueFd file(
+      ::openat(tmp.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!file.valid()) {
     if (errno == ENOENT) return make_error("not found");
     if (errno == ELOOP) return make_error("refused: is a symbolic link");
@@ -70,11 +72,13 @@ Status check_file(int fd, const std::set<uint32_t>& uids, uint64_t& size) {
   if (::fstat(fd, &st) != 0) return make_error(errno_text("cannot stat"));
   if (!S_ISREG(st.st_mode)) return make_error("refused: not a regular file");
   if (st.st_uid != 0 && uids.count(st.st_uid) == 0) {
-    return make_error("refused: owned by uid " + std::to_string(st.st_uid) + ", not by the process's user");
+    return make_error("refused: owned by uid " + std::to_string(st.st_uid) +
+                      ", not by the process's user");
   }
   // A hard link to someone else's file (fs.protected_hardlinks=0) would pass the owner check
   // when that file is root's.
-  if (st.st_nlink != 1) return make_error("refused: file has " + std::to_string(st.st_nlink) + " hard links");
+  if (st.st_nlink != 1)
+    return make_error("refused: file has " + std::to_string(st.st_nlink) + " hard links");
   size = static_cast<uint64_t>(st.st_size);
   return ok_status();
 }
@@ -115,7 +119,8 @@ size_t parse_perf_map(std::string_view text, model::JitMap& map) {
     const size_t sp1 = line.find(' ');
     const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
     model::JitEntry e;
-    if (sp2 == std::string_view::npos || sp2 + 1 >= line.size() || !parse_hex(line.substr(0, sp1), e.start) ||
+    if (sp2 == std::string_view::npos || sp2 + 1 >= line.size() ||
+        !parse_hex(line.substr(0, sp1), e.start) ||
         !parse_hex(line.substr(sp1 + 1, sp2 - sp1 - 1), e.size)) {
       ++bad;
       continue;
@@ -143,8 +148,8 @@ size_t mark_jit_mappings(std::vector<model::Mapping>& mappings, const model::Jit
   return changed;
 }
 
-Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes, PerfMapStats* stats,
-                                    const std::string& proc_root) {
+Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes,
+                                    PerfMapStats* stats, const std::string& proc_root) {
   const std::string dir = proc_root + "/" + std::to_string(pid);
   const std::string name = "perf-" + std::to_string(ns_pid) + ".map";
   auto uids = process_uids(dir);

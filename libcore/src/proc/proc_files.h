@@ -13,10 +13,12 @@ namespace gp::proc {
 
 // Reads at most max_bytes of path (procfs files report size 0, so read until EOF). On failure
 // the Error message is strerror(errno) and *err (when given) receives errno.
-Result<std::string> read_file(const std::string& path, size_t max_bytes = 1 << 20, int* err = nullptr);
+Result<std::string> read_file(const std::string& path, size_t max_bytes = 1 << 20,
+                              int* err = nullptr);
 
 // Same, relative to a directory fd (openat), never following a symlink in the last component.
-Result<std::string> read_file_at(int dir_fd, const char* name, size_t max_bytes, int* err = nullptr);
+Result<std::string> read_file_at(int dir_fd, const char* name, size_t max_bytes,
+                                 int* err = nullptr);
 
 // Splits on sep; empty pieces are kept except a trailing one.
 std::vector<std::string> split(std::string_view text, char sep);

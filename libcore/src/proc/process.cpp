@@ -42,7 +42,8 @@ struct StatFields {
 bool parse_stat(std::string_view text, StatFields& out) {
   const size_t open = text.find('(');
   const size_t close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return false;
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    return false;
   out.comm = std::string(text.substr(open + 1, close - open - 1));
   const std::vector<std::string> f = split(text.substr(std::min(close + 2, text.size())), ' ');
   // f[0] is field 3 (state), so field N is f[N - 3].
@@ -133,8 +134,8 @@ std::vector<std::string> parse_cmdline(std::string_view raw) {
   }
 }
 
-void fill_optional_fields(const std::string& dir, const std::string& mm_dir, const SnapshotOptions& options,
-                          model::Process& p) {
+void fill_optional_fields(const std::string& dir, const std::string& mm_dir,
+                          const SnapshotOptions& options, model::Process& p) {
   if (auto comm = read_file(dir + "/comm", 4096)) p.comm = std::string(chomp(*comm));
   // exe and cmdline come from mm_dir: the address space, which a zombie leader no longer has.
   std::string exe(4096, '\0');
@@ -163,7 +164,8 @@ std::vector<int32_t> list_processes(const std::string& proc_root) {
   if (!dir) return pids;
   while (dirent* e = ::readdir(dir)) {
     uint64_t pid = 0;
-    if (parse_u64(e->d_name, pid) && pid > 0 && pid <= INT32_MAX) pids.push_back(static_cast<int32_t>(pid));
+    if (parse_u64(e->d_name, pid) && pid > 0 && pid <= INT32_MAX)
+      pids.push_back(static_cast<int32_t>(pid));
   }
   ::closedir(dir);
   std::sort(pids.begin(), pids.end());
@@ -191,7 +193,8 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
   p.comm = st.comm;
   const long ticks = sysconf(_SC_CLK_TCK);
   if (ticks > 0) {
-    p.start_time_ns = boot_time_ns() + static_cast<int64_t>(st.start_ticks) * (1'000'000'000LL / ticks);
+    p.start_time_ns =
+        boot_time_ns() + static_cast<int64_t>(st.start_ticks) * (1'000'000'000LL / ticks);
   }
   fill_optional_fields(dir, st.state == 'Z' ? memory_dir(dir, pid) : dir, options, p);
   // Gone while we read (stat succeeded but everything else vanished): report it as exited.

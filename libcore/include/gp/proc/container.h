@@ -5,10 +5,11 @@
 //   docker (systemd driver)      .../docker-<64hex>.scope
 //   docker (cgroupfs driver)     /docker/<64hex>
 //   containerd / CRI (systemd)   .../cri-containerd-<64hex>.scope
-//   cri-o                        .../crio-<64hex>.scope, .../crio-conmon-<id>.scope is not a container
-//   podman                       .../libpod-<64hex>.scope, /libpod_parent/libpod-<id>/...
+//   cri-o                        .../crio-<64hex>.scope, .../crio-conmon-<id>.scope is not a
+//   container podman                       .../libpod-<64hex>.scope, /libpod_parent/libpod-<id>/...
 //   kubernetes (cgroupfs driver) /kubepods[/<qos>]/pod<uid>/<64hex>
-//   kubernetes (systemd driver)  /kubepods.slice/.../kubepods-<qos>-pod<uid_with_underscores>.slice/<runtime>-<id>.scope
+//   kubernetes (systemd driver)
+//   /kubepods.slice/.../kubepods-<qos>-pod<uid_with_underscores>.slice/<runtime>-<id>.scope
 // The pod uid (dashes restored) is returned for kubernetes paths.
 
 #include <string>
@@ -17,7 +18,8 @@
 namespace gp::proc {
 
 struct ContainerRef {
-  std::string runtime;  // "docker", "containerd", "crio", "podman", "kubernetes" (cgroupfs k8s without prefix); "" = none
+  std::string runtime;  // "docker", "containerd", "crio", "podman", "kubernetes" (cgroupfs k8s
+                        // without prefix); "" = none
   std::string id;       // 64 lower-case hex digits; "" when the path is not a container's
   std::string pod_uid;  // kubernetes pod uid, "" when not in a pod
 };
@@ -29,7 +31,8 @@ ContainerRef container_from_cgroup(std::string_view cgroup_path);
 //  - docker:     <root>/var/lib/docker/containers/<id>/config.v2.json "Name", without the '/';
 //  - podman:     <root>/var/lib/containers/storage/overlay-containers/containers.json, the entry
 //                with this id, "names"[0] (rootful storage only);
-//  - containerd: the OCI bundle <root>/run/containerd/io.containerd.runtime.v2.task/<ns>/<id>/config.json
+//  - containerd: the OCI bundle
+//  <root>/run/containerd/io.containerd.runtime.v2.task/<ns>/<id>/config.json
 //    and cri-o:  <root>/var/lib/containers/storage/overlay-containers/<id>/userdata/config.json;
 //                their Kubernetes annotations give gProfiler's dockershim form
 //                "k8s_<container>_<pod>_<namespace>_<pod uid>_<restart count>" (restart count 0

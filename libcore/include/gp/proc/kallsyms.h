@@ -41,7 +41,7 @@ class KallsymsTable {
   static constexpr uint64_t kMaxLastSymbolSize = 1 << 20;
 
  private:
-  size_t index_of(uint64_t addr) const;  // npos-like: symbols_.size() when none
+  size_t index_of(uint64_t addr) const;       // npos-like: symbols_.size() when none
   std::vector<model::KernelSymbol> symbols_;  // sorted by address, stable
 };
 

@@ -26,8 +26,8 @@
 namespace gp::proc {
 
 struct PerfMapStats {
-  bool truncated = false;    // the file was longer than max_bytes
-  size_t bad_lines = 0;      // lines that did not parse
+  bool truncated = false;  // the file was longer than max_bytes
+  size_t bad_lines = 0;    // lines that did not parse
   size_t bytes_read = 0;
 };
 
@@ -38,8 +38,10 @@ inline constexpr size_t kDefaultPerfMapMaxBytes = 64u << 20;
 // in-namespace path "/tmp/perf-<ns_pid>.map". `proc_root` is "/proc" except in tests.
 // Errors: no such file ("not found" in the message), refused (symlink, not regular, wrong owner),
 // unreadable. `stats` may be null.
-Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes = kDefaultPerfMapMaxBytes,
-                                    PerfMapStats* stats = nullptr, const std::string& proc_root = "/proc");
+Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid,
+                                    size_t max_bytes = kDefaultPerfMapMaxBytes,
+                                    PerfMapStats* stats = nullptr,
+                                    const std::string& proc_root = "/proc");
 
 // Marks the anonymous mappings (MappingKind::anonymous) of map.pid that contain the start of
 // at least one perf-map entry as MappingKind::jit_map, so symbolizers know to use the map.

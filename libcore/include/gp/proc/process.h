@@ -76,7 +76,8 @@ class BuildIdCache {
 // thread's /proc/PID/task/TID files; map_files does not exist there, so deleted files have no
 // build-id in that rare case. Kernel threads have no mappings (empty list).
 // Error when the process does not exist (message contains "process exited").
-Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const SnapshotOptions& options = {},
+Result<std::vector<model::Mapping>> executable_mappings(int32_t pid,
+                                                        const SnapshotOptions& options = {},
                                                         BuildIdCache* cache = nullptr);
 
 // Every process (thread-group) id in <proc_root>, ascending. Threads are not listed: procfs
