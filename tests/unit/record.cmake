@@ -1,0 +1,1 @@
+target_sources(gp_unit_tests PRIVATE unit/record_assembler_test.cpp)
