@@ -28,8 +28,8 @@ using model::FrameKind;
 
 struct Field {
   uint32_t number = 0;
-  uint64_t varint = 0;      // wire type 0
-  std::string_view bytes;   // wire type 2
+  uint64_t varint = 0;     // wire type 0
+  std::string_view bytes;  // wire type 2
   bool length_delimited = false;
 };
 
@@ -231,18 +231,42 @@ Profile decode(std::string_view bytes) {
   Profile p;
   for (const Field& f : read_fields(bytes)) {
     switch (f.number) {
-      case 1: p.sample_types.push_back(decode_value_type(f.bytes)); break;
-      case 2: p.samples.push_back(decode_sample(f.bytes)); break;
-      case 3: p.mappings.push_back(decode_mapping(f.bytes)); break;
-      case 4: p.locations.push_back(decode_location(f.bytes)); break;
-      case 5: p.functions.push_back(decode_function(f.bytes)); break;
-      case 6: p.strings.emplace_back(f.bytes); break;
-      case 9: p.time_nanos = static_cast<int64_t>(f.varint); ++p.time_nanos_count; break;
-      case 10: p.duration_nanos = static_cast<int64_t>(f.varint); break;
-      case 11: p.period_type = decode_value_type(f.bytes); break;
-      case 12: p.period = static_cast<int64_t>(f.varint); break;
-      case 13: p.comments = read_packed(f.bytes); break;
-      default: break;
+      case 1:
+        p.sample_types.push_back(decode_value_type(f.bytes));
+        break;
+      case 2:
+        p.samples.push_back(decode_sample(f.bytes));
+        break;
+      case 3:
+        p.mappings.push_back(decode_mapping(f.bytes));
+        break;
+      case 4:
+        p.locations.push_back(decode_location(f.bytes));
+        break;
+      case 5:
+        p.functions.push_back(decode_function(f.bytes));
+        break;
+      case 6:
+        p.strings.emplace_back(f.bytes);
+        break;
+      case 9:
+        p.time_nanos = static_cast<int64_t>(f.varint);
+        ++p.time_nanos_count;
+        break;
+      case 10:
+        p.duration_nanos = static_cast<int64_t>(f.varint);
+        break;
+      case 11:
+        p.period_type = decode_value_type(f.bytes);
+        break;
+      case 12:
+        p.period = static_cast<int64_t>(f.varint);
+        break;
+      case 13:
+        p.comments = read_packed(f.bytes);
+        break;
+      default:
+        break;
     }
   }
   return p;
@@ -313,13 +337,15 @@ Profile encode_and_decode(const model::Archive& a) {
 
 TEST(ProtoWriter, EncodesVarintsAndPackedFields) {
   fold::proto::ProtoWriter w;
-  w.varint_field(1, 300);     // 08 ac 02
-  w.int64_field(2, -1);       // 10 ff ff ff ff ff ff ff ff ff 01
-  w.bytes_field(3, "hi");     // 1a 02 68 69
+  w.varint_field(1, 300);  // 08 ac 02
+  w.int64_field(2, -1);    // 10 ff ff ff ff ff ff ff ff ff 01
+  w.bytes_field(3, "hi");  // 1a 02 68 69
   std::vector<uint64_t> packed = {1, 150};
   w.packed_varints(4, packed);  // 22 03 01 96 01
-  std::string want("\x08\xac\x02\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x1a\x02hi"
-                   "\x22\x03\x01\x96\x01", 23);
+  std::string want(
+      "\x08\xac\x02\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x1a\x02hi"
+      "\x22\x03\x01\x96\x01",
+      23);
   EXPECT_EQ(w.bytes(), want);
   EXPECT_EQ(fold::proto::varint_size(0), 1u);
   EXPECT_EQ(fold::proto::varint_size(UINT64_MAX), 10u);
@@ -378,9 +404,8 @@ TEST(PprofEncoder, PutsInnermostInlinedFunctionInLineZero) {
   Profile p = encode_and_decode(archive_of({make_session()}));
   std::map<std::string, int64_t> stacks;
   for (const auto& s : p.samples) stacks[p.stack(s)] += s.values[0];
-  std::map<std::string, int64_t> want = {{"main;work;inner;?", 7},
-                                         {"main;work;inner", 3},
-                                         {"main;do_nanosleep", 5}};
+  std::map<std::string, int64_t> want = {
+      {"main;work;inner;?", 7}, {"main;work;inner", 3}, {"main;do_nanosleep", 5}};
   EXPECT_EQ(stacks, want);
   // Line numbers travel with their function.
   for (const auto& loc : p.locations) {
@@ -579,7 +604,8 @@ std::string write_temp_profile(const model::Archive& a, const std::string& name)
 TEST(PprofGo, ProfileParserAcceptsOutputWithSameTotals) {
   model::Session later = make_session(2);
   later.processes[0].comm = std::string("bad\xff", 4);
-  std::string path = write_temp_profile(archive_of({make_session(), later}), "gp_pprof_check.pb.gz");
+  std::string path =
+      write_temp_profile(archive_of({make_session(), later}), "gp_pprof_check.pb.gz");
   CommandResult r = run_command(validator() + " check '" + path + "'");
   if (r.status == 77) GTEST_SKIP() << r.output;
   ASSERT_EQ(r.status, 0) << r.output;
@@ -602,13 +628,15 @@ TEST(PprofGo, ProfileParserAcceptsOutputWithSameTotals) {
       "label pid=100 30\n",
       "label tid=101 9\n",
   };
-  for (const char* line : want) EXPECT_NE(r.output.find(line), std::string::npos) << line << r.output;
+  for (const char* line : want)
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << r.output;
 }
 
 // An archive made by the real pipeline (checked in): every sample survives, and the
 // per-pid totals pprof sees equal the archive's.
 TEST(PprofGo, CheckedInArchiveKeepsItsTotals) {
-  auto a = gp::archive::read_archive(std::string(GP_TEST_DATA_DIR) + "/fixtures/archives/format-1.0.gpa");
+  auto a = gp::archive::read_archive(std::string(GP_TEST_DATA_DIR) +
+                                     "/fixtures/archives/format-1.0.gpa");
   ASSERT_TRUE(a.ok()) << a.error().message;
   std::map<int32_t, uint64_t> per_pid;
   uint64_t total = 0;

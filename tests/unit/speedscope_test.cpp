@@ -36,21 +36,23 @@ std::string render(const std::vector<FoldedStack>& stacks, const std::string& na
 
 TEST(Speedscope, WritesOneSampledProfileWithSharedFrames) {
   std::string want = std::string(
-      "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
-      "\"exporter\":\"gp@") + kVersion + "\",\n"
-      "\"name\":\"run.gpa\",\n"
-      "\"activeProfileIndex\":0,\n"
-      "\"shared\":{\"frames\":[\n"
-      "{\"name\":\"main\"},\n"
-      "{\"name\":\"sys_read_[k]\"},\n"
-      "{\"name\":\"sys_read\"}]},\n"
-      "\"profiles\":[{\"type\":\"sampled\",\"name\":\"run.gpa\",\"unit\":\"none\","
-      "\"startValue\":0,\"endValue\":6,\n"
-      "\"samples\":[\n"
-      "[0,1],\n"
-      "[0],\n"
-      "[0,2]],\n"
-      "\"weights\":[3,2,1]}]}\n";
+                         "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+                         "\"exporter\":\"gp@") +
+                     kVersion +
+                     "\",\n"
+                     "\"name\":\"run.gpa\",\n"
+                     "\"activeProfileIndex\":0,\n"
+                     "\"shared\":{\"frames\":[\n"
+                     "{\"name\":\"main\"},\n"
+                     "{\"name\":\"sys_read_[k]\"},\n"
+                     "{\"name\":\"sys_read\"}]},\n"
+                     "\"profiles\":[{\"type\":\"sampled\",\"name\":\"run.gpa\",\"unit\":\"none\","
+                     "\"startValue\":0,\"endValue\":6,\n"
+                     "\"samples\":[\n"
+                     "[0,1],\n"
+                     "[0],\n"
+                     "[0,2]],\n"
+                     "\"weights\":[3,2,1]}]}\n";
   EXPECT_EQ(render(sample_stacks(), "run.gpa"), want);
 }
 
@@ -102,11 +104,13 @@ TEST(SpeedscopeSchema, OutputValidatesWithSameStacksAndTotal) {
     std::ofstream f(path);
     ASSERT_TRUE(fold::write_speedscope(stacks, "schema test", f).ok());
   }
-  CommandResult r = run_command(std::string("GP_SPEEDSCOPE_TOOLS_DIR='") + GP_SPEEDSCOPE_TOOLS_DIR + "' '" +
-              GP_TEST_DATA_DIR + "/speedscope/validate.sh' '" + path + "'");
+  CommandResult r =
+      run_command(std::string("GP_SPEEDSCOPE_TOOLS_DIR='") + GP_SPEEDSCOPE_TOOLS_DIR + "' '" +
+                  GP_TEST_DATA_DIR + "/speedscope/validate.sh' '" + path + "'");
   if (r.status == 77) GTEST_SKIP() << r.output;
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("profiles 1 frames 4 samples 4 total 10\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("profiles 1 frames 4 samples 4 total 10\n"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("stack main;sys_read_[k] 3\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("stack main 2\n"), std::string::npos) << r.output;
   // The escaped name decodes back to the original (invalid byte replaced).

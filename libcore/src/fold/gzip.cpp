@@ -31,7 +31,8 @@ struct GzipWriter::State {
   std::array<unsigned char, kBufferSize> buffer{};
 };
 
-GzipWriter::GzipWriter(std::ostream& out, int level) : state_(std::make_unique<State>()), out_(out) {
+GzipWriter::GzipWriter(std::ostream& out, int level)
+    : state_(std::make_unique<State>()), out_(out) {
   int rc = deflateInit2(&state_->z, level, Z_DEFLATED, kGzipWindowBits, 8, Z_DEFAULT_STRATEGY);
   state_->initialised = rc == Z_OK;
   failed_ = rc != Z_OK;

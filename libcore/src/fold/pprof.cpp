@@ -40,8 +40,8 @@ struct SessionClock {
 SessionClock session_clock(const model::Session& s) {
   const model::Sampling& sampling = s.header.sampling;
   SessionClock c;
-  c.clock_event = sampling.event.empty() || sampling.event == "cpu-clock" ||
-                  sampling.event == "task-clock";
+  c.clock_event =
+      sampling.event.empty() || sampling.event == "cpu-clock" || sampling.event == "task-clock";
   if (sampling.frequency_hz > 0) {
     c.period_ns = kNanosPerSecond / sampling.frequency_hz;
   } else if (c.clock_event && sampling.period > 0) {

@@ -63,8 +63,8 @@ Result<uint64_t> Tables::mapping(const model::Session& session, SessionIds& ids,
   // many processes is one pprof mapping.
   MappingEntry entry{m.start, m.end, m.file_offset, string(m.path), string(hex(m.build_id))};
   std::string key = std::to_string(entry.start) + '/' + std::to_string(entry.limit) + '/' +
-                    std::to_string(entry.file_offset) + '/' + std::to_string(entry.filename) +
-                    '/' + std::to_string(entry.build_id);
+                    std::to_string(entry.file_offset) + '/' + std::to_string(entry.filename) + '/' +
+                    std::to_string(entry.build_id);
   auto [pprof_id, inserted] = intern(mapping_ids_, std::move(key), mappings_.size());
   if (inserted) mappings_.push_back(entry);
   ids.mappings[id] = pprof_id;

@@ -19,7 +19,8 @@ namespace gp::fold::pprof {
 // pprof ids of one session's entries, indexed by archive id; 0 = not added yet.
 struct SessionIds {
   explicit SessionIds(const model::Session& s)
-      : mappings(s.mappings.size() + 1), functions(s.functions.size() + 1),
+      : mappings(s.mappings.size() + 1),
+        functions(s.functions.size() + 1),
         locations(s.locations.size() + 1) {}
   std::vector<uint64_t> mappings;
   std::vector<uint64_t> functions;
@@ -47,9 +48,9 @@ class Tables {
     uint64_t file_offset = 0;
     uint64_t filename = 0;
     uint64_t build_id = 0;
-    bool unsymbolized = false;   // some location of it has no lines
-    bool missing_file = false;   // some line's function has no file name
-    bool missing_line = false;   // some line has no line number
+    bool unsymbolized = false;  // some location of it has no lines
+    bool missing_file = false;  // some line's function has no file name
+    bool missing_line = false;  // some line has no line number
   };
 
   Result<uint64_t> mapping(const model::Session& session, SessionIds& ids, uint64_t id);

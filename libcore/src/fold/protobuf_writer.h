@@ -15,11 +15,15 @@ class ProtoWriter {
   // Wire type 0. Zero values are written too: callers skip defaults where proto3 would.
   void varint_field(uint32_t field, uint64_t value);
   // int64 fields use the same varint encoding (two's complement, 10 bytes when negative).
-  void int64_field(uint32_t field, int64_t value) { varint_field(field, static_cast<uint64_t>(value)); }
+  void int64_field(uint32_t field, int64_t value) {
+    varint_field(field, static_cast<uint64_t>(value));
+  }
   void bool_field(uint32_t field, bool value) { varint_field(field, value ? 1 : 0); }
   // Wire type 2: strings, bytes and embedded messages.
   void bytes_field(uint32_t field, std::string_view bytes);
-  void message_field(uint32_t field, const ProtoWriter& message) { bytes_field(field, message.buf_); }
+  void message_field(uint32_t field, const ProtoWriter& message) {
+    bytes_field(field, message.buf_);
+  }
   // A packed repeated varint field; nothing is written for an empty list.
   void packed_varints(uint32_t field, std::span<const uint64_t> values);
   void packed_varints(uint32_t field, std::span<const int64_t> values);
