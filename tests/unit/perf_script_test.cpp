@@ -112,6 +112,16 @@ TEST(PerfScriptImport, BuildsExactFramesOfOneSample) {
   EXPECT_EQ(s.threads[0].tid, 4243);
 }
 
+TEST(PerfScriptImport, KeepsASampleWithoutAnyFrame) {
+  // -F comm,tid,time,event: no call chain, no ip — still a sample of that thread.
+  Session s;
+  auto st = import_perf_script("x 5 1.000001: cpu-clock: \nx 5 1.000002: cpu-clock: \n", s);
+  EXPECT_EQ(st.samples, 2u);
+  ASSERT_EQ(s.samples.size(), 1u);
+  EXPECT_EQ(s.samples[0].count, 2u);
+  EXPECT_TRUE(s.stack(s.samples[0].stack_id).location_ids.empty());
+}
+
 TEST(PerfScriptImport, ClassifiesMappingsAndStatuses) {
   Session s;
   import_perf_script(

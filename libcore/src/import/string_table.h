@@ -26,7 +26,7 @@ inline uint64_t hash_bytes(std::string_view s) {
     n -= 8;
   }
   uint64_t w = 0;
-  std::memcpy(&w, p, n);
+  if (n > 0) std::memcpy(&w, p, n);  // p may be null for an empty key
   h = (h ^ w) * 0x94d049bb133111ebull;
   return h ^ (h >> 29);
 }
@@ -42,7 +42,7 @@ class StringTable {
       Slot& s = slots_[i];
       if (s.len == kEmpty) return nullptr;
       if (s.hash == h && s.len == key.size() &&
-          std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0)
+          (key.empty() || std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0))
         return &s.value;
     }
   }
@@ -53,7 +53,7 @@ class StringTable {
     Slot& s = place(hash_bytes(key));
     s.off = arena_.size();
     s.len = static_cast<uint32_t>(key.size());
-    arena_.append(key);
+    if (!key.empty()) arena_.append(key.data(), key.size());
     s.value = value;
     return s.value;
   }
