@@ -12,7 +12,8 @@ namespace {
 class LineBuilder {
  public:
   LineBuilder(const model::Session& s, const detail::ColContext& ctx, const ColOptions& o)
-      : namer_(s), procs_(s), ctx_(ctx), o_(o), stack_text_(s.stacks.size() + 1) {}
+      : s_(s), namer_(s), procs_(s), ctx_(ctx), o_(o), stack_text_(s.stacks.size() + 1),
+        location_text_(s.locations.size() + 1) {}
 
   void line(const model::Sample& smp, std::string& out) {
     out = prefix(smp.pid, smp.tid);
@@ -58,20 +59,35 @@ class LineBuilder {
     if (id == 0 || id >= stack_text_.size()) return kEmpty;
     std::string& text = stack_text_[id];
     if (!text.empty()) return text;
-    const detail::NamedStack& ns = namer_.stack(id);
-    for (const Frame& f : ns.frames) {
-      if (&f != &ns.frames.front()) text += ';';
+    const std::vector<uint64_t>& ids = s_.stack(id).location_ids;  // leaf first
+    for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+      if (it != ids.rbegin()) text += ';';
+      text += location_text(*it);
+    }
+    return text;
+  }
+
+  // A location's frames as `.col` text, formatted once per location.
+  const std::string& location_text(uint64_t id) {
+    static const std::string kUnknown = "[unknown]";
+    if (id >= location_text_.size()) return kUnknown;
+    std::string& text = location_text_[id];
+    if (!text.empty()) return text;
+    for (const Frame& f : namer_.location(id).frames) {
+      if (!text.empty()) text += ';';
       detail::append_col_field(f.name, text);
       text += kind_suffix(f.kind);
     }
     return text;
   }
 
+  const model::Session& s_;
   detail::StackNamer namer_;
   detail::ProcessTable procs_;
   const detail::ColContext& ctx_;
   const ColOptions& o_;
   std::vector<std::string> stack_text_;
+  std::vector<std::string> location_text_;
   std::unordered_map<int64_t, std::string> prefixes_;
 };
 

@@ -26,10 +26,11 @@ std::string python_name(const model::Function& f, const model::Line& line) {
 
 }  // namespace
 
-bool StackNamer::append_location(uint64_t id, std::vector<Frame>& out) const {
+void StackNamer::name_location(uint64_t id, NamedLocation& named) const {
+  std::vector<Frame>& out = named.frames;
   if (id == 0 || id > s_.locations.size()) {
     out.push_back({"[unknown]", FrameKind::unknown});
-    return false;
+    return;
   }
   const model::Location& loc = s_.location(id);
   const model::Mapping* m = nullptr;
@@ -38,12 +39,13 @@ bool StackNamer::append_location(uint64_t id, std::vector<Frame>& out) const {
   if (base == FrameKind::unknown && m != nullptr)
     base = kernel_mapping(*m) ? FrameKind::kernel : FrameKind::native;
   bool kernel = base == FrameKind::kernel || (m != nullptr && kernel_mapping(*m));
+  named.kernel = kernel;
   if (loc.lines.empty()) {
     // Unsymbolized: perf's spelling ("(dso)" for a known user DSO, else "[unknown]").
     if (kernel) out.push_back({"[unknown]", FrameKind::kernel});
     else if (m != nullptr && !m->path.empty()) out.push_back({dso_frame(m->path), base});
     else out.push_back({"[unknown]", base});
-    return kernel;
+    return;
   }
   for (const model::Line& line : loc.lines) {
     if (line.function_id == 0 || line.function_id > s_.functions.size()) {
@@ -59,26 +61,17 @@ bool StackNamer::append_location(uint64_t id, std::vector<Frame>& out) const {
     const std::string& name = f.name.empty() ? f.system_name : f.name;
     out.push_back({name.empty() ? std::string("[unknown]") : name, kind});
   }
-  return kernel;
 }
 
-const NamedStack& StackNamer::stack(uint64_t id) {
-  if (id == 0 || id >= stacks_.size()) {
-    static const NamedStack kEmpty;
-    return kEmpty;
+const NamedLocation& StackNamer::location(uint64_t id) {
+  static const NamedLocation kInvalid{{{"[unknown]", FrameKind::unknown}}, false, true};
+  if (id >= locations_.size()) return kInvalid;
+  NamedLocation& nl = locations_[id];
+  if (!nl.named) {
+    name_location(id, nl);
+    nl.named = true;
   }
-  NamedStack& ns = stacks_[id];
-  if (ns.named) return ns;
-  ns.named = true;
-  const std::vector<uint64_t>& ids = s_.stack(id).location_ids;  // leaf first
-  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {           // root first
-    size_t before = ns.frames.size();
-    bool kernel = append_location(*it, ns.frames);
-    // Kernel frames sit at the leaf end (user code calls into the kernel, never back), so the
-    // count restarts at every user frame.
-    ns.kernel_tail = kernel ? ns.kernel_tail + (ns.frames.size() - before) : 0;
-  }
-  return ns;
+  return nl;
 }
 
 ProcessTable::ProcessTable(const model::Session& s) : s_(s) {

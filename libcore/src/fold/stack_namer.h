@@ -13,26 +13,25 @@
 
 namespace gp::fold::detail {
 
-// A stack's frames, root first, and how many frames at its leaf end are kernel frames.
-struct NamedStack {
+// The frames of one location, outermost first (an inline chain gives several).
+struct NamedLocation {
   std::vector<Frame> frames;
-  size_t kernel_tail = 0;
+  bool kernel = false;
   bool named = false;
 };
 
 class StackNamer {
  public:
-  explicit StackNamer(const model::Session& s) : s_(s), stacks_(s.stacks.size() + 1) {}
+  explicit StackNamer(const model::Session& s) : s_(s), locations_(s.locations.size() + 1) {}
 
-  // The named frames of stack `id` (cached). Invalid ids give an empty stack.
-  const NamedStack& stack(uint64_t id);
+  // The frames of location `id` (cached); an invalid id gives "[unknown]".
+  const NamedLocation& location(uint64_t id);
 
  private:
-  // Appends the frames of one location, outermost first; returns whether they are kernel frames.
-  bool append_location(uint64_t location_id, std::vector<Frame>& out) const;
+  void name_location(uint64_t location_id, NamedLocation& out) const;
 
   const model::Session& s_;
-  std::vector<NamedStack> stacks_;
+  std::vector<NamedLocation> locations_;
 };
 
 // Process-level names and fields for samples of one session.

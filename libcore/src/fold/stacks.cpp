@@ -11,68 +11,137 @@ namespace {
 
 using model::FrameKind;
 
-void append_key(const Frame& f, std::string& key) {
-  key += f.name;
-  key += '\0';
-  key += static_cast<char>(f.kind);
-}
-
-bool frame_less(const Frame& a, const Frame& b) {
-  if (a.name != b.name) return a.name < b.name;
-  return a.kind < b.kind;
-}
-
-// The part of a named stack the options keep: all, the user part or the kernel tail.
-std::pair<size_t, size_t> kept_range(const detail::NamedStack& ns, const StackOptions& o) {
-  size_t n = ns.frames.size();
-  if (o.user_only) return {0, n - ns.kernel_tail};
-  if (o.kernel_only) return {n - ns.kernel_tail, n};
-  return {0, n};
-}
-
+// Frames are interned once; stacks are aggregated as sequences of frame ids, so a sample costs
+// a few integer copies, and names are copied only into the final unique stacks.
 class Aggregator {
  public:
-  void add(std::vector<Frame>& frames, uint64_t count) {
-    key_.clear();
-    for (const Frame& f : frames) append_key(f, key_);
-    auto [it, inserted] = index_.try_emplace(key_, out_.size());
-    if (inserted) out_.push_back({frames, count});
-    else out_[it->second].count += count;
+  uint32_t intern(const Frame& f) {
+    key_.assign(f.name);
+    key_ += '\0';
+    key_ += static_cast<char>(f.kind);
+    auto [it, inserted] = frame_ids_.try_emplace(key_, static_cast<uint32_t>(frames_.size()));
+    if (inserted) frames_.push_back(f);
+    return it->second;
   }
+
+  void add(const std::vector<uint32_t>& ids, uint64_t count) {
+    key_.assign(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint32_t));
+    auto [it, inserted] = stack_index_.try_emplace(key_, stacks_.size());
+    if (inserted) stacks_.push_back({ids, count});
+    else stacks_[it->second].second += count;
+  }
+
   std::vector<FoldedStack> take_sorted() {
-    std::sort(out_.begin(), out_.end(), [](const FoldedStack& a, const FoldedStack& b) {
-      return std::lexicographical_compare(a.frames.begin(), a.frames.end(), b.frames.begin(),
-                                          b.frames.end(), frame_less);
-    });
-    return std::move(out_);
+    auto less = [&](const std::pair<std::vector<uint32_t>, uint64_t>& a,
+                    const std::pair<std::vector<uint32_t>, uint64_t>& b) {
+      return std::lexicographical_compare(
+          a.first.begin(), a.first.end(), b.first.begin(), b.first.end(), [&](uint32_t x, uint32_t y) {
+            const Frame& fx = frames_[x];
+            const Frame& fy = frames_[y];
+            if (fx.name != fy.name) return fx.name < fy.name;
+            return fx.kind < fy.kind;
+          });
+    };
+    std::sort(stacks_.begin(), stacks_.end(), less);
+    std::vector<FoldedStack> out;
+    out.reserve(stacks_.size());
+    for (const auto& [ids, count] : stacks_) {
+      FoldedStack& st = out.emplace_back();
+      st.count = count;
+      st.frames.reserve(ids.size());
+      for (uint32_t id : ids) st.frames.push_back(frames_[id]);
+    }
+    return out;
   }
 
  private:
   std::string key_;
-  std::unordered_map<std::string, size_t> index_;
-  std::vector<FoldedStack> out_;
+  std::unordered_map<std::string, uint32_t> frame_ids_;
+  std::vector<Frame> frames_;
+  std::unordered_map<std::string, size_t> stack_index_;
+  std::vector<std::pair<std::vector<uint32_t>, uint64_t>> stacks_;
 };
 
+// One session's stacks as interned frame ids, root first, with their kernel tails (cached).
+class SessionFrames {
+ public:
+  SessionFrames(const model::Session& s, Aggregator& agg)
+      : s_(s), namer_(s), agg_(agg), stacks_(s.stacks.size() + 1), locations_(s.locations.size() + 1) {}
+
+  struct Stack {
+    std::vector<uint32_t> ids;
+    size_t kernel_tail = 0;
+    bool done = false;
+  };
+
+  const Stack& stack(uint64_t id) {
+    static const Stack kEmpty;
+    if (id == 0 || id >= stacks_.size()) return kEmpty;
+    Stack& st = stacks_[id];
+    if (st.done) return st;
+    st.done = true;
+    const std::vector<uint64_t>& locs = s_.stack(id).location_ids;  // leaf first
+    for (auto it = locs.rbegin(); it != locs.rend(); ++it) {
+      const std::vector<uint32_t>& ids = location(*it);
+      st.ids.insert(st.ids.end(), ids.begin(), ids.end());
+      // Kernel frames sit at the leaf end (user code calls into the kernel, never back), so
+      // the count restarts at every user frame.
+      st.kernel_tail = namer_.location(*it).kernel ? st.kernel_tail + ids.size() : 0;
+    }
+    return st;
+  }
+
+ private:
+  const std::vector<uint32_t>& location(uint64_t id) {
+    static const std::vector<uint32_t> kNone;
+    if (id >= locations_.size()) return kNone;
+    std::vector<uint32_t>& ids = locations_[id];
+    if (ids.empty())
+      for (const Frame& f : namer_.location(id).frames) ids.push_back(agg_.intern(f));
+    return ids;
+  }
+
+  const model::Session& s_;
+  detail::StackNamer namer_;
+  Aggregator& agg_;
+  std::vector<Stack> stacks_;
+  std::vector<std::vector<uint32_t>> locations_;
+};
+
+// The part of a stack the options keep: all, the user part or the kernel tail.
+std::pair<size_t, size_t> kept_range(const SessionFrames::Stack& st, const StackOptions& o) {
+  size_t n = st.ids.size();
+  if (o.user_only) return {0, n - st.kernel_tail};
+  if (o.kernel_only) return {n - st.kernel_tail, n};
+  return {0, n};
+}
+
 void fold_session(const model::Session& s, const StackOptions& o, Aggregator& agg) {
-  detail::StackNamer namer(s);
+  SessionFrames frames(s, agg);
   detail::ProcessTable procs(s);
-  std::vector<Frame> frames;
+  std::unordered_map<int64_t, std::vector<uint32_t>> prefixes;  // (pid, tid) → process frames
+  std::vector<uint32_t> ids;
   for (const model::Sample& sample : s.samples) {
     if (sample.count == 0 || (sample.pid == 0 && !o.include_idle)) continue;
-    const detail::NamedStack& ns = namer.stack(sample.stack_id);
-    auto [begin, end] = kept_range(ns, o);
+    const SessionFrames::Stack& st = frames.stack(sample.stack_id);
+    auto [begin, end] = kept_range(st, o);
     // A user-only (kernel-only) view drops samples that have no user (kernel) frame at all.
     if ((o.user_only || o.kernel_only) && begin == end) continue;
-    frames.clear();
-    if (o.process_frame) {
-      frames.push_back({detail::process_frame_name(procs, sample.pid, sample.tid, o.with_pid,
-                                                   o.with_tid),
-                        FrameKind::pseudo});
+    int64_t key = (static_cast<int64_t>(sample.pid) << 32) | static_cast<uint32_t>(sample.tid);
+    auto [it, inserted] = prefixes.try_emplace(key);
+    if (inserted) {
+      if (o.process_frame) {
+        it->second.push_back(agg.intern({detail::process_frame_name(procs, sample.pid, sample.tid,
+                                                                     o.with_pid, o.with_tid),
+                                         FrameKind::pseudo}));
+      }
+      const model::Process* p = procs.find(sample.pid);
+      if (p != nullptr && !p->error_frame.empty())
+        it->second.push_back(agg.intern({p->error_frame, FrameKind::pseudo}));
     }
-    const model::Process* p = procs.find(sample.pid);
-    if (p != nullptr && !p->error_frame.empty()) frames.push_back({p->error_frame, FrameKind::pseudo});
-    frames.insert(frames.end(), ns.frames.begin() + begin, ns.frames.begin() + end);
-    agg.add(frames, sample.count);
+    ids = it->second;
+    ids.insert(ids.end(), st.ids.begin() + begin, st.ids.begin() + end);
+    agg.add(ids, sample.count);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "gp/ingest/input.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -103,6 +104,9 @@ Result<model::Archive> read_profile(const std::string& path) {
     in.owned = true;
   }
   std::string data;
+  struct stat st_buf {};
+  if (::fstat(in.fd, &st_buf) == 0 && S_ISREG(st_buf.st_mode) && st_buf.st_size > 0)
+    data.reserve(static_cast<size_t>(st_buf.st_size));  // text is read whole: no regrowth
   if (auto st = read_more(in.fd, path, data, 8); !st) return st.error();
   if (archive::looks_like_archive(data)) {
     // Regular files stream through the archive reader; a pipe was partly consumed, so its
