@@ -84,7 +84,7 @@ start_sampler() {
 stop_sampler() {
   kill -INT "$sampler_pid" 2>/dev/null || true
   wait "$sampler_pid" 2>/dev/null || true
-}
+} 2>/dev/null
 
 # gp-record's CPU seconds (utime+stime) and peak RSS (KiB) while it runs for `secs` at `hz`.
 measure_gp_record() {
