@@ -328,6 +328,13 @@ record() {
   stderr_has "gp-fold: warning:"
 }
 
+@test "a full disk fails loudly" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  run -1 --separate-stderr timeout -s KILL 30 gp-record -d 1 -F 99 -o /dev/full
+  stderr_has "gp-record: error: cannot write '/dev/full': No space left on device"
+}
+
 @test "stdout archives stream through a pipe" {
   # bats test_tags=root,bpf
   require_root_bpf
