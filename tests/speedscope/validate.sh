@@ -23,7 +23,12 @@ file="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 mkdir -p "$tools"
 # Reinstall when the lock file changed; a lock directory keeps parallel runs from racing.
 if ! cmp -s "$here/package-lock.json" "$tools/package-lock.json" || [ ! -d "$tools/node_modules/ajv" ]; then
-  while ! mkdir "$tools/.lock" 2>/dev/null; do sleep 1; done
+  waited=0
+  while ! mkdir "$tools/.lock" 2>/dev/null; do
+    # A lock older than the longest install is left over from a killed run.
+    if [ $((waited += 1)) -gt 300 ]; then rmdir "$tools/.lock" 2>/dev/null || true; waited=0; fi
+    sleep 1
+  done
   trap 'rmdir "$tools/.lock"' EXIT
   if ! cmp -s "$here/package-lock.json" "$tools/package-lock.json" || [ ! -d "$tools/node_modules/ajv" ]; then
     cp "$here/package.json" "$here/package-lock.json" "$tools/"

@@ -439,6 +439,28 @@ TEST(PprofEncoder, WritesMappingWithHexBuildIdAndAddress) {
   EXPECT_EQ(with_mapping, 1);
 }
 
+// pprof names the first mapping of the file as the profile's binary ("File: ..." in reports).
+TEST(PprofEncoder, WritesAnExecutableMappingFirst) {
+  model::Session s = make_session();
+  model::SessionBuilder b(s);
+  model::Mapping kernel;
+  kernel.kind = model::MappingKind::kernel;
+  kernel.path = "[kernel.kallsyms]";
+  kernel.start = 0xffffffff81000000;
+  kernel.end = 0xffffffff82000000;
+  model::Mapping exe;
+  exe.pid = 100;
+  exe.path = "/usr/bin/app";
+  exe.start = 0x400000;
+  exe.end = 0x500000;
+  uint64_t k = b.address_location(b.mapping(kernel), 0xffffffff81001000, FrameKind::kernel, false);
+  uint64_t e = b.address_location(b.mapping(exe), 0x401000, FrameKind::native, true);
+  b.add_sample(100, 100, b.stack({k, e}), 1);
+  Profile p = encode_and_decode(archive_of({s}));
+  ASSERT_EQ(p.mappings.size(), 3u);
+  EXPECT_EQ(p.str(p.mappings[0].filename), "/usr/bin/app");
+}
+
 TEST(PprofEncoder, LabelsSamplesWithPidTidCommAndContainer) {
   Profile p = encode_and_decode(archive_of({make_session()}));
   std::map<std::string, int64_t> by_comm;

@@ -34,6 +34,15 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
+// How well a mapping fits pprof's idea of the profile's main binary (see Tables::write).
+int main_binary_rank(const model::Mapping& m) {
+  if (m.kind != model::MappingKind::user || m.path.empty() || m.path[0] == '[') return 0;
+  std::string_view base = m.path;
+  base.remove_prefix(std::min(base.size(), base.rfind('/') + 1));
+  bool library = base.ends_with(".so") || base.find(".so.") != std::string_view::npos;
+  return library ? 1 : 2;
+}
+
 // Interns `key`: returns its id, adding (id = size + 1) when new.
 template <typename Map>
 std::pair<uint64_t, bool> intern(Map& ids, std::string key, size_t next_index) {
@@ -62,6 +71,7 @@ Result<uint64_t> Tables::mapping(const model::Session& session, SessionIds& ids,
   // The process id is left out on purpose: the same library mapped at the same place in
   // many processes is one pprof mapping.
   MappingEntry entry{m.start, m.end, m.file_offset, string(m.path), string(hex(m.build_id))};
+  entry.main_rank = main_binary_rank(m);
   std::string key = std::to_string(entry.start) + '/' + std::to_string(entry.limit) + '/' +
                     std::to_string(entry.file_offset) + '/' + std::to_string(entry.filename) + '/' +
                     std::to_string(entry.build_id);
@@ -145,22 +155,33 @@ void Tables::note_symbolization(uint64_t mapping_id, const model::Location& loc,
   }
 }
 
+void Tables::write_mapping(proto::ProtoWriter& profile, size_t index) const {
+  const MappingEntry& e = mappings_[index];
+  proto::ProtoWriter m;
+  m.varint_field(kMappingId, index + 1);
+  m.varint_field(kMemoryStart, e.start);
+  m.varint_field(kMemoryLimit, e.limit);
+  m.varint_field(kFileOffset, e.file_offset);
+  m.varint_field(kFilename, e.filename);
+  if (e.build_id != 0) m.varint_field(kBuildId, e.build_id);
+  bool functions = !e.unsymbolized;
+  m.bool_field(kHasFunctions, functions);
+  m.bool_field(kHasFilenames, functions && !e.missing_file);
+  m.bool_field(kHasLineNumbers, functions && !e.missing_line);
+  m.bool_field(kHasInlineFrames, functions && !e.missing_line);
+  profile.message_field(kProfileMapping, m);
+}
+
 void Tables::write(proto::ProtoWriter& profile) const {
+  // pprof takes the first mapping in the file (whatever its id) as the "main binary" it names
+  // in reports: make that an executable (else a library) rather than the kernel.
+  size_t first = 0;
   for (size_t i = 0; i < mappings_.size(); ++i) {
-    const MappingEntry& e = mappings_[i];
-    proto::ProtoWriter m;
-    m.varint_field(kMappingId, i + 1);
-    m.varint_field(kMemoryStart, e.start);
-    m.varint_field(kMemoryLimit, e.limit);
-    m.varint_field(kFileOffset, e.file_offset);
-    m.varint_field(kFilename, e.filename);
-    if (e.build_id != 0) m.varint_field(kBuildId, e.build_id);
-    bool functions = !e.unsymbolized;
-    m.bool_field(kHasFunctions, functions);
-    m.bool_field(kHasFilenames, functions && !e.missing_file);
-    m.bool_field(kHasLineNumbers, functions && !e.missing_line);
-    m.bool_field(kHasInlineFrames, functions && !e.missing_line);
-    profile.message_field(kProfileMapping, m);
+    if (mappings_[i].main_rank > mappings_[first].main_rank) first = i;
+  }
+  if (!mappings_.empty()) write_mapping(profile, first);
+  for (size_t i = 0; i < mappings_.size(); ++i) {
+    if (i != first) write_mapping(profile, i);
   }
   for (const std::string& l : locations_) profile.bytes_field(kProfileLocation, l);
   for (const std::string& f : functions_) profile.bytes_field(kProfileFunction, f);

@@ -51,10 +51,12 @@ class Tables {
     bool unsymbolized = false;  // some location of it has no lines
     bool missing_file = false;  // some line's function has no file name
     bool missing_line = false;  // some line has no line number
+    int main_rank = 0;          // 2 executable, 1 shared library, 0 kernel/vdso/anon/JIT
   };
 
   Result<uint64_t> mapping(const model::Session& session, SessionIds& ids, uint64_t id);
   Result<uint64_t> function(const model::Session& session, SessionIds& ids, uint64_t id);
+  void write_mapping(proto::ProtoWriter& profile, size_t index) const;
   void note_symbolization(uint64_t mapping_id, const model::Location& loc,
                           const model::Session& session);
 
