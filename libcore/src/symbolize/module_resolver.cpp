@@ -9,10 +9,10 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 
 #include "gp/symbolize/elf_file.h"
 #include "gp/symbolize/go_pclntab.h"
+#include "symbol_index.h"
 
 namespace gp::symbolize {
 
@@ -25,9 +25,7 @@ struct ModuleResolver::Impl {
   std::optional<GoPclntab> go;
   bool debug_layout = false;  // a separate debug file standing in for its binary
   std::optional<std::pair<uint64_t, uint64_t>> exec_segment;  // first executable PT_LOAD: vaddr, memsz
-  // Preferred name for addresses with several function symbols (memcpy/memmove aliases, ...);
-  // built on first use.
-  std::optional<std::unordered_map<Dwarf_Addr, std::string>> aliases;
+  std::optional<SymbolIndex> symbols;  // built on first use
 
   ~Impl() {
     if (dwfl != nullptr) dwfl_end(dwfl);
@@ -173,52 +171,6 @@ void find_exec_segment(const ElfFile& f, ModuleResolver::Impl& im) {
   }
 }
 
-size_t leading_underscores(const char* name) {
-  size_t n = 0;
-  while (name[n] == '_') ++n;
-  return n;
-}
-
-// perf's choose_best_symbol: sized over sizeless, strong over weak, global over local, fewer
-// leading underscores, then the longer name. True when a beats b.
-bool preferred(const GElf_Sym& a, const char* an, const GElf_Sym& b, const char* bn) {
-  if ((a.st_size == 0) != (b.st_size == 0)) return a.st_size != 0;
-  bool aw = GELF_ST_BIND(a.st_info) == STB_WEAK, bw = GELF_ST_BIND(b.st_info) == STB_WEAK;
-  if (aw != bw) return !aw;
-  bool ag = GELF_ST_BIND(a.st_info) == STB_GLOBAL, bg = GELF_ST_BIND(b.st_info) == STB_GLOBAL;
-  if (ag != bg) return ag;
-  size_t au = leading_underscores(an), bu = leading_underscores(bn);
-  if (au != bu) return au < bu;
-  return std::strlen(an) > std::strlen(bn);
-}
-
-std::unordered_map<Dwarf_Addr, std::string> function_aliases(Dwfl_Module* mod) {
-  struct Best {
-    GElf_Sym sym;
-    const char* name;
-    int count;
-  };
-  std::unordered_map<Dwarf_Addr, Best> best;
-  int n = dwfl_module_getsymtab(mod);
-  for (int i = 1; i < n; ++i) {
-    GElf_Sym sym;
-    GElf_Addr addr = 0;
-    GElf_Word shndx = 0;
-    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, nullptr, nullptr);
-    int type = GELF_ST_TYPE(sym.st_info);
-    if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
-      continue;
-    auto [it, inserted] = best.try_emplace(addr, Best{sym, name, 1});
-    if (inserted) continue;
-    ++it->second.count;
-    if (preferred(sym, name, it->second.sym, it->second.name)) it->second.sym = sym, it->second.name = name;
-  }
-  std::unordered_map<Dwarf_Addr, std::string> aliases;
-  for (const auto& [addr, b] : best)
-    if (b.count > 1) aliases.emplace(addr, b.name);
-  return aliases;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ModuleResolver>> ModuleResolver::open(const FoundFiles& files,
@@ -294,13 +246,9 @@ std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_add
       return {std::move(f)};
     }
   }
-  GElf_Off offset = 0;
-  GElf_Sym sym;
-  const char* symbol = dwfl_module_addrinfo(im.module, addr, &offset, &sym, nullptr, nullptr, nullptr);
-  if (symbol != nullptr && *symbol != '\0') {
-    if (!im.aliases) im.aliases = function_aliases(im.module);
-    auto alias = im.aliases->find(addr - offset);
-    if (alias != im.aliases->end()) symbol = alias->second.c_str();
+  if (!im.symbols) im.symbols.emplace(im.module);
+  const char* symbol = im.symbols->lookup(addr);
+  if (symbol != nullptr) {
     // The outermost function is named from the symbol table, as perf and addr2line -f do
     // (it names clones like foo.cold / foo.constprop.0 that DWARF folds into foo).
     if (chain.empty()) chain.emplace_back();
