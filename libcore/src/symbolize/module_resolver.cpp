@@ -109,6 +109,8 @@ std::string call_file(Dwarf_Die* cu, Dwarf_Die* inlined) {
 // The DWARF inline chain at addr, innermost first: each entry's line is the position inside that
 // function (the innermost's from the line table, the others' from the call site of the entry
 // before). Empty when the address has no DWARF.
+// TODO(perf): dwarf_getscopes/_die walk the CU's DIE tree per address and dominate large runs
+// (libc's debug file); index each CU's subprogram/inlined_subroutine ranges once instead.
 std::vector<Frame> dwarf_chain(Dwfl_Module* mod, Dwarf_Addr addr, const ResolverOptions& opt) {
   std::vector<Frame> chain;
   Dwarf_Addr cu_bias = 0;
