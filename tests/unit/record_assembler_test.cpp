@@ -191,6 +191,21 @@ TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
   EXPECT_EQ(src.snapshot_calls, 1);  // the snapshot itself is reused
 }
 
+TEST(SessionAssembler, ForgetsProcessesTheLastSessionDidNotSample) {
+  FakeSource src;
+  src.add(10, "busy", {user_map(10, 0x1000, 0x2000, 0, "/bin/busy")});
+  src.add(11, "quiet", {user_map(11, 0x1000, 0x2000, 0, "/bin/quiet")});
+  SessionAssembler a(src, "");
+  model::Session first, second;
+  a.begin_session(first);
+  a.on_process_event(10, false);
+  a.on_process_event(11, false);
+  a.add(sample(10, {0x1100}));
+  EXPECT_EQ(a.tracked_processes(), 2u);
+  a.begin_session(second);
+  EXPECT_EQ(a.tracked_processes(), 1u);
+}
+
 TEST(SessionAssembler, DropsSamplesWithoutFrames) {
   FakeSource src;
   SessionAssembler a(src, "");

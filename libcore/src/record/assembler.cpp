@@ -22,6 +22,12 @@ SessionAssembler::SessionAssembler(ProcessSource& source, std::string kernel_bui
     : source_(source), kernel_build_id_(std::move(kernel_build_id)) {}
 
 void SessionAssembler::begin_session(model::Session& session) {
+  if (session_ != nullptr) {
+    // Forget processes the previous session never sampled (exited, idle or only announced), so
+    // memory stays flat over days of --continuous; one that shows up again is snapshotted anew.
+    for (auto it = processes_.begin(); it != processes_.end();)
+      it = sampled_pids_.count(it->first) ? std::next(it) : processes_.erase(it);
+  }
   session_ = &session;
   builder_ = std::make_unique<model::SessionBuilder>(session);
   written_generation_.clear();

@@ -63,8 +63,9 @@ class SessionAssembler {
   // `kernel_build_id` (raw bytes) is stamped on the kernel mapping.
   SessionAssembler(ProcessSource& source, std::string kernel_build_id);
 
-  // Starts filling a new session (continuous mode: one per interval). Process snapshots are
-  // kept; what was written to the previous session is forgotten.
+  // Starts filling a new session (continuous mode: one per interval). Snapshots of processes
+  // the previous session sampled are kept, others are dropped; what was written to the previous
+  // session is forgotten.
   void begin_session(model::Session& session);
 
   // A sampler announced pid (first sample, or exec: the image changed, snapshot again).
