@@ -24,7 +24,8 @@ model::Session host(const std::string& name, const std::string& comm, uint64_t n
 }
 
 TEST(MergeAggregate, DefaultKeepsSessionsSortedByHost) {
-  auto out = gp::merge::merge_archives({archive_of(host("b", "nginx", 3)), archive_of(host("a", "redis", 2))}, {});
+  auto out = gp::merge::merge_archives(
+      {archive_of(host("b", "nginx", 3)), archive_of(host("a", "redis", 2))}, {});
   ASSERT_TRUE(out);
   ASSERT_EQ(out->sessions.size(), 2u);
   EXPECT_EQ(out->sessions[0].header.host.hostname, "a");
@@ -42,8 +43,9 @@ TEST(MergeAggregate, HostsPidsKeptApartCountsSummed) {
   const model::Session& s = out->sessions[0];
   EXPECT_EQ(s.header.source, SourceKind::merged);
   EXPECT_EQ(s.header.host.hostname, "");  // several hosts
-  EXPECT_EQ(stats.pids_renumbered, 1u);  // b's pid 100
-  EXPECT_EQ(folded(*out), (Lines{"nginx;main;work 3", "redis;main;work 6", "swapper;cpu_idle_[k] 3"}));
+  EXPECT_EQ(stats.pids_renumbered, 1u);   // b's pid 100
+  EXPECT_EQ(folded(*out),
+            (Lines{"nginx;main;work 3", "redis;main;work 6", "swapper;cpu_idle_[k] 3"}));
   EXPECT_EQ(s.find_process(100)->comm, "redis");
   EXPECT_EQ(s.find_process(4194304)->comm, "nginx");
   auto meta = json::parse(s.header.metadata_json);

@@ -45,12 +45,14 @@ model::Session runtime_with(int32_t pid, const std::string& comm, const std::str
 }
 
 TEST(MergeRuntime, SkipStackIsInsertedAfterCommOfEveryPerfStack) {
-  auto out = run_merge({archive_of(java_system()),
-                        archive_of(runtime_with(10, "java", "[Profiling skipped: profiled-oom]", 1))});
+  auto out =
+      run_merge({archive_of(java_system()),
+                 archive_of(runtime_with(10, "java", "[Profiling skipped: profiled-oom]", 1))});
   ASSERT_EQ(out.sessions.size(), 1u);
-  EXPECT_EQ(folded(out), (Lines{"bash;main;read;ksys_read_[k] 5",
-                          "java;[Profiling skipped: profiled-oom];[unknown];pthread_getname_np;"
-                          "do_syscall_64_[k] 3"}));
+  EXPECT_EQ(folded(out),
+            (Lines{"bash;main;read;ksys_read_[k] 5",
+                   "java;[Profiling skipped: profiled-oom];[unknown];pthread_getname_np;"
+                   "do_syscall_64_[k] 3"}));
 }
 
 TEST(MergeRuntime, ErrorFrameFromRuntimeProcessEntry) {
@@ -67,9 +69,10 @@ TEST(MergeRuntime, ErrorFrameFromRuntimeProcessEntry) {
 
 TEST(MergeRuntime, ErrorWithNoPerfSamplesEmitsNothing) {
   gp::merge::MergeStats stats;
-  auto out = run_merge({archive_of(java_system()),
-                        archive_of(runtime_with(30, "java", "[Profiling error: exception OSError]", 1))},
-                       {}, &stats);
+  auto out =
+      run_merge({archive_of(java_system()),
+                 archive_of(runtime_with(30, "java", "[Profiling error: exception OSError]", 1))},
+                {}, &stats);
   EXPECT_EQ(total(out, 30), 0u);
   EXPECT_EQ(total(out), 8u);
   EXPECT_EQ(stats.runtime_pids_dropped, 1u);
@@ -80,14 +83,14 @@ TEST(MergeRuntime, ValidRuntimeWithNoPerfSamplesIsKeptUnscaled) {
   auto out = run_merge({archive_of(java_system()),
                         archive_of(runtime_with(30, "python3", "<module>_[p];work_[p]", 7))});
   EXPECT_EQ(folded(out), (Lines{"bash;main;read;ksys_read_[k] 5",
-                                       "java;[unknown];pthread_getname_np;do_syscall_64_[k] 3",
-                                       "python3;<module>_[p];work_[p] 7"}));
+                                "java;[unknown];pthread_getname_np;do_syscall_64_[k] 3",
+                                "python3;<module>_[p];work_[p] 7"}));
 }
 
 TEST(MergeRuntime, EmptyPerfKeepsRuntimeStacks) {
   model::Session empty = session(SourceKind::system);
-  auto out = run_merge({archive_of(empty),
-                        archive_of(runtime_with(30, "python3", "<module>_[p];work_[p]", 7))});
+  auto out = run_merge(
+      {archive_of(empty), archive_of(runtime_with(30, "python3", "<module>_[p];work_[p]", 7))});
   EXPECT_EQ(folded(out), (Lines{"python3;<module>_[p];work_[p] 7"}));
 }
 
@@ -108,7 +111,8 @@ TEST(MergeRuntime, RuntimeReplacesNativeStacksScaledToPerfCount) {
   uint64_t t = total(out, 40);
   // Each of the 3 stacks rounds by less than one sample.
   EXPECT_LE(std::llabs(static_cast<long long>(t) - 1000), 3);
-  for (const std::string& line : folded(out)) EXPECT_EQ(line.find("PyObject_Call"), std::string::npos);
+  for (const std::string& line : folded(out))
+    EXPECT_EQ(line.find("PyObject_Call"), std::string::npos);
   // 13/31 of 1000 = 419.35: floor or ceil.
   auto lines = folded(out);
   ASSERT_EQ(lines.size(), 3u);

@@ -24,13 +24,13 @@ double average(const std::vector<std::string>& stacks) {
 
 // Vectors in the spirit of test_perf.py::test_get_average_frame_count; the comm frame counts.
 TEST(MergeSmart, AverageFrameCount) {
-  EXPECT_DOUBLE_EQ(average({"a;b;c"}), 4.0);                            // comm;a;b;c, no kernel
-  EXPECT_DOUBLE_EQ(average({"a;b;k1_[k];k2_[k]"}), 3.0);                // user part comm;a;b
-  EXPECT_DOUBLE_EQ(average({"a;b;k1_[k]"}), 3.0);                       // single kernel leaf
-  EXPECT_DOUBLE_EQ(average({"[unknown];[unknown];a"}), 2.0);            // 4 frames - 2 unknown
+  EXPECT_DOUBLE_EQ(average({"a;b;c"}), 4.0);                  // comm;a;b;c, no kernel
+  EXPECT_DOUBLE_EQ(average({"a;b;k1_[k];k2_[k]"}), 3.0);      // user part comm;a;b
+  EXPECT_DOUBLE_EQ(average({"a;b;k1_[k]"}), 3.0);             // single kernel leaf
+  EXPECT_DOUBLE_EQ(average({"[unknown];[unknown];a"}), 2.0);  // 4 frames - 2 unknown
   EXPECT_DOUBLE_EQ(average({"a", "a;b;c;d;e"}), (2.0 + 6.0) / 2);
-  EXPECT_DOUBLE_EQ(average({"k_[k]"}), 1.0);                            // only comm
-  EXPECT_DOUBLE_EQ(average({"a;[unknown]_[k]"}), 2.0);                  // kernel unknown ignored
+  EXPECT_DOUBLE_EQ(average({"k_[k]"}), 1.0);            // only comm
+  EXPECT_DOUBLE_EQ(average({"a;[unknown]_[k]"}), 2.0);  // kernel unknown ignored
   EXPECT_DOUBLE_EQ(average({"a;b", "x;y;z;w;k_[k]"}), (3.0 + 5.0) / 2);
 }
 
@@ -53,13 +53,13 @@ Pair recording() {
   model::SessionBuilder f(p.fp), d(p.dwarf);
   f.process(process(1, "shallow"));
   f.process(process(2, "deep"));
-  add(f, 1, "[unknown];leaf", 100);       // fp lost the frames of pid 1
-  add(f, 2, "main;a;b;c;leaf", 60);       // fp is deeper for pid 2
+  add(f, 1, "[unknown];leaf", 100);  // fp lost the frames of pid 1
+  add(f, 2, "main;a;b;c;leaf", 60);  // fp is deeper for pid 2
   add(f, 3, "only_fp", 40);
   d.process(process(1, "shallow"));
   add(d, 1, "_start;main;work;leaf", 50);
   add(d, 2, "main;leaf", 25);
-  add(d, 4, "only_dwarf", 25);            // total dwarf = 100; ratio = 200 / 100 = 2
+  add(d, 4, "only_dwarf", 25);  // total dwarf = 100; ratio = 200 / 100 = 2
   return p;
 }
 
@@ -68,9 +68,8 @@ TEST(MergeSmart, PerPidDeeperStacksWinDwarfScaledByGlobalRatio) {
   gp::merge::MergeStats stats;
   model::Session out = gp::merge::merge_smart(p.fp, p.dwarf, 1, stats);
   EXPECT_EQ(out.header.sampling.mode, "smart");
-  EXPECT_EQ(folded(archive_of(out)),
-            (Lines{"[pid 3];only_fp 40", "deep;main;a;b;c;leaf 60",
-                   "shallow;_start;main;work;leaf 100"}));
+  EXPECT_EQ(folded(archive_of(out)), (Lines{"[pid 3];only_fp 40", "deep;main;a;b;c;leaf 60",
+                                            "shallow;_start;main;work;leaf 100"}));
   EXPECT_EQ(stats.smart_pids_fp, 2u);
   EXPECT_EQ(stats.smart_pids_dwarf, 1u);
   EXPECT_EQ(stats.smart_pids_dropped, 1u);  // pid 4: dwarf only, dropped as gProfiler does
@@ -83,7 +82,8 @@ TEST(MergeSmart, EqualDepthTakesDwarf) {
   add(f, 1, "a;b", 10);
   add(d, 1, "x;y", 10);
   gp::merge::MergeStats stats;
-  EXPECT_EQ(folded(archive_of(gp::merge::merge_smart(fp, dwarf, 1, stats))), (Lines{"[pid 1];x;y 10"}));
+  EXPECT_EQ(folded(archive_of(gp::merge::merge_smart(fp, dwarf, 1, stats))),
+            (Lines{"[pid 1];x;y 10"}));
 }
 
 TEST(MergeSmart, EmptySideGivesTheOther) {

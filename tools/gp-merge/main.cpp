@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   gp::cli::init_tool("gp-merge");
   gp::merge_tool::MergeArgs args;
   auto app = gp::cli::make_app(
-      "gp-merge", "Merge gp archives: runtime stacks into system stacks, fp with dwarf, hosts into one.",
+      "gp-merge",
+      "Merge gp archives: runtime stacks into system stacks, fp with dwarf, hosts into one.",
       "  gp-merge system.gpa runtime.gpa > merged.gpa\n"
       "  gp-merge --smart fp.gpa dwarf.gpa -o smart.gpa\n"
       "  gp-merge --aggregate host-a.gpa host-b.gpa | gp-fold > fleet.col\n"

@@ -45,8 +45,8 @@ int write(const MergeArgs& a, model::Archive& merged) {
     error(out.error().message);
     return gp::cli::kExitFailure;
   }
-  Status st = archive::write_archive(
-      **out, merged, {.producer = "gp-merge", .producer_version = kVersion});
+  Status st =
+      archive::write_archive(**out, merged, {.producer = "gp-merge", .producer_version = kVersion});
   if (st) st = (*out)->close();
   if (st) return gp::cli::kExitOk;
   if ((*out)->last_errno() == EPIPE) return gp::cli::kExitOk;

@@ -79,7 +79,8 @@ model::Header merged_header(const std::vector<model::Session>& sessions) {
   h.session_id.clear();
   for (const model::Session& s : sessions) {
     if (s.header.host.hostname != h.host.hostname) h.host = {};
-    if (s.header.start_time_ns != 0 && (h.start_time_ns == 0 || s.header.start_time_ns < h.start_time_ns))
+    if (s.header.start_time_ns != 0 &&
+        (h.start_time_ns == 0 || s.header.start_time_ns < h.start_time_ns))
       h.start_time_ns = s.header.start_time_ns;
     h.sampling.duration_ns = std::max(h.sampling.duration_ns, s.header.sampling.duration_ns);
     h.symbolized = h.symbolized && s.header.symbolized;

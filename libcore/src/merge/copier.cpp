@@ -96,7 +96,8 @@ void Copier::process(int32_t src_pid) {
 
 void Copier::threads(int32_t src_pid) {
   for (const model::Thread& t : src_.threads) {
-    if (t.pid == src_pid) dst_.builder().thread(t.tid == t.pid ? pid(t.tid) : t.tid, pid(t.pid), t.comm);
+    if (t.pid == src_pid)
+      dst_.builder().thread(t.tid == t.pid ? pid(t.tid) : t.tid, pid(t.pid), t.comm);
   }
 }
 

@@ -30,9 +30,10 @@ Status apply_smart(std::vector<Session>& sessions, const MergeOptions& o, MergeS
     if (sessions[i].header.sampling.mode == "dwarf") dwarf.push_back(i);
   }
   if (fp.size() != 1 || dwarf.size() != 1) {
-    return make_error("--smart needs exactly one fp and one dwarf session (header sampling mode); "
-                      "found " + std::to_string(fp.size()) + " fp and " +
-                      std::to_string(dwarf.size()) + " dwarf");
+    return make_error(
+        "--smart needs exactly one fp and one dwarf session (header sampling mode); "
+        "found " +
+        std::to_string(fp.size()) + " fp and " + std::to_string(dwarf.size()) + " dwarf");
   }
   Session smart = merge_smart(sessions[fp[0]], sessions[dwarf[0]], o.seed, stats);
   sessions.erase(sessions.begin() + static_cast<std::ptrdiff_t>(std::max(fp[0], dwarf[0])));

@@ -32,7 +32,6 @@ std::map<int32_t, PidSamples> group_by_pid(const model::Session& s);
 
 // Copies a pid's samples with counts scaled by ratio (zeroes dropped), rounding with a
 // generator of (seed, pid).
-void copy_scaled(Copier& copier, int32_t pid, const PidSamples& group, double ratio,
-                 uint64_t seed);
+void copy_scaled(Copier& copier, int32_t pid, const PidSamples& group, double ratio, uint64_t seed);
 
 }  // namespace gp::merge::detail

@@ -34,8 +34,8 @@ std::map<int32_t, double> average_frame_counts(const model::Session& s) {
     if (!distinct[sample.pid].insert(key).second) continue;
     size_t user = ns.frames.size() - ns.kernel_tail;
     // +1: the comm frame that starts every gProfiler stack.
-    double frames = 1.0 + static_cast<double>(user) -
-                    static_cast<double>(unknown_frames(ns.frames, user));
+    double frames =
+        1.0 + static_cast<double>(user) - static_cast<double>(unknown_frames(ns.frames, user));
     sums[sample.pid].first += frames;
     ++sums[sample.pid].second;
   }

@@ -39,8 +39,8 @@ struct MergeStats {
   uint64_t runtime_pids_dropped = 0;   // P = 0 and error, or runtime profile empty
   uint64_t smart_pids_dwarf = 0;       // --smart: pids that took the dwarf stacks
   uint64_t smart_pids_fp = 0;
-  uint64_t smart_pids_dropped = 0;     // --smart: pids seen only by the dwarf recording
-  uint64_t pids_renumbered = 0;        // --aggregate: pids that collided across hosts
+  uint64_t smart_pids_dropped = 0;  // --smart: pids seen only by the dwarf recording
+  uint64_t pids_renumbered = 0;     // --aggregate: pids that collided across hosts
 };
 
 // Merges the sessions of all inputs. Fails when --smart has no fp/dwarf pair.
