@@ -38,7 +38,7 @@ for target in "${targets[@]}"; do
   if ! "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -close_fd_mask=1 -artifact_prefix="$build/artifacts/$target-" \
        "$work" ${seeds:+"$seeds"} >"$build/$target.log" 2>&1; then
-    tail -n 60 "$build/$target.log" >&2
+    grep -vE '^#[0-9]+[[:space:]]' "$build/$target.log" | tail -n 40 >&2  # the report, not progress
     echo "fuzz.sh: error: $target failed: see $build/$target.log and $build/artifacts/" >&2
     status=1
   else
