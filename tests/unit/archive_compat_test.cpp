@@ -47,41 +47,74 @@ model::Session format_1_0_session(int variant) {
   h.argv = {"gp-record", "-d", "5"};
   h.source = model::SourceKind::system;
   h.session_id = "00000000-0000-4000-8000-00000000000" + std::to_string(variant);
-  h.host = {"host-a", "boot-1", "6.1.0-test", "#1 SMP", "x86_64", std::string("\xAB\xCD\x00\x01", 4),
-            8, "Debian GNU/Linux 12 (bookworm)"};
+  h.host = {"host-a",
+            "boot-1",
+            "6.1.0-test",
+            "#1 SMP",
+            "x86_64",
+            std::string("\xAB\xCD\x00\x01", 4),
+            8,
+            "Debian GNU/Linux 12 (bookworm)"};
   h.start_time_ns = 1700000000123456789;
   h.monotonic_start_ns = 987654321;
   h.sampling = {"cpu-clock", 99, 0, "fp", 5000000000};
   h.symbolized = variant == 2;
   h.metadata_json = R"({"cloud_provider":"unknown"})";
 
-  s.processes.push_back({4242, 1, 42, "python3", "/usr/bin/python3.11", {"python3", "app.py"},
-                         1699999999000000000, 1000, "0::/system.slice/app.service", "c0ffee",
-                         "web", "python: app.py (/srv/app.py)", R"({"python_version":"3.11"})",
-                         false, "python", ""});
+  s.processes.push_back({4242,
+                         1,
+                         42,
+                         "python3",
+                         "/usr/bin/python3.11",
+                         {"python3", "app.py"},
+                         1699999999000000000,
+                         1000,
+                         "0::/system.slice/app.service",
+                         "c0ffee",
+                         "web",
+                         "python: app.py (/srv/app.py)",
+                         R"({"python_version":"3.11"})",
+                         false,
+                         "python",
+                         ""});
   s.threads.push_back({4243, 4242, "worker 1"});
   s.mappings.push_back({4242, 0x400000, 0x4a0000, 0x1000, "/usr/bin/python3.11",
-                        std::string("\x11\x22\x33\x44\x55", 5), 0x803, 123456, model::MappingKind::user});
+                        std::string("\x11\x22\x33\x44\x55", 5), 0x803, 123456,
+                        model::MappingKind::user});
   s.mappings.push_back({0, 0xffffffff81000000, 0xffffffff82000000, 0, "[kernel.kallsyms]", "", 0, 0,
                         model::MappingKind::kernel});
   s.functions.push_back({"main", "", "main.c", 10});
   s.functions.push_back({"inlined_helper", "_Z14inlined_helperv", "util.h", 3});
   s.functions.push_back({"handle (/srv/app.py:12)", "", "/srv/app.py", 12});
   // 1: raw user address, resolved later by the location update below.
-  s.locations.push_back({1, 0x401234, 0x2234, model::FrameKind::native, {}, model::SymbolStatus::unsymbolized, true});
+  s.locations.push_back(
+      {1, 0x401234, 0x2234, model::FrameKind::native, {}, model::SymbolStatus::unsymbolized, true});
   // 2: kernel address, resolved with an inline chain (outermost first).
-  s.locations.push_back({2, 0xffffffff81001000, 0x1000, model::FrameKind::kernel,
-                         {{1, 20, 4, false}, {2, 5, 0, true}}, model::SymbolStatus::resolved, false});
+  s.locations.push_back({2,
+                         0xffffffff81001000,
+                         0x1000,
+                         model::FrameKind::kernel,
+                         {{1, 20, 4, false}, {2, 5, 0, true}},
+                         model::SymbolStatus::resolved,
+                         false});
   // 3: symbolic Python frame.
-  s.locations.push_back({0, 0, 0, model::FrameKind::python, {{3, 14, 0, false}}, model::SymbolStatus::symbolic, false});
-  s.location_updates.push_back({1, {{1, 11, 2, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
+  s.locations.push_back({0,
+                         0,
+                         0,
+                         model::FrameKind::python,
+                         {{3, 14, 0, false}},
+                         model::SymbolStatus::symbolic,
+                         false});
+  s.location_updates.push_back(
+      {1, {{1, 11, 2, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
   s.stacks.push_back({{2, 1}});  // leaf first: kernel frame, then its user caller
   s.stacks.push_back({{3, 1}});
   s.samples.push_back({4242, 4243, 1, 7, 3, 70707070});
   s.samples.push_back({4242, 4242, 2, 5, -1, 0});
   s.kernel_symbols.push_back({0xffffffff81001000, "do_syscall_64", "", 'T'});
   s.kernel_symbols.push_back({0xffffffffc0001000, "ext4_map_blocks", "ext4", 't'});
-  s.jit_maps.push_back({4242, "/tmp/perf-4242.map", {{0x7f0000001000, 0x40, "py::handle:/srv/app.py"}}});
+  s.jit_maps.push_back(
+      {4242, "/tmp/perf-4242.map", {{0x7f0000001000, 0x40, "py::handle:/srv/app.py"}}});
   s.stack_copies.push_back({4242, 4243, {1, 2, 3}, std::string("\x00\x10\x20\x30", 4), 1, 2});
   s.set_counter("samples.lost", 3);
   s.set_counter("stacks.collisions", 1);
@@ -99,7 +132,8 @@ model::Session format_1_0_expected(int variant) {
   return s;
 }
 
-std::string write(model::Session s, bool compress, size_t chunk_bytes = 512u << 10, bool clean = true) {
+std::string write(model::Session s, bool compress, size_t chunk_bytes = 512u << 10,
+                  bool clean = true) {
   std::string bytes;
   auto out = archive::OutputStream::to_string(&bytes, compress);
   archive::WriterOptions opt;
@@ -124,30 +158,35 @@ std::string dump(const model::Session& s) {
   };
   const auto& h = s.header;
   o << "header " << h.format_major << "." << h.format_minor << " " << q(h.producer) << " "
-    << q(h.producer_version) << " source=" << int(h.source) << " " << q(h.session_id) << " start="
-    << h.start_time_ns << " mono=" << h.monotonic_start_ns << " symbolized=" << h.symbolized << " "
-    << q(h.metadata_json) << "\n argv";
+    << q(h.producer_version) << " source=" << int(h.source) << " " << q(h.session_id)
+    << " start=" << h.start_time_ns << " mono=" << h.monotonic_start_ns
+    << " symbolized=" << h.symbolized << " " << q(h.metadata_json) << "\n argv";
   for (const auto& a : h.argv) o << " " << q(a);
   o << "\n host " << q(h.host.hostname) << q(h.host.boot_id) << q(h.host.kernel_release)
-    << q(h.host.kernel_version) << q(h.host.machine) << q(h.host.kernel_build_id) << h.host.cpu_count
-    << q(h.host.os_release) << "\n sampling " << q(h.sampling.event) << h.sampling.frequency_hz << " "
-    << h.sampling.period << q(h.sampling.mode) << h.sampling.duration_ns << "\n";
+    << q(h.host.kernel_version) << q(h.host.machine) << q(h.host.kernel_build_id)
+    << h.host.cpu_count << q(h.host.os_release) << "\n sampling " << q(h.sampling.event)
+    << h.sampling.frequency_hz << " " << h.sampling.period << q(h.sampling.mode)
+    << h.sampling.duration_ns << "\n";
   for (const auto& p : s.processes) {
     o << "process " << p.pid << " " << p.ppid << " " << p.ns_pid << q(p.comm) << q(p.exe);
     for (const auto& a : p.cmdline) o << " arg" << q(a);
-    o << " " << p.start_time_ns << " " << p.uid << q(p.cgroup) << q(p.container_id) << q(p.container_name)
-      << q(p.appid) << q(p.app_metadata_json) << p.exited << q(p.runtime) << q(p.error_frame) << "\n";
+    o << " " << p.start_time_ns << " " << p.uid << q(p.cgroup) << q(p.container_id)
+      << q(p.container_name) << q(p.appid) << q(p.app_metadata_json) << p.exited << q(p.runtime)
+      << q(p.error_frame) << "\n";
   }
   for (const auto& t : s.threads) o << "thread " << t.tid << " " << t.pid << q(t.comm) << "\n";
   for (const auto& m : s.mappings)
     o << "mapping " << m.pid << std::hex << " " << m.start << "-" << m.end << " " << m.file_offset
-      << std::dec << q(m.path) << q(m.build_id) << m.dev << " " << m.inode << " " << int(m.kind) << "\n";
+      << std::dec << q(m.path) << q(m.build_id) << m.dev << " " << m.inode << " " << int(m.kind)
+      << "\n";
   for (const auto& f : s.functions)
     o << "function " << q(f.name) << q(f.system_name) << q(f.file_name) << f.start_line << "\n";
   for (const auto& l : s.locations) {
-    o << "location " << l.mapping_id << std::hex << " " << l.address << " " << l.file_offset << std::dec
-      << " kind=" << int(l.kind) << " status=" << int(l.status) << " ret=" << l.is_return_address;
-    for (const auto& ln : l.lines) o << " [" << ln.function_id << ":" << ln.line << ":" << ln.column << ":" << ln.inlined << "]";
+    o << "location " << l.mapping_id << std::hex << " " << l.address << " " << l.file_offset
+      << std::dec << " kind=" << int(l.kind) << " status=" << int(l.status)
+      << " ret=" << l.is_return_address;
+    for (const auto& ln : l.lines)
+      o << " [" << ln.function_id << ":" << ln.line << ":" << ln.column << ":" << ln.inlined << "]";
     o << "\n";
   }
   for (const auto& st : s.stacks) {
@@ -156,15 +195,19 @@ std::string dump(const model::Session& s) {
     o << "\n";
   }
   for (const auto& sm : s.samples)
-    o << "sample " << sm.pid << " " << sm.tid << " " << sm.stack_id << " " << sm.count << " " << sm.cpu << " " << sm.weight << "\n";
-  for (const auto& k : s.kernel_symbols) o << "ksym " << std::hex << k.address << std::dec << q(k.name) << q(k.module) << k.type << "\n";
+    o << "sample " << sm.pid << " " << sm.tid << " " << sm.stack_id << " " << sm.count << " "
+      << sm.cpu << " " << sm.weight << "\n";
+  for (const auto& k : s.kernel_symbols)
+    o << "ksym " << std::hex << k.address << std::dec << q(k.name) << q(k.module) << k.type << "\n";
   for (const auto& j : s.jit_maps) {
     o << "jitmap " << j.pid << q(j.path);
-    for (const auto& e : j.entries) o << " " << std::hex << e.start << "+" << e.size << std::dec << q(e.name);
+    for (const auto& e : j.entries)
+      o << " " << std::hex << e.start << "+" << e.size << std::dec << q(e.name);
     o << "\n";
   }
   for (const auto& c : s.stack_copies) {
-    o << "stackcopy " << c.pid << " " << c.tid << q(c.stack) << " " << c.kernel_stack_id << " " << c.count;
+    o << "stackcopy " << c.pid << " " << c.tid << q(c.stack) << " " << c.kernel_stack_id << " "
+      << c.count;
     for (auto r : c.registers) o << " r" << r;
     o << "\n";
   }
@@ -176,7 +219,8 @@ std::string dump(const model::Session& s) {
 Result<model::Archive> read_file(const std::string& path) { return archive::read_archive(path); }
 
 TEST(ArchiveCompat, ReadsFormat1_0Archive) {
-  if (updating()) spit(kFixture, write(format_1_0_session(1), false) + write(format_1_0_session(2), true));
+  if (updating())
+    spit(kFixture, write(format_1_0_session(1), false) + write(format_1_0_session(2), true));
   auto a = read_file(kFixture);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_FALSE(a->truncated) << a->problem;
