@@ -1,6 +1,7 @@
 #include "import/perf_header.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
@@ -40,14 +41,17 @@ int64_t parse_captured_on(std::string_view value) {
   if (end == nullptr) return 0;
   tm.tm_isdst = -1;
   std::time_t t = std::mktime(&tm);
-  return t < 0 ? 0 : static_cast<int64_t>(t) * 1'000'000'000;
+  // Years far beyond 2262 do not fit in int64 nanoseconds: treat them as unknown.
+  constexpr int64_t kMaxSeconds = INT64_MAX / 1'000'000'000;
+  if (t < 0 || t > kMaxSeconds) return 0;
+  return static_cast<int64_t>(t) * 1'000'000'000;
 }
 
 // "1989.903 ms" → nanoseconds.
 int64_t parse_duration_ms(std::string_view value) {
   double ms = 0;
   std::string text(value);
-  if (std::sscanf(text.c_str(), "%lf", &ms) != 1 || ms < 0) return 0;
+  if (std::sscanf(text.c_str(), "%lf", &ms) != 1 || !(ms >= 0) || ms > 9.2e12) return 0;
   return static_cast<int64_t>(ms * 1e6);
 }
 
