@@ -238,3 +238,9 @@ assert_golden() {
   assert_success
   gp-fold "$PERF/system-a-g.txt" | cmp - pipeline.col
 }
+
+@test "a perf.data file is refused with a pointer to gp-import" {
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > perf.data
+  run -1 --separate-stderr gp-fold perf.data
+  assert_equal "$stderr" "gp-fold: error: 'perf.data' is a perf.data file: convert it with 'gp-import perf.data' first"
+}

@@ -193,3 +193,27 @@ TEST_F(ReadProfile, ReportsMissingEmptyAndUnknownInputs) {
 
 }  // namespace
 }  // namespace gp::test::ingest
+
+namespace gp::test::ingest {
+namespace {
+
+// Any text gives sessions or an error, never a crash (run under ASan in CI builds).
+TEST(CollapsedReader, SurvivesMutatedInput) {
+  std::string seed = std::string(kColHeader) + "\n1;web;python;appid: x;main_[p] 3\n0;;swapper;idle_[k] 2";
+  uint32_t state = 777;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = seed;
+    for (int e = 0; e < 3; ++e) {
+      size_t at = next() % (s.size() + 1);
+      const char alphabet[] = {';', ' ', '\n', '#', '0', '9', '[', ']', '_', '\0', '"', '{'};
+      if (next() % 2) s.insert(at, 1, alphabet[next() % sizeof alphabet]);
+      else if (at < s.size()) s.erase(at, 1);
+    }
+    auto a = parse_collapsed(s);
+    if (a) fold::fold_stacks(*a, {});
+  }
+}
+
+}  // namespace
+}  // namespace gp::test::ingest

@@ -113,3 +113,30 @@ TEST(JsonValue, ReadsIntegers) {
 
 }  // namespace
 }  // namespace gp::test::util
+
+namespace gp::test::util {
+namespace {
+
+// Any byte sequence gives a value or an error, never a crash (run under ASan in CI builds).
+TEST(JsonParser, SurvivesRandomAndMutatedInput) {
+  std::string seed = R"({"a": [1, 2.5e3, "x\u00e9", {"b": null}], "c": true})";
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int i = 0; i < 5000; ++i) {
+    std::string s = seed;
+    int edits = 1 + next() % 4;
+    for (int e = 0; e < edits; ++e) {
+      size_t at = next() % (s.size() + 1);
+      switch (next() % 3) {
+        case 0: s.insert(at, 1, static_cast<char>(next() >> 8)); break;
+        case 1: if (at < s.size()) s.erase(at, 1); break;
+        default: s = s.substr(0, at); break;
+      }
+    }
+    auto v = json::parse(s);
+    if (v) json::dump(*v);
+  }
+}
+
+}  // namespace
+}  // namespace gp::test::util

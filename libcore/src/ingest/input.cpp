@@ -117,6 +117,8 @@ Result<model::Archive> read_profile(const std::string& path) {
     data.clear();
     return archive::read_archive(*stream);
   }
+  if (import::looks_like_perf_data(data))
+    return make_error("'" + path + "' is a perf.data file: convert it with 'gp-import " + path + "' first");
   if (auto st = read_more(in.fd, path, data, std::string::npos); !st) return st.error();
   if (data.empty()) return make_error("'" + path + "' is empty: not a profile");
   switch (sniff(data)) {
