@@ -1,0 +1,31 @@
+#pragma once
+// URL and time helpers shared by the Studio and Pyroscope clients.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gp::upload {
+
+using QueryParams = std::vector<std::pair<std::string, std::string>>;
+
+// RFC 3986 percent-encoding of everything but unreserved characters (so `{ } = , +` survive
+// Go's and Python's query parsers).
+std::string url_encode(std::string_view s);
+// base (trailing '/' dropped) + path + "?k=v&..." (encoded).
+std::string make_url(std::string_view base, std::string_view path, const QueryParams& params);
+
+// gProfiler's time format: naive UTC "YYYY-MM-DDTHH:MM:SS".
+std::string iso_utc(int64_t unix_seconds);
+// Parses "YYYY-MM-DDTHH:MM:SS[.frac][Z|+00:00|±HH:MM]" (or a space instead of 'T') into
+// UNIX seconds; a string without zone is UTC.
+std::optional<int64_t> parse_iso(std::string_view s);
+
+// `text` with every occurrence of `secret` (and its URL-encoded form) replaced by "***":
+// the token must never reach a log line or an error message.
+std::string redact(std::string text, std::string_view secret);
+
+}  // namespace gp::upload

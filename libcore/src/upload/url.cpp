@@ -1,0 +1,92 @@
+// URL encoding, ISO times, redaction.
+#include "gp/upload/url.h"
+
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
+namespace gp::upload {
+
+std::string url_encode(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string make_url(std::string_view base, std::string_view path, const QueryParams& params) {
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  std::string url(base);
+  url += path;
+  char sep = '?';
+  for (const auto& [k, v] : params) {
+    url += sep;
+    url += url_encode(k);
+    url += '=';
+    url += url_encode(v);
+    sep = '&';
+  }
+  return url;
+}
+
+std::string iso_utc(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+std::optional<int64_t> parse_iso(std::string_view s) {
+  std::string str(s);
+  std::tm tm{};
+  int used = 0;
+  char sep = 0;
+  if (std::sscanf(str.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &sep, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 7 ||
+      (sep != 'T' && sep != ' '))
+    return std::nullopt;
+  std::string_view rest = s.substr(static_cast<size_t>(used));
+  if (!rest.empty() && rest.front() == '.') {
+    size_t i = 1;
+    while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
+    rest.remove_prefix(i);
+  }
+  int64_t offset = 0;
+  if (rest == "Z" || rest.empty()) {
+  } else if ((rest.front() == '+' || rest.front() == '-') && rest.size() == 6 && rest[3] == ':') {
+    int hh = 0, mm = 0;
+    if (std::sscanf(std::string(rest.substr(1)).c_str(), "%2d:%2d", &hh, &mm) != 2)
+      return std::nullopt;
+    offset = (hh * 3600 + mm * 60) * (rest.front() == '+' ? 1 : -1);
+  } else {
+    return std::nullopt;
+  }
+  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31) return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm)) - offset;
+}
+
+std::string redact(std::string text, std::string_view secret) {
+  if (secret.empty()) return text;
+  for (const std::string& needle : {std::string(secret), url_encode(secret)}) {
+    size_t pos = 0;
+    while ((pos = text.find(needle, pos)) != std::string::npos) {
+      text.replace(pos, needle.size(), "***");
+      pos += 3;
+    }
+  }
+  return text;
+}
+
+}  // namespace gp::upload
