@@ -1,0 +1,6 @@
+# upload: gp-upload's request builders (.col split, Studio body/URL/metadata, Pyroscope
+# chunks/URL), time parsing, redaction, the retry loop and the spool.
+target_sources(gp_unit_tests PRIVATE
+  unit/upload_test.cpp
+  unit/upload_http_test.cpp
+)
