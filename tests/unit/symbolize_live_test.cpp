@@ -163,7 +163,8 @@ void add_kallsyms(model::Session& s) {
     std::istringstream f(line);
     std::string addr, type, name, module;
     f >> addr >> type >> name >> module;
-    if (type != "t" && type != "T") continue;
+    // Weak functions ('W', e.g. arch_vma_name) are code too, as gp-record keeps them.
+    if (type != "t" && type != "T" && type != "w" && type != "W") continue;
     if (module.size() > 2) module = module.substr(1, module.size() - 2);
     s.kernel_symbols.push_back({std::stoull(addr, nullptr, 16), name, module, type[0]});
   }

@@ -173,6 +173,9 @@ std::string strip_templates(std::string_view s) {
 
 std::string demangle(std::string_view name, DemangleMode mode) {
   if (mode == DemangleMode::none || !starts_with(name, 0, "_Z")) return std::string(name);
+  // PLT stubs are named "<symbol>@plt" (as perf does): demangle the symbol, keep the suffix.
+  if (name.size() > 4 && name.substr(name.size() - 4) == "@plt")
+    return demangle(name.substr(0, name.size() - 4), mode) + "@plt";
   bool ok = false;
   std::string full = cxa_demangle(name, &ok);
   if (!ok) return std::string(name);

@@ -46,6 +46,7 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
       continue;
     entries_.push_back({addr, sym.st_size, sym.st_info, name});
   }
+  add_plt_stubs(module);
   std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
   // One entry per address: the preferred alias.
   std::vector<Entry> unique;
@@ -57,6 +58,55 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     }
   }
   entries_ = std::move(unique);
+}
+
+namespace {
+
+Elf_Scn* section_named(Elf* elf, size_t shstrndx, const char* wanted, GElf_Shdr* shdr) {
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    if (gelf_getshdr(scn, shdr) == nullptr) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr->sh_name);
+    if (name != nullptr && std::strcmp(name, wanted) == 0) return scn;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
+  constexpr GElf_Xword kStubSize = 16;  // x86-64 lazy-binding and IBT (.plt.sec) stubs
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  GElf_Ehdr ehdr;
+  size_t shstrndx = 0;
+  if (elf == nullptr || gelf_getehdr(elf, &ehdr) == nullptr || ehdr.e_machine != EM_X86_64 ||
+      elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return;
+  GElf_Shdr rela_hdr, plt_hdr, sec_hdr, dynsym_hdr;
+  Elf_Scn* rela = section_named(elf, shstrndx, ".rela.plt", &rela_hdr);
+  Elf_Scn* plt = section_named(elf, shstrndx, ".plt", &plt_hdr);
+  Elf_Scn* plt_sec = section_named(elf, shstrndx, ".plt.sec", &sec_hdr);
+  if (rela == nullptr || plt == nullptr || rela_hdr.sh_type != SHT_RELA || plt_hdr.sh_type == SHT_NOBITS) return;
+  Elf_Scn* dynsym = elf_getscn(elf, rela_hdr.sh_link);
+  Elf_Data* rela_data = elf_getdata(rela, nullptr);
+  Elf_Data* sym_data = dynsym ? elf_getdata(dynsym, nullptr) : nullptr;
+  if (rela_data == nullptr || sym_data == nullptr || gelf_getshdr(dynsym, &dynsym_hdr) == nullptr) return;
+  // With IBT the callable stubs live in .plt.sec (entry i); otherwise .plt entry i + 1 (after PLT0).
+  GElf_Addr first = plt_sec ? sec_hdr.sh_addr : plt_hdr.sh_addr + kStubSize;
+  GElf_Xword limit = plt_sec ? sec_hdr.sh_size : plt_hdr.sh_size - kStubSize;
+  size_t count = rela_hdr.sh_entsize ? rela_hdr.sh_size / rela_hdr.sh_entsize : 0;
+  for (size_t i = 0; i < count && (i + 1) * kStubSize <= limit; ++i) {
+    GElf_Rela r;
+    GElf_Sym sym;
+    if (gelf_getrela(rela_data, static_cast<int>(i), &r) == nullptr ||
+        gelf_getsym(sym_data, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr)
+      continue;
+    const char* name = elf_strptr(elf, dynsym_hdr.sh_link, sym.st_name);
+    if (name == nullptr || *name == '\0') continue;
+    plt_names_.push_back(std::string(name) + "@plt");
+    entries_.push_back({first + i * kStubSize + bias, kStubSize,
+                        static_cast<unsigned char>(GELF_ST_INFO(STB_GLOBAL, STT_FUNC)), plt_names_.back().c_str()});
+  }
 }
 
 const char* SymbolIndex::lookup(Dwarf_Addr addr) const {

@@ -7,9 +7,13 @@
 // .dynsym, plus MiniDebugInfo). Where several share an address, perf's choose_best_symbol picks
 // the name; a zero-sized symbol ends where the next one starts (perf's fixup_end).
 // Names point into libdwfl's string tables: valid while the module's Dwfl lives.
+// PLT stubs have no symbols; like perf, each x86-64 stub is named "<target>@plt" from .rela.plt,
+// so a sample in a stub is not taken for the sizeless symbol before it (`_init`).
 
 #include <elfutils/libdwfl.h>
 
+#include <deque>
+#include <string>
 #include <vector>
 
 namespace gp::symbolize {
@@ -28,7 +32,10 @@ class SymbolIndex {
     unsigned char info;  // st_info: binding and type
     const char* name;
   };
+  void add_plt_stubs(Dwfl_Module* module);
+
   std::vector<Entry> entries_;  // sorted by start, one per address
+  std::deque<std::string> plt_names_;  // storage for synthesized "<symbol>@plt" names
 };
 
 }  // namespace gp::symbolize
