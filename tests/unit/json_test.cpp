@@ -9,6 +9,13 @@ namespace {
 
 using json::Value;
 
+TEST(JsonEdit, RemovesKeysNamingATokenAtEveryDepth) {
+  auto v = json::parse(R"({"server_token": "s3cret", "run": {"Token": "x", "keep": [{"api_TOKEN": 1, "n": 2}]}, "a": 1})");
+  ASSERT_TRUE(v.ok());
+  json::remove_keys_containing(*v, "token");
+  EXPECT_EQ(json::dump(*v), R"({"run": {"keep": [{"n": 2}]}, "a": 1})");
+}
+
 TEST(JsonWriter, UsesPythonDefaultSeparators) {
   Value v = Value::object();
   v.set("a", Value::from_int(1));

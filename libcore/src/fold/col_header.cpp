@@ -25,22 +25,6 @@ void set_default(Value& obj, std::string_view key, Value v) {
   if (obj.find(key) == nullptr) obj.set(key, std::move(v));
 }
 
-// The token must never reach a file (gprofiler.md §13): drop every member whose key names one.
-void drop_tokens(Value& v) {
-  if (v.is_object()) {
-    auto& m = v.members;
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [](const auto& kv) {
-                             std::string k = kv.first;
-                             std::transform(k.begin(), k.end(), k.begin(), ::tolower);
-                             return k.find("token") != std::string::npos;
-                           }),
-            m.end());
-    for (auto& kv : m) drop_tokens(kv.second);
-  } else if (v.is_array()) {
-    for (Value& item : v.items) drop_tokens(item);
-  }
-}
 
 // "KEY=value" from /etc/os-release text, unquoted.
 std::string os_release_field(const std::string& text, std::string_view key) {
@@ -114,7 +98,7 @@ Value metadata(const model::Session* s, const ColOptions& options) {
   args->set("profile_api_version", Value::from_string(options.profile_api_version));
   set_default(md, "profiling_mode", Value::from_string("cpu"));
   add_sampling(h.sampling, md);
-  drop_tokens(md);
+  json::remove_keys_containing(md, "token");
   return md;
 }
 

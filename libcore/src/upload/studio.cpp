@@ -46,21 +46,6 @@ void ensure(Value& md, std::string_view key, bool valid, Value fallback) {
   if (!valid) md.set(key, std::move(fallback));
 }
 
-void drop_tokens(Value& v) {
-  if (v.is_object()) {
-    auto& m = v.members;
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [](const auto& kv) {
-                             std::string k = kv.first;
-                             std::transform(k.begin(), k.end(), k.begin(), ::tolower);
-                             return k.find("token") != std::string::npos;
-                           }),
-            m.end());
-    for (auto& kv : m) drop_tokens(kv.second);
-  } else if (v.is_array()) {
-    for (Value& item : v.items) drop_tokens(item);
-  }
-}
 
 Value str(const std::string& s) { return Value::from_string(s); }
 
@@ -97,7 +82,7 @@ json::Value minimal_header() {
 }
 
 void complete_metadata(json::Value& header, const HostFacts& h) {
-  drop_tokens(header);
+  json::remove_keys_containing(header, "token");
   if (header.find("metadata") == nullptr || !header.find("metadata")->is_object())
     header.set("metadata", Value::object());
   Value& md = *header.find("metadata");

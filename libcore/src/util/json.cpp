@@ -1,5 +1,6 @@
 #include "gp/util/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -167,6 +168,33 @@ bool operator==(const Value& a, const Value& b) {
       return true;
     }
     default: return false;
+  }
+}
+
+namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view needle) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (needle.size() > text.size()) return false;
+  for (size_t i = 0; i + needle.size() <= text.size(); ++i) {
+    size_t k = 0;
+    while (k < needle.size() && lower(text[i + k]) == lower(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void remove_keys_containing(Value& v, std::string_view needle) {
+  if (v.is_object()) {
+    auto& m = v.members;
+    m.erase(std::remove_if(m.begin(), m.end(),
+                           [&](const auto& kv) { return contains_ignoring_case(kv.first, needle); }),
+            m.end());
+    for (auto& kv : m) remove_keys_containing(kv.second, needle);
+  } else if (v.is_array()) {
+    for (Value& item : v.items) remove_keys_containing(item, needle);
   }
 }
 

@@ -71,6 +71,10 @@ Result<Value> parse(std::string_view text, ParseLimits limits = {});
 
 // Python `json.dumps(v)` with default arguments.
 std::string dump(const Value& v);
+
+// Removes, at every depth, each object member whose key contains `needle` (ASCII
+// case-insensitive). Used to keep tokens out of every .col header and upload (gprofiler.md §13).
+void remove_keys_containing(Value& v, std::string_view needle);
 void dump(const Value& v, std::string& out);
 // Python `json.dumps(v, ensure_ascii=False)`: non-ASCII stays UTF-8 (upload bodies).
 std::string dump_utf8(const Value& v);
