@@ -147,7 +147,9 @@ TEST(ArchiveReader, EveryCutPointGivesPrefixOrError) {
   auto bytes = write(make_session(3, 5), false, 256);
   for (size_t n = 0; n < bytes.size(); n += 7) {
     auto a = read(bytes.substr(0, n));
-    if (a.ok()) EXPECT_TRUE(a->truncated) << "cut at " << n;
+    if (a.ok()) {
+      EXPECT_TRUE(a->truncated) << "cut at " << n;
+    }
   }
 }
 

@@ -90,13 +90,14 @@ void bash(const CLI::App& app, std::ostream& out) {
   out << "}\ncomplete -o filenames -F " << function_name(prog) << " " << prog << "\n";
 }
 
-std::string zsh_escape(const std::string& s) {
+// Inside an _arguments description, brackets, colons and backslashes are syntax.
+std::string zsh_description(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '[' || c == ']' || c == ':' || c == '\\') out += '\\';
     out += c;
   }
-  return single_quoted(out);
+  return out;
 }
 
 std::string zsh_action(const OptionInfo& o) {
@@ -123,7 +124,7 @@ void zsh(const CLI::App& app, std::ostream& out) {
     std::vector<std::string> names;
     for (const auto& s : o.shorts) names.push_back("-" + s);
     for (const auto& l : o.longs) names.push_back("--" + l);
-    std::string spec = "[" + o.description + "]" + (o.takes_value ? zsh_action(o) : "");
+    std::string spec = "[" + zsh_description(o.description) + "]" + (o.takes_value ? zsh_action(o) : "");
     std::string escaped;
     for (char c : spec) escaped += c == '\'' ? std::string("'\\''") : std::string(1, c);
     bool repeatable = o.longs == std::vector<std::string>{"verbose"};
