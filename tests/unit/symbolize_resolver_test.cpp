@@ -84,6 +84,20 @@ TEST(ModuleResolver, ReturnAddressNamesTheCallNotTheNextFunction) {
   EXPECT_NE(frame_names(r->resolve(after, false)), std::vector<std::string>{"fp_fatal"});
 }
 
+TEST(ModuleResolver, NamesPltStubsAfterTheirTargetAsPerfDoes) {
+  // objdump names each stub "<symbol>@plt" from .rela.plt, as perf does; without that the stub
+  // would be taken for the sizeless `_init` before it.
+  std::string listing;
+  ASSERT_EQ(sh("objdump -d -j .plt -j .plt.sec " + fixture("sym_cpptempl") + " | grep '<_Znwm@plt>:'", &listing), 0);
+  uint64_t stub = std::stoull(listing.substr(0, listing.find(' ')), nullptr, 16);
+  ResolverOptions simplified;
+  simplified.demangle = DemangleMode::simplified;  // perf report's default: no parameters
+  auto r = open(fixture("sym_cpptempl"), "", simplified);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(frame_names(r->resolve(offset_of(fixture("sym_cpptempl"), stub + 4), false)),
+            std::vector<std::string>{"operator new@plt"});
+}
+
 TEST(ModuleResolver, StrippedBinaryNeedsItsDebugFile) {
   TempDir dir;
   ASSERT_EQ(sh("objcopy --only-keep-debug " + fixture("sym_nofp") + " " + (dir / "nofp.debug")), 0);
