@@ -12,6 +12,7 @@
 #include <string>
 
 #include "gp/elf/build_id.h"
+#include "proc_test_support.h"
 
 namespace gp::test::elf {
 namespace {
@@ -21,20 +22,6 @@ using gp::elf::read_build_id;
 
 std::string fixture(const std::string& name) { return std::string(GP_ELF_FIXTURES) + "/" + name; }
 
-// The build-id `readelf -n` prints for path, "" when it prints none.
-std::string readelf_build_id(const std::string& path) {
-  const std::string cmd = "readelf -n '" + path + "' 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  const size_t at = out.find("Build ID: ");
-  if (at == std::string::npos) return {};
-  const size_t start = at + 10;
-  return out.substr(start, out.find_first_of(" \n", start) - start);
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

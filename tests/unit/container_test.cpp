@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gp/proc/container.h"
+#include "proc_test_support.h"
 
 namespace gp::test::proc {
 namespace {
@@ -66,21 +67,7 @@ TEST(ContainerFromCgroup, IgnoresWhatIsNotAContainer) {
   expect_ref("/docker/" + std::string(64, 'A'), "", "");     // upper case is not an id
 }
 
-class ContainerNames : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gp-containers-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + root_ + "'").c_str()); }
-  void write(const std::string& rel, const std::string& text) {
-    const std::string path = root_ + "/" + rel;
-    std::system(("mkdir -p \"$(dirname '" + path + "')\"").c_str());
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  std::string root_;
-};
+class ContainerNames : public TempTreeTest {};
 
 TEST_F(ContainerNames, DockerConfig) {
   write("var/lib/docker/containers/" + kId + "/config.v2.json",

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gp/elf/build_id.h"
+#include "proc_test_support.h"
 #include "gp/proc/process.h"
 
 namespace gp::test::proc {
@@ -26,18 +27,6 @@ using gp::proc::executable_mappings;
 using model::Mapping;
 using model::MappingKind;
 
-std::string readelf_build_id(const std::string& path) {
-  const std::string cmd = "readelf -n '" + path + "' 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  const size_t at = out.find("Build ID: ");
-  if (at == std::string::npos) return {};
-  return out.substr(at + 10, out.find_first_of(" \n", at + 10) - at - 10);
-}
 
 std::vector<Mapping> own_mappings(BuildIdCache* cache = nullptr) {
   auto maps = executable_mappings(::getpid(), {}, cache);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gp/proc/process.h"
+#include "proc_test_support.h"
 
 namespace gp::test::proc {
 namespace {
@@ -210,21 +211,7 @@ TEST(ListProcesses, ListsLiveProcessesButNotThreads) {
 
 // A procfs-shaped tree: stat with a hostile comm, v1 cgroups naming a docker container, NSpid
 // of a namespaced process, and the docker state file that names the container.
-class FakeProc : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/gp-fakeproc-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + root_ + "'").c_str()); }
-  void write(const std::string& rel, const std::string& text) {
-    const std::string path = root_ + "/" + rel;
-    std::system(("mkdir -p \"$(dirname '" + path + "')\"").c_str());
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  std::string root_;
-};
+class FakeProc : public TempTreeTest {};
 
 TEST_F(FakeProc, ReadsNamespacedPidAndContainerOfV1Cgroups) {
   const std::string id = "3f4a5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778a";
