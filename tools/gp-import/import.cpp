@@ -120,7 +120,15 @@ std::optional<int> open_source(const ImportArgs& a, Source& src) {
     error("cannot import '" + name + "': it is a gp archive already, not perf script text");
     return gp::cli::kExitFailure;
   }
-  if (!import::looks_like_perf_data(src.first)) return std::nullopt;
+  if (!import::looks_like_perf_data(src.first)) {
+    // perf script prints text; a NUL byte in the first block means binary data, which could
+    // otherwise match a sample line by chance and import noise.
+    if (std::memchr(src.first.data(), '\0', src.first.size()) != nullptr) {
+      error("cannot import '" + name + "': it is binary data, not perf script output");
+      return gp::cli::kExitFailure;
+    }
+    return std::nullopt;
+  }
   if (a.input == "-") {
     error("cannot import '<stdin>': it is a perf.data file");
     hint("give its path ('gp-import perf.data'), or pipe 'perf script' into gp-import");
