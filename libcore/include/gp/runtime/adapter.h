@@ -1,0 +1,100 @@
+#pragma once
+// The contract between gp-runtime's driver and its per-runtime adapters.
+//
+// The driver (libcore/src/runtime/driver.cpp) discovers target processes, picks one adapter per
+// target from the runtime's mode (--java-mode, --python-mode, ...), and calls
+// Adapter::profile on a thread of its own for each target, for the rest of the session. It turns
+// the returned Profile into archive stacks (frame kinds, symbolic locations), the Process entry
+// (runtime, appid, app metadata, error frame) and writes one runtime session.
+//
+// An adapter runs one profiler (a tool on PATH, the JDK's jcmd, gp's own sampler, ...) against
+// one process and converts what it prints. It never prints (libcore never prints): problems go
+// into Profile::error_frame and Profile::warnings.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gp/model/session.h"
+
+namespace gp::runtime {
+
+enum class Runtime { java, python, ruby, php, dotnet, node };
+
+// "java", "python", "ruby", "php", "dotnet", "node": the archive's Process.runtime text.
+std::string_view runtime_name(Runtime r);
+
+// A process the driver decided to profile.
+struct Target {
+  pid_t pid = 0;
+  Runtime runtime = Runtime::java;
+  std::string comm;
+  std::string exe;                    // /proc/PID/exe target, in the process's mount namespace
+  std::vector<std::string> cmdline;
+  std::string root;                   // "/proc/PID/root": prefix to read the process's files
+  std::vector<std::string> libraries; // mapped runtime libraries (libjvm.so, libpython3.11.so, ...)
+  std::chrono::steady_clock::time_point discovered;
+};
+
+struct SessionParams {
+  int frequency_hz = 11;                    // wanted samples per second (adapters may clamp)
+  std::chrono::milliseconds duration{60000};  // time left in the session for this target
+  std::string mode;                         // the chosen mode value, e.g. "jfr", "attach-maps"
+  std::string work_dir;                     // private 0700 directory, removed by the driver
+};
+
+// One frame, named by the runtime's profiler. Fold composes the .col text from these fields
+// (e.g. Python: "name (file:start_line)"), so adapters must not pre-format suffixes like "_[j]".
+struct Frame {
+  model::FrameKind kind = model::FrameKind::unknown;
+  std::string name;         // Java "pkg/Cls.m(I)V" style as gProfiler prints it, Python "func"
+  std::string file;         // source file when the profiler gives one
+  uint32_t start_line = 0;  // first line of the function (py-spy -F aggregates on this)
+  uint32_t line = 0;        // current line, 0 when unknown
+};
+
+struct Stack {
+  std::vector<Frame> frames;  // root first
+  int32_t tid = 0;            // 0 when the profiler does not say
+  std::string thread_name;    // when known
+  uint64_t count = 0;
+};
+
+struct Profile {
+  std::vector<Stack> stacks;
+  // gProfiler's "[Profiling error: <reason>]" / "[Profiling skipped: <reason>]" when the
+  // process could not be profiled (then stacks is usually empty).
+  std::string error_frame;
+  // One-line problems worth telling the user, without the "gp-runtime: warning: " prefix.
+  std::vector<std::string> warnings;
+  // Extra app metadata the profiler learned (e.g. {"java_version": ...}) as JSON object text.
+  std::string app_metadata_json;
+};
+
+// "[Profiling error: reason]" and "[Profiling skipped: reason]".
+std::string error_frame(std::string_view reason);
+std::string skip_frame(std::string_view reason);
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  // Short name for messages: "jfr", "async-profiler", "gp-python", "py-spy", "rbspy", ...
+  virtual std::string_view name() const = 0;
+  virtual Runtime runtime() const = 0;
+  // Empty when the adapter can run here; else why not ("py-spy is not installed (not on PATH)").
+  virtual std::string unavailable_reason() const = 0;
+  // Profiles `target` for params.duration, or until `stop` is requested (SIGTERM), and returns
+  // what it collected. Blocking; runs on its own thread, one call per target. It must bound its
+  // own time (a profiler that hangs is killed), and must never leave the target stopped or
+  // with an agent loaded, even when stopped early.
+  virtual Profile profile(const Target& target, const SessionParams& params,
+                          std::stop_token stop) = 0;
+};
+
+}  // namespace gp::runtime
