@@ -40,6 +40,9 @@ test_pkgs=(
   lld                  # links the cross-arch/big-endian build-id fixtures (tests/unit/elf.cmake)
   nodejs               # tests/browser: gp-flame pages in headless chromium via playwright-core
   bpftrace             # tests/bench/record_overhead.sh compares gp-record with bpftrace profile:hz
+  openjdk-17-jdk-headless  # gp-runtime: real JVMs profiled through jcmd/JFR
+  python3-dev          # gp-runtime: the Python test builds a C extension
+  ruby                 # gp-runtime: Ruby discovery and appids
 )
 
 pkgs=("${build_pkgs[@]}")
