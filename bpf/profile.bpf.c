@@ -54,6 +54,9 @@ struct counts_map {
 
 struct stack_map stacks_a SEC(".maps");
 struct stack_map stacks_b SEC(".maps");
+/* Second chance for stacks that collide in the main map (GP_OVERFLOW_STACK ids). */
+struct stack_map overflow_a SEC(".maps");
+struct stack_map overflow_b SEC(".maps");
 struct counts_map counts_a SEC(".maps");
 struct counts_map counts_b SEC(".maps");
 
@@ -159,21 +162,36 @@ static __always_inline void note_stack_error(__s32 id, __u32 collision_counter)
 		count(GP_COUNTER_STACK_ERRORS);
 }
 
-/* Takes the stacks into `stacks` and counts the sample in `counts` (both of one slot). */
-static __always_inline int record(struct bpf_perf_event_data *ctx, void *stacks, void *counts,
-				  __u32 pid, __u32 tid)
+/* A stack id from the main map, or on a collision from the overflow map (tagged). */
+static __always_inline __s32 stack_id(struct bpf_perf_event_data *ctx, void *stacks, void *overflow,
+				      __u64 flags)
+{
+	__s32 id = bpf_get_stackid(ctx, stacks, flags);
+
+	if (id != -EEXIST)
+		return id;
+	id = bpf_get_stackid(ctx, overflow, flags);
+	if (id < 0)
+		return id;
+	count(GP_COUNTER_OVERFLOW_STACKS);
+	return id | GP_OVERFLOW_STACK;
+}
+
+/* Takes the stacks into `stacks`/`overflow` and counts the sample in `counts` (all of one slot). */
+static __always_inline int record(struct bpf_perf_event_data *ctx, void *stacks, void *overflow,
+				  void *counts, __u32 pid, __u32 tid)
 {
 	struct gp_sample_key key = {};
 	__u64 one = 1, *value;
 
 	key.pid = pid;
 	key.tid = tid;
-	key.kernel_stack_id = kernel_stacks ? bpf_get_stackid(ctx, stacks, 0) : GP_NO_STACK;
+	key.kernel_stack_id = kernel_stacks ? stack_id(ctx, stacks, overflow, 0) : GP_NO_STACK;
 	if (kernel_only && key.kernel_stack_id == -EFAULT) {
 		count(GP_COUNTER_FILTERED); /* the CPU was in user mode */
 		return 0;
 	}
-	key.user_stack_id = user_stacks ? bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK) : GP_NO_STACK;
+	key.user_stack_id = user_stacks ? stack_id(ctx, stacks, overflow, BPF_F_USER_STACK) : GP_NO_STACK;
 	note_stack_error(key.kernel_stack_id, GP_COUNTER_KERNEL_COLLISIONS);
 	note_stack_error(key.user_stack_id, GP_COUNTER_USER_COLLISIONS);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
@@ -210,8 +228,8 @@ int gp_sample(struct bpf_perf_event_data *ctx)
 	}
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
-		return record(ctx, &stacks_b, &counts_b, pid, tid);
-	return record(ctx, &stacks_a, &counts_a, pid, tid);
+		return record(ctx, &stacks_b, &overflow_b, &counts_b, pid, tid);
+	return record(ctx, &stacks_a, &overflow_a, &counts_a, pid, tid);
 }
 
 /* A raw tracepoint: attaching needs no tracefs mount. */

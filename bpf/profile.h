@@ -10,6 +10,10 @@
 #define GP_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH default */
 #define GP_TASK_COMM_LEN 16
 #define GP_DEFAULT_STORAGE 16384
+/* Stack ids with this bit set index the slot's overflow stack map: a stack whose hash bucket in
+ * the main map holds another stack (-EEXIST) gets a second chance there, so collisions lose
+ * about p^2 of the stacks instead of p. Map ids stay below max_entries, far below this bit. */
+#define GP_OVERFLOW_STACK (1 << 30)
 
 /* One aggregation slot: samples of one thread with one (user, kernel) stack pair. Stack ids
  * index the stack map of the same slot (A or B); a negative id is the -errno of
@@ -47,6 +51,7 @@ enum gp_counter {
 	GP_COUNTER_STACK_ERRORS,        /* other bpf_get_stackid failures (e.g. -ENOMEM: map full) */
 	GP_COUNTER_COUNTS_FULL,         /* sample dropped: the counts map was full */
 	GP_COUNTER_EVENTS_LOST,         /* ring-buffer reservation failed (event dropped) */
+	GP_COUNTER_OVERFLOW_STACKS,     /* stacks kept in the overflow map after a collision */
 	GP_COUNTER_MAX,
 };
 

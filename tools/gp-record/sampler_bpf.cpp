@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -72,7 +73,12 @@ class BpfSampler final : public Sampler {
   Status attach(std::string* hint);
   Status wait_for_running_programs();
   Status read_counts(int counts_fd, std::vector<gp_sample_key>& keys, std::vector<uint64_t>& values);
-  std::vector<uint64_t> read_stack(int stacks_fd, int32_t id, std::unordered_map<int32_t, std::vector<uint64_t>>& cache);
+  struct SlotFds {
+    int stacks;
+    int overflow;
+  };
+  std::vector<uint64_t> read_stack(const SlotFds& slot, int32_t id,
+                                   std::unordered_map<int32_t, std::vector<uint64_t>>& cache);
   void clear_stacks(int stacks_fd);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
@@ -96,8 +102,13 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   ro->user_stacks = config_.user_stacks;
   ro->kernel_stacks = config_.kernel_stacks;
   ro->kernel_only = config_.kernel_only;
-  // Resize before load: the stack maps hold one interval's unique stacks.
-  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.counts_a, skel_->maps.counts_b})
+  // Resize before load: the maps hold one interval's unique stacks. A stack map has
+  // roundup_pow_of_two(max_entries) hash buckets but preallocates only max_entries stacks, so
+  // one entry above a power of two doubles the buckets (halving collisions) for 8 bytes each.
+  uint32_t stack_entries = std::bit_ceil(static_cast<uint32_t>(config_.stack_storage_size)) + 1;
+  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.overflow_a, skel_->maps.overflow_b})
+    bpf_map__set_max_entries(m, stack_entries);
+  for (bpf_map* m : {skel_->maps.counts_a, skel_->maps.counts_b})
     bpf_map__set_max_entries(m, config_.stack_storage_size);
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
@@ -208,13 +219,15 @@ Status BpfSampler::read_counts(int fd, std::vector<gp_sample_key>& keys, std::ve
   return ok_status();
 }
 
-std::vector<uint64_t> BpfSampler::read_stack(int fd, int32_t id,
+std::vector<uint64_t> BpfSampler::read_stack(const SlotFds& slot, int32_t id,
                                              std::unordered_map<int32_t, std::vector<uint64_t>>& cache) {
   if (id < 0) return {};
   auto [it, inserted] = cache.try_emplace(id);
   if (inserted) {
     uint64_t ips[GP_MAX_STACK_DEPTH] = {};
-    if (bpf_map_lookup_elem(fd, &id, ips) == 0)
+    int fd = (id & GP_OVERFLOW_STACK) ? slot.overflow : slot.stacks;
+    uint32_t index = static_cast<uint32_t>(id) & ~static_cast<uint32_t>(GP_OVERFLOW_STACK);
+    if (bpf_map_lookup_elem(fd, &index, ips) == 0)
       for (uint64_t ip : ips) {
         if (ip == 0) break;
         it->second.push_back(ip);
@@ -243,7 +256,8 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   if (auto st = poll(0, on_event); !st) return st;  // announcements of the last samples
 
   int counts_fd = bpf_map__fd(idle ? skel_->maps.counts_b : skel_->maps.counts_a);
-  int stacks_fd = bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a);
+  SlotFds slot{bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a),
+               bpf_map__fd(idle ? skel_->maps.overflow_b : skel_->maps.overflow_a)};
   std::vector<gp_sample_key> keys;
   std::vector<uint64_t> values;
   if (auto st = read_counts(counts_fd, keys, values); !st) return st;
@@ -254,12 +268,13 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
-    sample.user_ips = read_stack(stacks_fd, k.user_stack_id, cache);
-    sample.kernel_ips = read_stack(stacks_fd, k.kernel_stack_id, cache);
+    sample.user_ips = read_stack(slot, k.user_stack_id, cache);
+    sample.kernel_ips = read_stack(slot, k.kernel_stack_id, cache);
     sample.count = values[i];
     on_sample(sample);
   }
-  clear_stacks(stacks_fd);
+  clear_stacks(slot.stacks);
+  clear_stacks(slot.overflow);
   return ok_status();
 }
 
@@ -278,6 +293,7 @@ std::vector<model::Counter> BpfSampler::counters() {
       c("stacks.collisions", totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
       c("stacks.collisions.user", totals[GP_COUNTER_USER_COLLISIONS]),
       c("stacks.collisions.kernel", totals[GP_COUNTER_KERNEL_COLLISIONS]),
+      c("stacks.overflow", totals[GP_COUNTER_OVERFLOW_STACKS]),
       c("stacks.errors", totals[GP_COUNTER_STACK_ERRORS]),
       c("maps.full", totals[GP_COUNTER_COUNTS_FULL]),
       c("events.lost", totals[GP_COUNTER_EVENTS_LOST]),
