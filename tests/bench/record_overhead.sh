@@ -2,6 +2,7 @@
 # Overhead of system-wide samplers on a CPU-bound workload (issue 5's benchmark).
 #
 #   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"]
+#   tests/bench/record_overhead.sh -l MINUTES      only the long run: RSS over time
 #
 # A workload keeps every core busy with a fixed amount of work and times itself. For each
 # frequency and each sampler, rounds alternate between an unprofiled baseline and a profiled
@@ -13,17 +14,21 @@
 #   bpftrace  bpftrace 'profile:hz:N { @[kstack, ustack] = count(); }'
 # It also prints gp-record's own CPU time and peak RSS, and archive bytes per sample against
 # perf.data. Needs root, perf (linux-perf), bpftrace; GP_BUILD_DIR points at the build.
+# With -l, gp-record samples at 99 Hz for MINUTES while a steady workload (one long-lived
+# process per core, at nice 19) runs, and its RSS is printed every 30 s: it must stay flat.
 set -euo pipefail
 
 rounds=3
 work_seconds=2
 freqs="99 999 4999"
-while getopts "r:w:f:h" opt; do
+long_minutes=0
+while getopts "r:w:f:l:h" opt; do
   case "$opt" in
     r) rounds=$OPTARG ;;
     w) work_seconds=$OPTARG ;;
     f) freqs=$OPTARG ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    l) long_minutes=$OPTARG ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
   esac
 done
 
@@ -66,6 +71,25 @@ iters=20000000
 t=$("$tmp/work" 1 "$iters")
 iters=$(awk -v i="$iters" -v t="$t" -v w="$work_seconds" 'BEGIN { printf "%d", i * w / t }')
 
+# The long run: RSS (KiB) of gp-record every 30 s under a steady workload.
+long_run() {
+  local minutes=$1 pid work_pids=() rss first="" max=0
+  for ((c = 0; c < ncpu; c++)); do nice -n 19 "$tmp/work" 1 $((iters * 1000)) >/dev/null & work_pids+=($!); done
+  "$bin/gp-record" -q -F 99 -d $((minutes * 60 + 5)) -o "$tmp/long.gpa" &
+  pid=$!
+  printf 'long run: gp-record -F 99 for %d min, %d busy processes at nice 19\n%8s %10s %8s\n' "$minutes" "$ncpu" "t(s)" "RSS(KiB)" "CPU-s"
+  for ((t = 30; t <= minutes * 60; t += 30)); do
+    sleep 30
+    rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
+    printf '%8d %10d %8.2f\n' "$t" "$rss" "$(awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$pid/stat")"
+    [ -n "$first" ] || first=$rss
+    [ "$rss" -gt "$max" ] && max=$rss
+  done
+  kill -INT "$pid"; wait "$pid" || true
+  kill "${work_pids[@]}" 2>/dev/null; wait 2>/dev/null || true
+  printf 'RSS at 30 s: %d KiB, max: %d KiB, growth %+d KiB\n' "$first" "$max" $((max - first))
+}
+
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # Starts sampler $1 at frequency $2 in the background; sets sampler_pid.
@@ -101,6 +125,8 @@ measure_gp_record() {
 samples_in_archive() {  # sample count from the recorder's own summary line
   grep -oE 'recorded [0-9]+ samples' "$tmp/gp.err" | awk '{ s += $2 } END { print s + 0 }'
 }
+
+if [ "$long_minutes" -gt 0 ]; then long_run "$long_minutes"; exit 0; fi
 
 printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; medians\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
 printf '%-6s %-10s %10s %10s %9s\n' "Hz" "sampler" "base(s)" "prof(s)" "slowdown"
