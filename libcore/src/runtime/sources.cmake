@@ -3,4 +3,5 @@
 target_sources(gp_core PRIVATE
   src/runtime/adapter.cpp
   src/runtime/registry.cpp
+  src/runtime/subprocess.cpp
 )
