@@ -1,0 +1,101 @@
+#pragma once
+// gp-profile's options and the command line of each stage it runs for one profiling session.
+//
+// gp-profile is gProfiler's driver rebuilt from gp's tools: every session runs gp-record (the
+// system, like gProfiler's perf) and gp-runtime (the runtime profilers) side by side, then
+// gp-merge, gp-symbolize, gp-fold, gp-flame and gp-upload. This header maps gProfiler's
+// options (gprofiler.md §9) to those tools' options, so the mapping is unit-tested without
+// running anything. A Command names a tool ("gp-fold") and its arguments without argv[0]; the
+// tool is located by child.h's find_tool().
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gp/util/result.h"
+
+namespace gp::profile {
+
+// gProfiler's --perf-mode. gp-record unwinds with frame pointers only: `fp` records, `smart`
+// (fp + dwarf, deepest wins) degrades to fp, `dwarf` is refused by validate(), `disabled`
+// runs no system recorder (gProfiler's perf-less mode: runtime stacks only).
+enum class PerfMode { fp, dwarf, smart, disabled };
+
+// "fp", "dwarf", "smart", "disabled" and gProfiler's legacy "none" (= disabled).
+Result<PerfMode> parse_perf_mode(std::string_view text);
+std::string_view perf_mode_name(PerfMode mode);
+
+// One runtime as gp-runtime spells it: `option` is the stem of --<option>-mode / --no-<option>
+// ("java", "python", "ruby", "php", "dotnet", "nodejs"); `mode` is canonical ("disabled" when
+// off), as gp::runtime::normalize_mode() returns it.
+struct RuntimeSetting {
+  std::string option;
+  std::string mode;
+};
+
+struct Options {
+  // What to sample.
+  unsigned duration_s = 60;  // -d: seconds per session
+  unsigned frequency = 11;   // -f: samples per second per CPU
+  std::vector<int> pids;     // --pids: only these processes (empty: all)
+  PerfMode perf_mode = PerfMode::fp;
+  std::vector<RuntimeSetting> runtimes;  // one entry per runtime gp-runtime knows
+  bool application_identifiers = true;   // false: --disable-application-identifiers
+  bool application_metadata = true;      // false: --disable-application-metadata
+  std::string profile_api_version = "v2";
+  // What to produce.
+  std::string output_dir;  // -o: keep profile_<ts>.col/.html here
+  bool rotating_output = false;
+  bool flamegraph = true;
+  bool continuous = false;
+  // Where to send it (-u).
+  bool upload = false;
+  std::string server_host = "https://profiler.granulate.io";
+  std::string token;
+  std::string service_name;
+  bool no_verify = false;
+  double upload_timeout_s = 120;
+  // Privileges.
+  bool rootless = false;
+};
+
+// gProfiler's parse_cmd_args rules that apply to gp-profile (gprofiler.md §9.3, with its
+// messages): an output is needed (-u or -o), -u needs --token and --service-name, dwarf/smart
+// need -f <= 100, nodejs perf/attach-maps need perf fp or smart, --rootless needs --pids and a
+// non-root user. Also gp's own: --perf-mode dwarf is unavailable. Returns the first violation.
+std::optional<std::string> validate(const Options& options, bool running_as_root);
+
+// True when gp-record runs (perf mode not disabled) / when any runtime is enabled.
+bool system_enabled(const Options& options);
+bool runtimes_enabled(const Options& options);
+
+struct Command {
+  std::string tool;               // "gp-record"
+  std::vector<std::string> args;  // without argv[0]
+};
+
+// Session times as the .col and the Studio want them: naive UTC "YYYY-MM-DDTHH:MM:SS".
+struct SessionTimes {
+  std::string start;
+  std::string end;
+};
+
+Command record_command(const Options& options, const std::string& out);
+Command runtime_command(const Options& options, const std::string& out);
+// system or runtime may be empty (that recorder did not run or failed); at least one is set.
+// Returns nullopt when there is nothing to merge (a single system archive is used as it is).
+std::optional<Command> merge_command(const Options& options, const std::string& system,
+                                     const std::string& runtime, const std::string& out);
+Command symbolize_command(const std::string& in, const std::string& out);
+Command fold_command(const Options& options, const std::string& in, const std::string& out);
+Command flame_command(const std::string& col, const std::string& out, const SessionTimes& times);
+Command upload_command(const Options& options, const std::string& col, const SessionTimes& times);
+// `gp-profile upload-file`: one .col as it is (the header's times, or now, as gp-upload does).
+Command upload_file_command(const Options& options, const std::string& col);
+
+// The command as one loggable line: arguments quoted when needed, the --token value replaced
+// by "***" (it must never reach a log).
+std::string describe(const Command& command);
+
+}  // namespace gp::profile

@@ -1,0 +1,169 @@
+// gp-profile's option mapping: gProfiler's options (gprofiler.md §9) → the gp tools' options.
+#include "gp/profile/plan.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gp::profile {
+namespace {
+
+std::string join_pids(const std::vector<int>& pids) {
+  std::string s;
+  for (size_t i = 0; i < pids.size(); ++i) s += (i ? "," : "") + std::to_string(pids[i]);
+  return s;
+}
+
+std::string_view mode_of(const Options& o, std::string_view option) {
+  for (const auto& r : o.runtimes) {
+    if (r.option == option) return r.mode;
+  }
+  return "disabled";
+}
+
+// Shell-style quoting for log lines only (never executed).
+std::string quoted(const std::string& s) {
+  if (!s.empty() && s.find_first_of(" \t\n'\"\\$`;&|*?<>()") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+Result<PerfMode> parse_perf_mode(std::string_view text) {
+  if (text == "fp") return PerfMode::fp;
+  if (text == "dwarf") return PerfMode::dwarf;
+  if (text == "smart") return PerfMode::smart;
+  if (text == "disabled" || text == "none") return PerfMode::disabled;
+  return make_error("unknown perf mode '" + std::string(text) + "'");
+}
+
+std::string_view perf_mode_name(PerfMode mode) {
+  switch (mode) {
+    case PerfMode::fp:
+      return "fp";
+    case PerfMode::dwarf:
+      return "dwarf";
+    case PerfMode::smart:
+      return "smart";
+    case PerfMode::disabled:
+      return "disabled";
+  }
+  return "fp";
+}
+
+bool system_enabled(const Options& o) { return o.perf_mode != PerfMode::disabled; }
+
+bool runtimes_enabled(const Options& o) {
+  return std::any_of(o.runtimes.begin(), o.runtimes.end(),
+                     [](const RuntimeSetting& r) { return r.mode != "disabled"; });
+}
+
+std::optional<std::string> validate(const Options& o, bool running_as_root) {
+  if (o.upload && o.token.empty()) return "Must provide --token when --upload-results is passed";
+  if (o.upload && o.service_name.empty())
+    return "Must provide --service-name when --upload-results is passed";
+  if (!o.upload && o.output_dir.empty())
+    return "Must pass at least one output method (--upload-results / --output-dir)";
+  if (o.perf_mode == PerfMode::dwarf)
+    return "--perf-mode dwarf is not available: gp-record unwinds with frame pointers only "
+           "(use --perf-mode fp, or smart, which records fp)";
+  if (o.perf_mode == PerfMode::smart && o.frequency > 100)
+    return "--profiling-frequency|-f can't be larger than 100 when using --perf-mode smart|dwarf";
+  auto node = mode_of(o, "nodejs");
+  if ((node == "perf" || node == "attach-maps") &&
+      !(o.perf_mode == PerfMode::fp || o.perf_mode == PerfMode::smart))
+    return "--nodejs-mode " + std::string(node) + " requires --perf-mode fp or smart";
+  if (o.rootless && o.pids.empty()) return "--rootless requires --pids";
+  if (o.rootless && running_as_root) return "--rootless cannot be used when running as root";
+  if (!system_enabled(o) && !runtimes_enabled(o)) return "All profilers are disabled!";
+  return std::nullopt;
+}
+
+Command record_command(const Options& o, const std::string& out) {
+  Command c{"gp-record",
+            {"-F", std::to_string(o.frequency), "-d", std::to_string(o.duration_s), "-o", out}};
+  if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
+  return c;
+}
+
+Command runtime_command(const Options& o, const std::string& out) {
+  Command c{"gp-runtime",
+            {"-d", std::to_string(o.duration_s), "-F", std::to_string(o.frequency), "-o", out}};
+  if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
+  for (const auto& r : o.runtimes) {
+    if (r.mode == "disabled") {
+      c.args.push_back("--no-" + r.option);
+    } else {
+      c.args.insert(c.args.end(), {"--" + r.option + "-mode", r.mode});
+    }
+  }
+  if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
+  return c;
+}
+
+std::optional<Command> merge_command(const Options&, const std::string& system,
+                                     const std::string& runtime, const std::string& out) {
+  if (runtime.empty()) return std::nullopt;  // system only: nothing to merge into it
+  if (system.empty()) return Command{"gp-merge", {"--perf-less", "-o", out, runtime}};
+  return Command{"gp-merge", {"-o", out, system, runtime}};
+}
+
+Command symbolize_command(const std::string& in, const std::string& out) {
+  return {"gp-symbolize", {"-o", out, in}};
+}
+
+Command fold_command(const Options& o, const std::string& in, const std::string& out) {
+  Command c{"gp-fold", {"-f", "col", "-o", out}};
+  if (o.profile_api_version != "v2")
+    c.args.insert(c.args.end(), {"--profile-api-version", o.profile_api_version});
+  if (!o.application_metadata) c.args.push_back("--no-app-metadata");
+  c.args.push_back(in);
+  return c;
+}
+
+Command flame_command(const std::string& col, const std::string& out, const SessionTimes& t) {
+  // gProfiler's page is an icicle titled "gProfiler Result <start>" (gprofiler.md §10).
+  return {"gp-flame",
+          {"--inverted", "--title", "gp-profile result " + t.start, "--subtitle",
+           t.start + " - " + t.end, "-o", out, col}};
+}
+
+namespace {
+
+Command studio_base(const Options& o) {
+  Command c{"gp-upload",
+            {"--server-host", o.server_host, "--token", o.token, "--service-name", o.service_name}};
+  if (o.no_verify) c.args.push_back("--no-verify");
+  char timeout[32];
+  std::snprintf(timeout, sizeof timeout, "%g", o.upload_timeout_s);
+  c.args.insert(c.args.end(), {"--timeout", timeout});
+  return c;
+}
+
+}  // namespace
+
+Command upload_command(const Options& o, const std::string& col, const SessionTimes& t) {
+  Command c = studio_base(o);
+  c.args.insert(c.args.end(), {"--start-time", t.start, "--end-time", t.end, col});
+  return c;
+}
+
+Command upload_file_command(const Options& o, const std::string& col) {
+  Command c = studio_base(o);
+  c.args.push_back(col);
+  return c;
+}
+
+std::string describe(const Command& c) {
+  std::string line = c.tool;
+  bool secret = false;
+  for (const auto& a : c.args) {
+    line += ' ';
+    line += secret ? std::string("***") : quoted(a);
+    secret = a == "--token";
+  }
+  return line;
+}
+
+}  // namespace gp::profile

@@ -1,0 +1,7 @@
+# gp-profile's shared logic: option mapping, child processes, output files, lock and schedule.
+target_sources(gp_core PRIVATE
+  src/profile/plan.cpp
+  src/profile/child.cpp
+  src/profile/output.cpp
+  src/profile/instance.cpp
+)

@@ -1,0 +1,6 @@
+# gp-profile's shared logic: option mapping, output files and rotation, child processes, lock.
+target_sources(gp_unit_tests PRIVATE
+  unit/profile_plan_test.cpp
+  unit/profile_output_test.cpp
+  unit/profile_child_test.cpp
+)

@@ -1,0 +1,160 @@
+// gp-profile's option mapping: gProfiler's options and validation rules (reference/gprofiler.md
+// §9.1–§9.3) → the command lines of gp-record, gp-runtime, gp-merge, gp-fold, gp-flame, gp-upload.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gp/profile/plan.h"
+
+namespace gp::test::profile_plan {
+namespace {
+
+using gp::profile::Options;
+using gp::profile::PerfMode;
+using Args = std::vector<std::string>;
+
+Options with_output() {
+  Options o;
+  o.output_dir = "out";
+  o.runtimes = {{"java", "auto"}, {"python", "auto"}, {"php", "disabled"}};
+  return o;
+}
+
+TEST(ProfilePlan, DefaultsAreGProfilers) {
+  Options o;
+  EXPECT_EQ(o.duration_s, 60u);
+  EXPECT_EQ(o.frequency, 11u);
+  EXPECT_EQ(o.perf_mode, PerfMode::fp);
+  EXPECT_EQ(o.server_host, "https://profiler.granulate.io");
+  EXPECT_TRUE(o.flamegraph);
+}
+
+TEST(ProfilePlan, PerfModeNamesIncludeTheLegacyNone) {
+  EXPECT_EQ(*gp::profile::parse_perf_mode("none"), PerfMode::disabled);
+  EXPECT_EQ(*gp::profile::parse_perf_mode("smart"), PerfMode::smart);
+  EXPECT_FALSE(gp::profile::parse_perf_mode("lbr"));
+}
+
+TEST(ProfilePlan, ValidationFollowsGProfilersMessages) {
+  Options o;
+  EXPECT_EQ(gp::profile::validate(o, true),
+            "Must pass at least one output method (--upload-results / --output-dir)");
+  o.upload = true;
+  EXPECT_EQ(gp::profile::validate(o, true), "Must provide --token when --upload-results is passed");
+  o.token = "t";
+  EXPECT_EQ(gp::profile::validate(o, true),
+            "Must provide --service-name when --upload-results is passed");
+  o.service_name = "web";
+  EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
+}
+
+TEST(ProfilePlan, DwarfIsRefusedAndSmartNeedsLowFrequency) {
+  Options o = with_output();
+  o.perf_mode = PerfMode::dwarf;
+  ASSERT_TRUE(gp::profile::validate(o, true));
+  EXPECT_NE(gp::profile::validate(o, true)->find("dwarf is not available"), std::string::npos);
+  o.perf_mode = PerfMode::smart;
+  o.frequency = 101;
+  EXPECT_EQ(gp::profile::validate(o, true),
+            "--profiling-frequency|-f can't be larger than 100 when using --perf-mode smart|dwarf");
+  o.frequency = 100;
+  EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
+}
+
+TEST(ProfilePlan, NodejsPerfModesNeedPerf) {
+  Options o = with_output();
+  o.runtimes.push_back({"nodejs", "attach-maps"});
+  EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
+  o.perf_mode = PerfMode::disabled;
+  EXPECT_EQ(gp::profile::validate(o, true),
+            "--nodejs-mode attach-maps requires --perf-mode fp or smart");
+}
+
+TEST(ProfilePlan, RootlessNeedsPidsAndANonRootUser) {
+  Options o = with_output();
+  o.rootless = true;
+  EXPECT_EQ(gp::profile::validate(o, false), "--rootless requires --pids");
+  o.pids = {42};
+  EXPECT_EQ(gp::profile::validate(o, false), std::nullopt);
+  EXPECT_EQ(gp::profile::validate(o, true), "--rootless cannot be used when running as root");
+}
+
+TEST(ProfilePlan, EverythingDisabledIsAnError) {
+  Options o = with_output();
+  o.perf_mode = PerfMode::disabled;
+  for (auto& r : o.runtimes) r.mode = "disabled";
+  EXPECT_EQ(gp::profile::validate(o, true), "All profilers are disabled!");
+  EXPECT_FALSE(gp::profile::runtimes_enabled(o));
+  EXPECT_FALSE(gp::profile::system_enabled(o));
+}
+
+TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
+  Options o = with_output();
+  o.duration_s = 5;
+  o.frequency = 99;
+  o.pids = {12, 34};
+  auto rec = gp::profile::record_command(o, "s.gpa");
+  EXPECT_EQ(rec.tool, "gp-record");
+  EXPECT_EQ(rec.args, (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34"}));
+  o.application_identifiers = false;
+  auto rt = gp::profile::runtime_command(o, "r.gpa");
+  EXPECT_EQ(rt.tool, "gp-runtime");
+  EXPECT_EQ(rt.args,
+            (Args{"-d", "5", "-F", "99", "-o", "r.gpa", "-p", "12,34", "--java-mode", "auto",
+                  "--python-mode", "auto", "--no-php", "--disable-application-identifiers"}));
+}
+
+TEST(ProfilePlan, MergeIsSkippedWithoutRuntimeStacksAndPerfLessWithoutSystem) {
+  Options o = with_output();
+  EXPECT_FALSE(gp::profile::merge_command(o, "s.gpa", "", "m.gpa"));
+  auto both = gp::profile::merge_command(o, "s.gpa", "r.gpa", "m.gpa");
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->args, (Args{"-o", "m.gpa", "s.gpa", "r.gpa"}));
+  auto perf_less = gp::profile::merge_command(o, "", "r.gpa", "m.gpa");
+  ASSERT_TRUE(perf_less);
+  EXPECT_EQ(perf_less->args, (Args{"--perf-less", "-o", "m.gpa", "r.gpa"}));
+}
+
+TEST(ProfilePlan, FoldPassesTheColVariants) {
+  Options o = with_output();
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
+            (Args{"-f", "col", "-o", "p.col", "in.gpa"}));
+  o.profile_api_version = "v1";
+  o.application_metadata = false;
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
+            (Args{"-f", "col", "-o", "p.col", "--profile-api-version", "v1", "--no-app-metadata",
+                  "in.gpa"}));
+}
+
+TEST(ProfilePlan, UploadCarriesTheStudioOptionsAndSessionTimes) {
+  Options o = with_output();
+  o.upload = true;
+  o.token = "s3cret";
+  o.service_name = "web";
+  o.server_host = "http://127.0.0.1:1";
+  o.no_verify = true;
+  o.upload_timeout_s = 2.5;
+  auto up = gp::profile::upload_command(o, "p.col", {"2026-01-01T00:00:00", "2026-01-01T00:01:00"});
+  EXPECT_EQ(up.tool, "gp-upload");
+  EXPECT_EQ(up.args,
+            (Args{"--server-host", "http://127.0.0.1:1", "--token", "s3cret", "--service-name",
+                  "web", "--no-verify", "--timeout", "2.5", "--start-time", "2026-01-01T00:00:00",
+                  "--end-time", "2026-01-01T00:01:00", "p.col"}));
+  auto file = gp::profile::upload_file_command(o, "old.col");
+  EXPECT_EQ(file.args.back(), "old.col");
+  EXPECT_EQ(std::count(file.args.begin(), file.args.end(), "--start-time"), 0);
+}
+
+TEST(ProfilePlan, DescribeNeverShowsTheToken) {
+  Options o = with_output();
+  o.token = "s3cret";
+  o.service_name = "my web";
+  auto line = gp::profile::describe(gp::profile::upload_file_command(o, "p.col"));
+  EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
+  EXPECT_NE(line.find("--token ***"), std::string::npos) << line;
+  EXPECT_NE(line.find("'my web'"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace gp::test::profile_plan

@@ -1,0 +1,98 @@
+#include "log.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gp/cli/tool.h"
+
+namespace gp::profile_tool {
+namespace {
+
+constexpr long kRotateBytes = 5L * 1024 * 1024;
+
+std::string local_time_now() {
+  time_t now = ::time(nullptr);
+  struct tm tm {};
+  ::localtime_r(&now, &tm);
+  char buf[32];
+  ::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+void write_all(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+Log::~Log() {
+  clear_progress();
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void Log::configure(int verbosity, bool quiet) {
+  verbosity_ = verbosity;
+  quiet_ = quiet;
+  tty_ = gp::cli::is_terminal(STDERR_FILENO);
+}
+
+Status Log::open_file(const std::string& path) {
+  file_ = std::fopen(path.c_str(), "ae");
+  if (file_ == nullptr)
+    return make_error("cannot open log file '" + path + "': " + ::strerror(errno));
+  path_ = path;
+  return ok_status();
+}
+
+void Log::error(std::string_view message) { emit("error", message, true, true); }
+void Log::warning(std::string_view message) { emit("warning", message, !quiet_, true); }
+void Log::info(int level, std::string_view message) {
+  emit("info", message, !quiet_ && verbosity_ >= level, verbosity_ >= level || level == 0);
+}
+
+void Log::emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file) {
+  std::string line = "[" + local_time_now() + "] " + gp::cli::program() + ": " +
+                     std::string(severity) + ": " + std::string(message) + "\n";
+  if (to_stderr) {
+    clear_progress();
+    write_all(STDERR_FILENO, line);
+  }
+  if (to_file && file_ != nullptr) {
+    rotate_if_needed();
+    if (file_ != nullptr) {
+      std::fputs(line.c_str(), file_);
+      std::fflush(file_);
+    }
+  }
+}
+
+void Log::progress(std::string_view message) {
+  if (!tty_ || quiet_) return;
+  write_all(STDERR_FILENO, "\r\033[K" + gp::cli::program() + ": " + std::string(message));
+  progress_shown_ = true;
+}
+
+void Log::clear_progress() {
+  if (!progress_shown_) return;
+  write_all(STDERR_FILENO, "\r\033[K");
+  progress_shown_ = false;
+}
+
+void Log::rotate_if_needed() {
+  if (std::ftell(file_) < kRotateBytes) return;
+  std::fclose(file_);
+  std::string backup = path_ + ".1";
+  ::rename(path_.c_str(), backup.c_str());
+  file_ = std::fopen(path_.c_str(), "ae");
+}
+
+}  // namespace gp::profile_tool

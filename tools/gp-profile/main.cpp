@@ -1,0 +1,35 @@
+// gp-profile: the gProfiler-compatible driver. Each profiling session runs gp-record (the
+// system) and gp-runtime (Java, Python, Ruby, ... stacks) side by side for --profiling-duration
+// seconds, then gp-merge, gp-symbolize and gp-fold make a gProfiler .col file, gp-flame its
+// HTML flamegraph; the files go to --output-dir and/or gp-upload sends them to a Performance
+// Studio. With --continuous it loops until SIGTERM/SIGINT. Option names and defaults are
+// gProfiler's (11 Hz, 60 s sessions).
+//
+//   gp-profile -d 60 -o /var/lib/gp-profile
+//   gp-profile -cu --token "$TOKEN" --service-name web
+//   gp-profile upload-file --file-path old.col --token "$TOKEN" --service-name web
+//
+// The tools are the interface: gp-profile finds them next to its own binary, then on PATH.
+// Option mapping, child processes and output files live in libcore (gp/profile/*.h).
+#include "cli.h"
+
+int main(int argc, char** argv) {
+  gp::cli::init_tool("gp-profile");
+  gp::profile_tool::ProfileArgs args;
+  auto app = gp::cli::make_app(
+      "gp-profile",
+      "Profile this host continuously, gProfiler-style: record, merge runtime stacks, fold, "
+      "render, upload.",
+      "  gp-profile -d 60 -o out/                       # one 60 s profile: "
+      "out/profile_<time>.col/.html\n"
+      "  gp-profile -c -o /var/lib/gp --rotating-output # forever, keep only the newest\n"
+      "  gp-profile -cu --token \"$TOKEN\" --service-name web --server-host https://studio.local\n"
+      "  gp-profile -d 30 --pids 1234 --python-mode pyspy --no-java -o out/\n"
+      "  gp-profile upload-file --file-path out/last_profile.col --token \"$TOKEN\" "
+      "--service-name web\n");
+  gp::profile_tool::add_cli(*app, args);
+  return gp::cli::run(*app, argc, argv, [&] {
+    gp::cli::set_verbosity(args.common);
+    return gp::profile_tool::run(args);
+  });
+}

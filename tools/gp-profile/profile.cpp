@@ -1,0 +1,213 @@
+// gp-profile's process: preconditions, lock, pid file, signals, the session loop, upload-file.
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "cli.h"
+#include "gp/profile/child.h"
+#include "gp/profile/instance.h"
+#include "gp/util/version.h"
+#include "log.h"
+#include "session.h"
+
+namespace gp::profile_tool {
+namespace {
+
+namespace fs = std::filesystem;
+using gp::profile::Options;
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);  // set from a signal handler
+
+void on_signal(int) { g_stop.store(true); }
+
+void install_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+std::optional<std::string> locate(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  return gp::profile::find_tool(name, self_exe(), path ? path : "/usr/local/bin:/usr/bin:/bin");
+}
+
+// The tools this configuration needs; an error names the first one missing.
+Result<Tools> find_tools(const Options& o, Log& log) {
+  Tools t;
+  struct Need {
+    const char* name;
+    std::string* slot;
+    bool needed;
+  };
+  bool runtime = gp::profile::runtimes_enabled(o);
+  const Need needs[] = {
+      {"gp-record", &t.record, gp::profile::system_enabled(o)},
+      {"gp-merge", &t.merge, runtime},
+      {"gp-symbolize", &t.symbolize, true},
+      {"gp-fold", &t.fold, true},
+      {"gp-flame", &t.flame, !o.output_dir.empty() && o.flamegraph},
+      {"gp-upload", &t.upload, o.upload},
+  };
+  for (const auto& n : needs) {
+    if (!n.needed) continue;
+    auto found = locate(n.name);
+    if (!found)
+      return make_error(std::string("cannot find '") + n.name + "' next to '" + self_exe() +
+                        "' or on PATH");
+    *n.slot = *found;
+  }
+  if (runtime) {
+    if (auto found = locate("gp-runtime")) {
+      t.runtime = *found;
+    } else {
+      log.warning("gp-runtime is not installed: runtime profilers are skipped");
+    }
+  }
+  if (t.record.empty() && t.runtime.empty())
+    return make_error("All profilers are disabled! (--perf-mode disabled and no gp-runtime)");
+  return t;
+}
+
+// A private temporary directory, removed with everything in it when the profiler ends.
+struct WorkDir {
+  fs::path path;
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+Result<fs::path> make_work_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/gp-profile.XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    return make_error("cannot create a temporary directory in '" +
+                      fs::path(tmpl).parent_path().string() + "': " + ::strerror(errno));
+  return fs::path(tmpl);
+}
+
+void sleep_until(std::chrono::steady_clock::time_point when) {
+  while (!g_stop.load() && std::chrono::steady_clock::now() < when)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+int profile_loop(const Options& o, const Tools& tools, const fs::path& work, Log& log) {
+  SessionContext context{o, tools, work, g_stop, log};
+  int failures = 0;
+  for (int number = 1;; ++number) {
+    auto started = std::chrono::steady_clock::now();
+    auto outcome = run_session(context, number);
+    if (outcome == SessionOutcome::stopped || g_stop.load()) break;
+    if (outcome == SessionOutcome::failed) ++failures;
+    if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
+    sleep_until(gp::profile::next_session_start(started, std::chrono::seconds(o.duration_s),
+                                                std::chrono::steady_clock::now()));
+    if (g_stop.load()) break;
+  }
+  log.info(0, "stopped by signal; the current session was abandoned");
+  return gp::cli::kExitOk;
+}
+
+// Everything that must hold before profiling starts; an error is fatal (exit 1).
+Status preconditions(const ProfileArgs& args) {
+  const Options& o = args.options;
+  if (!o.rootless && ::geteuid() != 0)
+    return make_error("Must run gp-profile as root, please re-run (or use --rootless with --pids)");
+  if (!o.pids.empty() && !gp::profile::any_alive(o.pids))
+    return make_error("none of the processes given with --pids is running");
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.output_dir, ec);
+    if (ec || !fs::is_directory(o.output_dir))
+      return make_error("cannot create output directory '" + o.output_dir +
+                        "': " + (ec ? ec.message() : "a component is not a directory"));
+  }
+  return ok_status();
+}
+
+int upload_file(const ProfileArgs& args) {
+  auto program = locate("gp-upload");
+  if (!program) {
+    gp::cli::error("cannot find 'gp-upload' next to '" + self_exe() + "' or on PATH");
+    return gp::cli::kExitFailure;
+  }
+  auto cmd = gp::profile::upload_file_command(args.options, args.file_path);
+  if (args.common.verbose > 0) cmd.args.insert(cmd.args.begin(), "-v");
+  std::vector<char*> argv{program->data()};
+  for (auto& a : cmd.args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(program->c_str(), argv.data());  // gp-upload's own status and messages are the result
+  gp::cli::error("cannot run '" + *program + "': " + ::strerror(errno));
+  return gp::cli::kExitFailure;
+}
+
+}  // namespace
+
+int run(ProfileArgs& args) {
+  if (args.upload_file) return upload_file(args);
+  const Options& o = args.options;
+  ::umask(022);
+  if (auto ok = preconditions(args); !ok) {
+    gp::cli::error(ok.error().message);
+    return gp::cli::kExitFailure;
+  }
+  auto lock = gp::profile::InstanceLock::acquire("gp_profile_lock");
+  if (!lock) {
+    gp::cli::error("could not acquire gp-profile's lock: is it already running?");
+    return gp::cli::kExitFailure;
+  }
+  Log log;
+  log.configure(args.common.verbose, args.common.quiet);
+  if (!args.log_file.empty()) {
+    if (auto opened = log.open_file(args.log_file); !opened) {
+      gp::cli::error(opened.error().message);
+      return gp::cli::kExitFailure;
+    }
+  }
+  auto tools = find_tools(o, log);
+  if (!tools) {
+    log.error(tools.error().message);
+    return gp::cli::kExitFailure;
+  }
+  std::optional<gp::profile::PidFile> pid_file;
+  if (!args.pid_file.empty()) {
+    auto created = gp::profile::PidFile::create(args.pid_file);
+    if (!created) {
+      log.error(created.error().message);
+      return gp::cli::kExitFailure;
+    }
+    pid_file.emplace(std::move(*created));
+  }
+  auto work = make_work_dir();
+  if (!work) {
+    log.error(work.error().message);
+    return gp::cli::kExitFailure;
+  }
+  WorkDir work_dir{*work};
+  install_signals();
+  if (o.perf_mode == gp::profile::PerfMode::smart)
+    log.info(
+        1, "--perf-mode smart records frame-pointer stacks only (gp-record has no DWARF unwinder)");
+  log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
+                  " s sessions at " + std::to_string(o.frequency) + " Hz" +
+                  (o.continuous ? ", continuous" : ""));
+  return profile_loop(o, *tools, work_dir.path, log);
+}
+
+}  // namespace gp::profile_tool

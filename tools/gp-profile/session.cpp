@@ -1,0 +1,305 @@
+#include "session.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <system_error>
+
+#include "gp/profile/child.h"
+#include "gp/profile/output.h"
+
+namespace gp::profile_tool {
+namespace {
+
+namespace fs = std::filesystem;
+using gp::profile::Command;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kKillGrace = std::chrono::milliseconds(2000);
+// Safety nets only: a stage that hangs is killed and the session goes on without it.
+constexpr seconds kRecordSlack{60};    // gp-record: start-up and the final flush
+constexpr seconds kRuntimeSlack{120};  // gp-runtime: attaching to JVMs etc. (gprofiler.md §12)
+constexpr seconds kProcessTimeout{600};
+
+enum class StageState { ok, failed, stopped };
+struct StageResult {
+  StageState state = StageState::ok;
+  std::string why;  // failure reason, or the warning of a partial (exit 3) result
+};
+
+// A started stage: its pid and where its stderr goes.
+struct Running {
+  std::string tool;
+  pid_t pid = 0;
+  std::string err_path;
+  Clock::time_point deadline;
+};
+
+struct Session {
+  const SessionContext& c;
+  int number;
+  fs::path dir;
+  std::string label() const { return "session " + std::to_string(number); }
+};
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "; ") + l;
+  return out;
+}
+
+StageResult start(const Session& s, const std::string& program, const Command& cmd, seconds timeout,
+                  Running& out) {
+  out = {cmd.tool, 0, (s.dir / (cmd.tool + ".err")).string(), Clock::now() + timeout};
+  s.c.log.info(2, s.label() + ": " + gp::profile::describe(cmd));
+  auto pid = gp::profile::spawn({program, cmd.args, "/dev/null", out.err_path});
+  if (!pid) return {StageState::failed, pid.error().message};
+  out.pid = *pid;
+  return {};
+}
+
+// Waits for a started stage and judges its result (exit 3 = usable, with a warning).
+StageResult finish(const Session& s, const Running& r, const std::function<void()>& tick = {}) {
+  if (r.pid == 0) return {StageState::failed, "not started"};
+  auto w = gp::profile::wait_child(r.pid, r.deadline, &s.c.stop, tick);
+  if (w.end != gp::profile::WaitEnd::exited) {
+    gp::profile::kill_child(r.pid, kKillGrace);
+    if (w.end == gp::profile::WaitEnd::stopped) return {StageState::stopped, "stopped"};
+    return {StageState::failed, "timed out, killed"};
+  }
+  for (const auto& line : gp::profile::tail_lines(r.err_path, 40))
+    s.c.log.info(2, s.label() + ": " + r.tool + ": " + line);
+  std::string tail = joined(gp::profile::tail_lines(r.err_path, 2));
+  if (w.status.ok()) return {};
+  if (w.status.signal == 0 && w.status.code == 3) return {StageState::ok, tail};
+  return {StageState::failed, w.status.describe() + (tail.empty() ? "" : ": " + tail)};
+}
+
+StageResult run(const Session& s, const std::string& program, const Command& cmd,
+                std::string_view doing) {
+  s.c.log.progress(s.label() + ": " + std::string(doing));
+  Running r;
+  if (auto started = start(s, program, cmd, kProcessTimeout, r); started.state != StageState::ok)
+    return started;
+  auto result = finish(s, r);
+  if (result.state == StageState::ok && !result.why.empty())
+    s.c.log.warning(s.label() + ": " + cmd.tool + ": " + result.why);
+  return result;
+}
+
+bool has_data(const fs::path& p) {
+  std::error_code ec;
+  auto size = fs::file_size(p, ec);
+  return !ec && size > 0;
+}
+
+void stage_failed(const Session& s, std::string_view tool, const StageResult& r,
+                  std::string_view consequence) {
+  s.c.log.warning(s.label() + ": " + std::string(tool) + " failed (" + r.why + "); " +
+                  std::string(consequence));
+}
+
+// One of the two recorders of a session (gp-record, gp-runtime).
+struct Recorder {
+  std::string program;  // empty: not run
+  Command command;
+  std::string path;
+  seconds timeout{0};
+  std::string consequence;  // what its failure means for the profile
+  Running running;
+  StageResult started{StageState::failed, "not started"};
+};
+
+Recorder make_recorder(const std::string& program, Command command, std::string path,
+                       seconds timeout, std::string consequence) {
+  Recorder r;
+  r.program = program;
+  r.path = std::move(path);
+  r.command = std::move(command);
+  r.timeout = timeout;
+  r.consequence = std::move(consequence);
+  return r;
+}
+
+void launch(const Session& s, Recorder& r) {
+  if (!r.program.empty()) r.started = start(s, r.program, r.command, r.timeout, r.running);
+}
+
+// The recorder's archive, or "" (logged) when it did not write one.
+std::string collect(const Session& s, Recorder& r, const std::function<void()>& tick) {
+  if (r.program.empty()) return "";
+  StageResult res = r.started.state == StageState::ok ? finish(s, r.running, tick) : r.started;
+  if (res.state == StageState::stopped) return "";
+  if (res.state == StageState::ok && has_data(r.path)) {
+    if (!res.why.empty()) s.c.log.warning(s.label() + ": " + r.command.tool + ": " + res.why);
+    return r.path;
+  }
+  if (res.state == StageState::ok) res.why = "no archive written";
+  stage_failed(s, r.command.tool, res, r.consequence);
+  return "";
+}
+
+struct Recorded {
+  std::string system, runtime;  // empty: that recorder did not run or failed
+  gp::profile::SessionTimes times;
+};
+
+// Both recorders run side by side for the session's duration (gprofiler.md §1: perf and the
+// runtime profilers sample the same window; gp-merge scales the runtime counts to perf's).
+Recorded record(const Session& s) {
+  const auto& o = s.c.options;
+  const seconds duration{o.duration_s};
+  const std::string sys_path = (s.dir / "system.gpa").string();
+  const std::string rt_path = (s.dir / "runtime.gpa").string();
+  Recorder sys = make_recorder(s.c.tools.record, gp::profile::record_command(o, sys_path), sys_path,
+                               duration + kRecordSlack, "this profile has runtime stacks only");
+  Recorder rt = make_recorder(s.c.tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path,
+                              duration + kRuntimeSlack, "this profile has system stacks only");
+  auto wall_start = std::chrono::system_clock::now();
+  launch(s, sys);
+  launch(s, rt);
+  auto began = Clock::now();
+  auto tick = [&] {
+    auto elapsed = std::chrono::duration_cast<seconds>(Clock::now() - began).count();
+    s.c.log.progress(s.label() + ": recording " + std::to_string(elapsed) + "/" +
+                     std::to_string(o.duration_s) + " s");
+  };
+  tick();
+  Recorded out;
+  out.system = collect(s, sys, tick);
+  if (s.c.stop.load() && rt.running.pid != 0) {
+    gp::profile::kill_child(rt.running.pid, kKillGrace);
+  } else {
+    out.runtime = collect(s, rt, tick);
+  }
+  out.times = {gp::profile::utc_stamp(wall_start),
+               gp::profile::utc_stamp(std::chrono::system_clock::now())};
+  return out;
+}
+
+// Merge (when there are runtime stacks) and symbolize: the archive to fold.
+std::string combine(const Session& s, const Recorded& rec) {
+  const auto& o = s.c.options;
+  std::string archive = rec.system.empty() ? rec.runtime : rec.system;
+  std::string merged = (s.dir / "merged.gpa").string();
+  if (auto cmd = gp::profile::merge_command(o, rec.system, rec.runtime, merged)) {
+    auto r = run(s, s.c.tools.merge, *cmd, "merging");
+    if (r.state == StageState::ok) archive = merged;
+    if (r.state == StageState::failed)
+      stage_failed(s, "gp-merge", r,
+                   rec.system.empty() ? "using the runtime archive unmerged"
+                                      : "this profile has system stacks only");
+  }
+  if (s.c.stop.load()) return "";
+  std::string symbolized = (s.dir / "symbolized.gpa").string();
+  auto r = run(s, s.c.tools.symbolize, gp::profile::symbolize_command(archive, symbolized),
+               "symbolizing");
+  if (r.state == StageState::ok) return symbolized;
+  if (r.state == StageState::failed)
+    stage_failed(s, "gp-symbolize", r, "native frames stay addresses");
+  return archive;
+}
+
+uint64_t col_samples(const fs::path& col) {
+  std::ifstream in(col);
+  uint64_t total = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    auto space = line.rfind(' ');
+    if (space != std::string::npos) total += std::strtoull(line.c_str() + space + 1, nullptr, 10);
+  }
+  return total;
+}
+
+// Writes profile_<end>.col/.html into --output-dir; returns the published .col ("" on failure).
+std::string publish(const Session& s, const std::string& col, const Recorded& rec) {
+  const auto& o = s.c.options;
+  fs::path dir = o.output_dir;
+  std::string stem = gp::profile::profile_stem(dir, rec.times.end);
+  std::string html = (s.dir / "profile.html").string();
+  bool have_html = false;
+  if (o.flamegraph) {
+    auto r = run(s, s.c.tools.flame, gp::profile::flame_command(col, html, rec.times),
+                 "rendering the flamegraph");
+    have_html = r.state == StageState::ok && has_data(html);
+    if (r.state == StageState::failed) stage_failed(s, "gp-flame", r, "no .html this time");
+  }
+  if (s.c.stop.load()) return "";
+  auto moved = gp::profile::publish(col, dir, stem + ".col", gp::profile::kLastProfileLink,
+                                    o.rotating_output);
+  if (!moved) {
+    s.c.log.warning(s.label() + ": " + moved.error().message);
+    return "";
+  }
+  if (have_html) {
+    auto page = gp::profile::publish(html, dir, stem + ".html", gp::profile::kLastFlamegraphLink,
+                                     o.rotating_output);
+    if (!page) s.c.log.warning(s.label() + ": " + page.error().message);
+  }
+  return (dir / (stem + ".col")).string();
+}
+
+}  // namespace
+
+SessionOutcome run_session(const SessionContext& c, int number) {
+  Session s{c, number, c.work_dir / ("session-" + std::to_string(number))};
+  std::error_code ec;
+  fs::create_directories(s.dir, ec);
+  if (ec) {
+    c.log.error(s.label() + ": cannot create '" + s.dir.string() + "': " + ec.message());
+    return SessionOutcome::failed;
+  }
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{s.dir};
+  Recorded rec = record(s);
+  if (c.stop.load()) return SessionOutcome::stopped;
+  if (rec.system.empty() && rec.runtime.empty()) {
+    c.log.error(s.label() + ": no profile: every recorder failed");
+    return SessionOutcome::failed;
+  }
+  std::string archive = combine(s, rec);
+  if (c.stop.load()) return SessionOutcome::stopped;
+  std::string col = (s.dir / "profile.col").string();
+  auto folded = run(s, c.tools.fold, gp::profile::fold_command(c.options, archive, col), "folding");
+  if (c.stop.load()) return SessionOutcome::stopped;
+  if (folded.state != StageState::ok || !has_data(col)) {
+    c.log.error(s.label() + ": no profile: gp-fold failed (" + folded.why + ")");
+    return SessionOutcome::failed;
+  }
+  uint64_t samples = col_samples(col);
+  std::string summary = s.label() + ": " + std::to_string(samples) + " samples";
+  bool delivered = false;
+  if (!c.options.output_dir.empty()) {
+    std::string published = publish(s, col, rec);
+    if (c.stop.load()) return SessionOutcome::stopped;
+    if (!published.empty()) {
+      col = published;
+      summary += ", wrote '" + published + "'";
+      delivered = true;
+    }
+  }
+  if (c.options.upload) {
+    auto r =
+        run(s, c.tools.upload, gp::profile::upload_command(c.options, col, rec.times), "uploading");
+    if (c.stop.load()) return SessionOutcome::stopped;
+    if (r.state == StageState::ok) {
+      summary += ", uploaded to " + c.options.server_host;
+      delivered = true;
+    } else {
+      stage_failed(s, "gp-upload", r, "this profile was not uploaded");
+    }
+  }
+  c.log.progress("");
+  c.log.clear_progress();
+  c.log.info(0, summary);
+  return delivered ? SessionOutcome::ok : SessionOutcome::failed;
+}
+
+}  // namespace gp::profile_tool

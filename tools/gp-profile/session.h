@@ -1,0 +1,33 @@
+#pragma once
+// One profiling session of gp-profile: record (system + runtimes, side by side), merge,
+// symbolize, fold, flamegraph, publish into --output-dir, upload. A stage that fails is
+// logged and the session goes on with what exists; only a session without any .col fails.
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "gp/profile/plan.h"
+#include "log.h"
+
+namespace gp::profile_tool {
+
+// Paths of the tools a session runs (empty: not needed, or gp-runtime not installed).
+struct Tools {
+  std::string record, runtime, merge, symbolize, fold, flame, upload;
+};
+
+struct SessionContext {
+  const gp::profile::Options& options;
+  const Tools& tools;
+  std::filesystem::path work_dir;  // private temporary directory of this gp-profile
+  const std::atomic<bool>& stop;
+  Log& log;
+};
+
+enum class SessionOutcome { ok, failed, stopped };
+
+SessionOutcome run_session(const SessionContext& context, int number);
+
+}  // namespace gp::profile_tool
