@@ -98,11 +98,19 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   EXPECT_EQ(rec.tool, "gp-record");
   EXPECT_EQ(rec.args, (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34"}));
   o.application_identifiers = false;
+  o.application_metadata = false;
   auto rt = gp::profile::runtime_command(o, "r.gpa");
   EXPECT_EQ(rt.tool, "gp-runtime");
-  EXPECT_EQ(rt.args,
-            (Args{"-d", "5", "-F", "99", "-o", "r.gpa", "-p", "12,34", "--java-mode", "auto",
-                  "--python-mode", "auto", "--no-php", "--disable-application-identifiers"}));
+  EXPECT_EQ(rt.args, (Args{"-d", "5", "-F", "99", "-o", "r.gpa", "-p", "12,34", "--java-mode",
+                           "auto", "--python-mode", "auto", "--no-php",
+                           "--disable-application-identifiers", "--disable-application-metadata"}));
+}
+
+TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
+  Options o = with_output();
+  o.frequency = 4999;
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args[1], "4999");
+  EXPECT_EQ(gp::profile::runtime_command(o, "r.gpa").args[3], "1000");
 }
 
 TEST(ProfilePlan, MergeIsSkippedWithoutRuntimeStacksAndPerfLessWithoutSystem) {

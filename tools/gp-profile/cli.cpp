@@ -58,8 +58,9 @@ void add_runtimes(CLI::App& app, ProfileArgs& args) {
   }
   app.add_flag("--disable-application-identifiers", args.disable_application_identifiers,
                "No 'appid: ...' frames (gp-runtime's application identifiers)");
-  app.add_flag("--disable-application-metadata", args.disable_application_metadata,
-               "No application-metadata index frame in the .col (gp-fold --no-app-metadata)");
+  app.add_flag(
+      "--disable-application-metadata", args.disable_application_metadata,
+      "No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)");
   gp::cli::choices(app.add_option("--profile-api-version", args.options.profile_api_version,
                                   "v1 writes .col lines without the index and container frames")
                        ->type_name("VERSION")

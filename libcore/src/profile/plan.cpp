@@ -88,8 +88,11 @@ Command record_command(const Options& o, const std::string& out) {
 }
 
 Command runtime_command(const Options& o, const std::string& out) {
+  // gp-runtime takes at most 1000 Hz (the runtime profilers cannot sample faster); the system
+  // recorder keeps the frequency asked for, and gp-merge scales to its counts anyway.
+  unsigned hz = std::min(o.frequency, kMaxRuntimeFrequency);
   Command c{"gp-runtime",
-            {"-d", std::to_string(o.duration_s), "-F", std::to_string(o.frequency), "-o", out}};
+            {"-d", std::to_string(o.duration_s), "-F", std::to_string(hz), "-o", out}};
   if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
   for (const auto& r : o.runtimes) {
     if (r.mode == "disabled") {
@@ -99,6 +102,7 @@ Command runtime_command(const Options& o, const std::string& out) {
     }
   }
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
+  if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   return c;
 }
 

@@ -81,6 +81,9 @@ struct SessionTimes {
   std::string end;
 };
 
+// gp-runtime's highest -F; higher -f values are clamped for it (gp-record gets them as asked).
+inline constexpr unsigned kMaxRuntimeFrequency = 1000;
+
 Command record_command(const Options& options, const std::string& out);
 Command runtime_command(const Options& options, const std::string& out);
 // system or runtime may be empty (that recorder did not run or failed); at least one is set.
