@@ -15,6 +15,9 @@ namespace {
 // A sentinel keeps the array non-empty; registered_adapters() drops it.
 const AdapterEntry kAdapters[] = {
     // adapters add their entries here
+    {Runtime::ruby, "rbspy", make_rbspy_adapter},
+    {Runtime::php, "phpspy", make_phpspy_adapter},
+    {Runtime::dotnet, "dotnet-trace", make_dotnet_trace_adapter},
     {Runtime::java, "", nullptr},  // sentinel, keep last
 };
 
