@@ -1,0 +1,49 @@
+#pragma once
+// Finds the CPython interpreter inside a running process: which mapped file holds it (the
+// python executable, or libpython3.X.so when the executable links it), where that file is
+// loaded (its load bias, from /proc/PID/maps), and the run-time addresses of the symbols the
+// sampler needs (_PyRuntime, PyCode_Type, Py_Version) from the file's .dynsym/.symtab.
+// The file is read through /proc/PID/map_files (works across mount namespaces and for deleted
+// files), else through /proc/PID/root.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gp/util/result.h"
+#include "runtime/python/python_version.h"
+#include "runtime/python/remote_memory.h"
+
+namespace gp::runtime::python {
+
+struct MapsEntry {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t offset = 0;
+  std::string path;
+};
+
+// The file-backed lines of a /proc/PID/maps text.
+std::vector<MapsEntry> parse_maps(std::string_view text);
+
+// The interpreter file among the mappings: libpython when mapped, else the python executable;
+// its lowest mapping (the one the load bias is computed from). nullptr when none.
+const MapsEntry* pick_interpreter_mapping(const std::vector<MapsEntry>& maps);
+
+struct InterpreterInfo {
+  std::string path;                // as /proc/PID/maps prints it
+  PythonVersion version;           // from Py_Version (3.11+) else from the file name
+  bool version_known = false;
+  uint64_t runtime_address = 0;    // &_PyRuntime in the target
+  uint64_t code_type_address = 0;  // &PyCode_Type, 0 when the symbol is missing
+  uint64_t bias = 0;
+};
+
+// Error messages: "process exited" when the pid is gone; otherwise what is missing.
+Result<InterpreterInfo> locate_interpreter(pid_t pid, RemoteMemory& memory,
+                                           const std::string& proc_root = "/proc");
+
+}  // namespace gp::runtime::python

@@ -1,0 +1,41 @@
+#pragma once
+// Reads another process's memory with process_vm_readv (no ptrace, the target keeps running),
+// so every read is a snapshot of a moving target: callers validate what they read and retry
+// or drop a torn sample. Needs the right to ptrace-read the target (root, or same uid with
+// ptrace_scope permitting, or CAP_SYS_PTRACE).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace gp::runtime::python {
+
+enum class ReadStatus { ok, fault, gone, denied };
+
+class RemoteMemory {
+ public:
+  explicit RemoteMemory(pid_t pid) : pid_(pid) {}
+
+  // Copies size bytes at address; ok only when all of them were read.
+  ReadStatus read(uint64_t address, void* out, size_t size);
+  template <typename T>
+  bool read_value(uint64_t address, T& out) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return read(address, &out, sizeof out) == ReadStatus::ok;
+  }
+  // Status of the last failed read (ok when none failed), and its errno text.
+  ReadStatus last_failure() const { return last_failure_; }
+  const std::string& last_error() const { return last_error_; }
+  uint64_t reads() const { return reads_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_;
+  ReadStatus last_failure_ = ReadStatus::ok;
+  std::string last_error_;
+  uint64_t reads_ = 0;
+};
+
+}  // namespace gp::runtime::python
