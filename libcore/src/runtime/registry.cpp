@@ -18,6 +18,8 @@ const AdapterEntry kAdapters[] = {
     {Runtime::ruby, "rbspy", make_rbspy_adapter},
     {Runtime::php, "phpspy", make_phpspy_adapter},
     {Runtime::dotnet, "dotnet-trace", make_dotnet_trace_adapter},
+    {Runtime::python, "pyspy", make_py_spy_adapter},
+    {Runtime::python, "gp", make_gp_python_adapter},
     {Runtime::java, "", nullptr},  // sentinel, keep last
 };
 
