@@ -178,7 +178,7 @@ PY
   # bats test_tags=root,bpf
   require_root_bpf
   start_busy
-  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 49 -o out --pids "$busy"
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$busy"
   [[ "$stderr" == *"session 1: "*" samples, wrote '"* ]] || fail "$stderr"
   run ls out
   assert_line --regexp '^profile_[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.col$'
@@ -207,7 +207,7 @@ PY
   require_root_bpf
   start_busy
   start_studio
-  gp-profile -c -d 2 -f 49 --pids "$busy" -u --server-host "$studio" \
+  gp-profile -c -d 2 -f 99 --pids "$busy" -u --server-host "$studio" \
     --token "$TOKEN" --service-name svc -o out --rotating-output --pid-file gp.pid \
     --log-file gp.log 2>gp.err &
   gp=$!

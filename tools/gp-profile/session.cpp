@@ -296,8 +296,6 @@ SessionOutcome run_session(const SessionContext& c, int number) {
       stage_failed(s, "gp-upload", r, "this profile was not uploaded");
     }
   }
-  c.log.progress("");
-  c.log.clear_progress();
   c.log.info(0, summary);
   return delivered ? SessionOutcome::ok : SessionOutcome::failed;
 }
