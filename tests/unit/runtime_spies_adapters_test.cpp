@@ -133,14 +133,14 @@ TEST(RbspyAdapter, RunsGprofilersCommandOnALiveRubyAndReadsItsCollapsedFile) {
   Child ruby({"ruby", "-e", "loop { 2 ** 64 }"});
   FakeTool fake("rbspy");
   Session session;
-  // 500 Hz asked, rbspy gets gProfiler's cap of 100; 2.5 s → "-d 2".
+  // 500 Hz asked, rbspy gets gProfiler's cap of 100; the 2.4 s left → "-d 2".
   fake.configure(rbspy_args(100, 2, ruby.pid()), "ok", kFixtures + "rbspy_collapsed.txt",
                  ruby.pid());
   auto adapter = make_rbspy_adapter();
   EXPECT_EQ(adapter->unavailable_reason(), "");
   EXPECT_EQ(adapter->runtime(), Runtime::ruby);
   Profile p = adapter->profile(target_of(ruby.pid(), Runtime::ruby),
-                               session.params(500, milliseconds(2500)), {});
+                               session.params(500, milliseconds(2400)), {});
   EXPECT_EQ(fake.failure(), "");
   EXPECT_EQ(p.error_frame, "");
   EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
@@ -383,6 +383,18 @@ TEST(DotnetTraceAdapter, DurationIsWrittenAsPythonsTimedelta) {
                  kFixtures + "dotnet_trace.speedscope.json", target.pid());
   Profile p = make_dotnet_trace_adapter()->profile(target_of(target.pid(), Runtime::dotnet),
                                                    session.params(100, milliseconds(3725400)), {});
+  EXPECT_EQ(fake.failure(), "");
+  EXPECT_EQ(p.stacks.size(), 4u) << p.error_frame;
+}
+
+TEST(DotnetTraceAdapter, OpenEndedSessionTracesForUpToADay) {
+  Child target({"sleep", "30"});
+  FakeTool fake("dotnet-trace");
+  Session session;
+  fake.configure(dotnet_args("23:59:59", target.pid()), "ok",
+                 kFixtures + "dotnet_trace.speedscope.json", target.pid());
+  Profile p = make_dotnet_trace_adapter()->profile(
+      target_of(target.pid(), Runtime::dotnet), session.params(100, std::chrono::hours(8760)), {});
   EXPECT_EQ(fake.failure(), "");
   EXPECT_EQ(p.stacks.size(), 4u) << p.error_frame;
 }

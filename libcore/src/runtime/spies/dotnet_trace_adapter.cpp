@@ -6,6 +6,7 @@
 // target's mount namespace) and DOTNET_ROOT, a timeout of SECONDS + 60, and no frequency (the
 // runtime samples at its own rate). dotnet-trace writes OUT.speedscope.json; its evented
 // profiles become samples at the session frequency, frames of kind dotnet (fold adds "_[net]").
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,7 @@ namespace gp::runtime {
 namespace {
 
 constexpr std::chrono::seconds kExtraTime{60};  // DotnetProfiler._EXTRA_TIMEOUT
-constexpr int64_t kMaxSeconds = 24 * 3600;      // gProfiler refuses a duration over a day
+constexpr int64_t kMaxSeconds = 24 * 3600 - 1;  // "23:59:59": gProfiler refuses a day or more
 
 // Python's str(timedelta(seconds=s)) for s < 1 day: "0:01:00", as gProfiler passes it.
 std::string duration_text(int64_t s) {
@@ -74,11 +75,9 @@ Profile DotnetTraceAdapter::profile(const Target& target, const SessionParams& p
     p.error_frame = skip_frame(unavailable_reason());
     return p;
   }
-  int64_t seconds = spies::whole_seconds(params.duration);
-  if (seconds > kMaxSeconds) {
-    p.error_frame = error_frame("dotnet-trace: duration exceeds one full day");
-    return p;
-  }
+  // gProfiler refuses sessions over a day; gp's open-ended sessions (no -d) trace for up to a
+  // day and end dotnet-trace with SIGINT when stopped, which still writes the trace.
+  int64_t seconds = std::min(spies::whole_seconds(params.duration), kMaxSeconds);
   std::string base =
       params.work_dir + "/dotnet-trace-" + spies::random_tag() + "-" + std::to_string(target.pid);
   spies::SpyRun run;

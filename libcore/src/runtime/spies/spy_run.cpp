@@ -37,7 +37,8 @@ ToolSearch find_tool(std::string_view name, std::initializer_list<std::string_vi
 }
 
 int64_t whole_seconds(std::chrono::milliseconds duration) {
-  return std::max<int64_t>(1, duration.count() / 1000);
+  // Rounded: the driver hands over the time left, a few milliseconds under the whole seconds.
+  return std::max<int64_t>(1, (duration.count() + 500) / 1000);
 }
 
 std::string random_tag() {

@@ -28,7 +28,8 @@ struct ToolSearch {
 };
 ToolSearch find_tool(std::string_view name, std::initializer_list<std::string_view> dirs);
 
-// The session length a tool is given, in whole seconds (at least 1), as gProfiler passes -d.
+// The session length a tool is given, in whole seconds (rounded, at least 1), as gProfiler
+// passes -d.
 int64_t whole_seconds(std::chrono::milliseconds duration);
 
 // A short random hex tag for output file names (gProfiler's random_prefix()).
