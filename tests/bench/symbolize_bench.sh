@@ -1,81 +1,125 @@
 #!/usr/bin/env bash
 # Symbolize+fold throughput: gp-record → gp-symbolize → gp-fold against perf record →
-# perf script report stackcollapse, on the same workload (the symbolization fixtures, one busy
-# process per CPU), and the peak RSS of each side.
+# perf script report stackcollapse, both recording the same system at the same time, and the
+# peak RSS of each side.
 #
 #   tests/bench/symbolize_bench.sh [BUILD_DIR]
-#   FREQ=20000 DURATION=30 tests/bench/symbolize_bench.sh build     # ≥ 1M samples on 2 CPUs
+#   FREQ=5000 DURATION=110 REPEAT=3 tests/bench/symbolize_bench.sh build   # ≥ 1M samples on 2 CPUs
+#   KEEP=/tmp/symbench tests/bench/symbolize_bench.sh build   # keep the recordings there; a second
+#                                                              # run with the same KEEP reuses them
+#   RECORD_ONLY=1 KEEP=/tmp/symbench tests/bench/symbolize_bench.sh build   # record, measure later
 #
-# Needs root (system-wide sampling), perf, /usr/bin/time. Prints one figure per line; the issue's
-# target is gp ≥ 10× faster than perf's stackcollapse on ≥ 1M samples.
+# Workload (started here, plus whatever else the machine runs, since both recorders sample the
+# whole system): one loop compiling a C++ source with g++ -O2 (cc1plus: a large binary, many
+# unique addresses, only .dynsym) and one loop of gp-symbolize --lines over a small recording
+# (a C++ binary with DWARF and deep inlining, libdw, libstdc++, libc — with libc6-dbg when
+# installed). gp-record and perf record run side by side over the same seconds.
+#
+# Both sides symbolize the same binaries on this machine; the figures are CPU time (user+sys,
+# what the machine does not share) and wall time, the median of REPEAT runs, and samples/s on
+# CPU time. Needs root (system-wide sampling), perf, /usr/bin/time, g++.
 set -euo pipefail
 
 build=$(cd "${1:-build}" && pwd)
 bin=$build/bin
-fixtures=$build/tests/fixtures/symbolize
-freq=${FREQ:-20000}
-duration=${DURATION:-30}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+freq=${FREQ:-5000}
+duration=${DURATION:-110}
+repeat=${REPEAT:-3}
 for tool in gp-record gp-symbolize gp-fold; do
   [ -x "$bin/$tool" ] || { echo "symbolize_bench: error: missing '$bin/$tool' (build it first)" >&2; exit 1; }
 done
-command -v perf >/dev/null || { echo "symbolize_bench: error: perf is not installed" >&2; exit 1; }
+for cmd in perf g++; do
+  command -v "$cmd" >/dev/null || { echo "symbolize_bench: error: $cmd is not installed" >&2; exit 1; }
+done
 [ -x /usr/bin/time ] || { echo "symbolize_bench: error: /usr/bin/time is not installed (Debian: time)" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "symbolize_bench: error: needs root for system-wide sampling" >&2; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/gp-symbolize-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  work=$KEEP
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/gp-symbolize-bench.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
 cd "$work"
 
-# One busy process per CPU, cycling through the fixtures (C, inlined C, C++ templates, shared lib).
+workload_pids=()
 start_workload() {
-  local cpus progs=(sym_cpptempl sym_inline sym_useshared sym_fp) i
-  cpus=$(nproc)
-  pids=()
-  for ((i = 0; i < cpus; i++)); do
-    "$fixtures/${progs[i % ${#progs[@]}]}" "$((duration + 2))" &
-    pids+=($!)
-  done
+  "$bin/gp-record" -q --sampler perf -F 999 -d 1 -o small.gpa
+  (while :; do g++ -O2 -std=c++20 -c "$here/tests/fixtures/src/cpptempl.cpp" -o /dev/null; done) &
+  workload_pids+=($!)
+  (while :; do "$bin/gp-symbolize" -q --lines small.gpa -o /dev/null; done) &
+  workload_pids+=($!)
 }
-stop_workload() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+stop_workload() {
+  local p
+  for p in "${workload_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  wait "${workload_pids[@]}" 2>/dev/null || true
+}
 
-# Runs a command under /usr/bin/time; sets $secs and $rss_kb.
+record() {
+  echo "recording ${duration}s at ${freq} Hz with gp-record and perf record side by side..."
+  trap 'stop_workload' INT TERM
+  start_workload
+  # nice -20: on a loaded machine the recorders must drain their rings in time, or they lose
+  # samples (gp-record warns; perf counts them as lost) and the two sides differ.
+  nice -n -20 "$bin/gp-record" -q --sampler perf -F "$freq" -d "$duration" -o rec.gpa &
+  local gp_pid=$!
+  nice -n -20 perf record -q -a -g -F "$freq" -o perf.data -- sleep "$duration" 2>/dev/null
+  wait "$gp_pid"
+  stop_workload
+}
+[ -s rec.gpa ] && [ -s perf.data ] || record
+[ -z "${RECORD_ONLY:-}" ] || exit 0
+
+# Runs a command under /usr/bin/time, appending "wall cpu rss_kb" to the file $1.
 measure() {
-  /usr/bin/time -f '%e %M' -o time.out "$@"
-  read -r secs rss_kb < time.out
+  local out=$1
+  shift
+  /usr/bin/time -f '%e %U %S %M' -o time.out "$@"
+  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' time.out >> "$out"
 }
 
-echo "workload: $(nproc) processes, ${duration}s, ${freq} Hz"
+rm -f t.*
+for ((i = 0; i < repeat; i++)); do
+  measure t.sym "$bin/gp-symbolize" --no-compress rec.gpa -o named.gpa 2> symbolize.err
+  measure t.fold "$bin/gp-fold" -f folded named.gpa -o gp.folded
+  measure t.perf sh -c 'perf script report stackcollapse > perf.folded 2> /dev/null'
+  measure t.script sh -c 'perf script > /dev/null 2>&1'
+done
 
-start_workload
-"$bin/gp-record" -q --sampler perf -F "$freq" -d "$duration" -o rec.gpa
-stop_workload
-start_workload
-perf record -q -a -g -F "$freq" -o perf.data -- sleep "$duration" 2>/dev/null
-stop_workload
-
-measure sh -c "'$bin/gp-symbolize' -q --no-compress rec.gpa -o named.gpa && '$bin/gp-fold' -f folded named.gpa > gp.folded"
-gp_secs=$secs
-measure sh -c "'$bin/gp-symbolize' --no-compress rec.gpa -o named2.gpa 2> symbolize.err"
-gp_rss=$rss_kb
-sym_secs=$secs
-measure "$bin/gp-fold" -f folded named.gpa -o gp2.folded
-gp_rss=$(( rss_kb > gp_rss ? rss_kb : gp_rss ))
-
-measure sh -c "perf script -i perf.data report stackcollapse > perf.folded 2>/dev/null"
-perf_secs=$secs
-perf_rss=$rss_kb
-
-gp_samples=$(awk '{n += $NF} END {print n + 0}' gp.folded)
-perf_samples=$(awk '{n += $NF} END {print n + 0}' perf.folded)
+median() { sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
+peak() { sort -n -k3 "$1" | tail -1 | awk '{ print $3 }'; }
+gp_samples=$(awk '{ n += $NF } END { print n + 0 }' gp.folded)
+perf_samples=$(awk '{ n += $NF } END { print n + 0 }' perf.folded)
 frames=$(sed -n 's/.* of \([0-9]*\) frames resolved.*/\1/p' symbolize.err)
+resolved=$(sed -n 's/^[^0-9]*\([0-9]*\) of [0-9]* frames resolved.*/\1/p' symbolize.err)
 
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
-echo "gp: samples $gp_samples, unique addresses ${frames:-?}"
-echo "gp: symbolize+fold ${gp_secs}s ($(rate "$gp_samples" "$gp_secs") samples/s, $(rate "${frames:-0}" "$sym_secs") addresses/s in gp-symbolize)"
-echo "gp: peak RSS $((gp_rss / 1024)) MiB"
-echo "perf: samples $perf_samples"
-echo "perf: script report stackcollapse ${perf_secs}s ($(rate "$perf_samples" "$perf_secs") samples/s)"
-echo "perf: peak RSS $((perf_rss / 1024)) MiB"
-awk -v g="$(rate "$gp_samples" "$gp_secs")" -v p="$(rate "$perf_samples" "$perf_secs")" \
-  'BEGIN { if (p > 0) printf "speedup (samples/s): %.1fx\n", g / p }'
+row() {  # name samples cpu wall rss_kb [addresses]
+  awk -v n="$1" -v s="$2" -v c="$3" -v w="$4" -v r="$5" -v a="${6:-}" 'BEGIN {
+    printf "%-34s %9d %8.2f %8.2f %12.0f %12s %8d\n", n, s, c, w, (c > 0 ? s / c : 0),
+           (a == "" ? "-" : sprintf("%.0f", a / c)), r / 1024 }'
+}
+sym_cpu=$(median t.sym 2) sym_wall=$(median t.sym 1)
+fold_cpu=$(median t.fold 2) fold_wall=$(median t.fold 1)
+gp_cpu=$(awk -v a="$sym_cpu" -v b="$fold_cpu" 'BEGIN { print a + b }')
+gp_wall=$(awk -v a="$sym_wall" -v b="$fold_wall" 'BEGIN { print a + b }')
+gp_rss=$(( $(peak t.sym) > $(peak t.fold) ? $(peak t.sym) : $(peak t.fold) ))
+perf_cpu=$(median t.perf 2) perf_wall=$(median t.perf 1)
+
+echo
+echo "workload: ${duration}s at ${freq} Hz on $(nproc) CPUs; median of $repeat runs; load now: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "gp: ${gp_samples} samples, ${frames:-?} unique addresses (${resolved:-?} resolved); perf: ${perf_samples} samples"
+printf "%-34s %9s %8s %8s %12s %12s %8s\n" step samples cpu_s wall_s samples/cpu_s addrs/cpu_s rss_MiB
+row "gp-symbolize" "$gp_samples" "$sym_cpu" "$sym_wall" "$(peak t.sym)" "${frames:-}"
+row "gp-fold" "$gp_samples" "$fold_cpu" "$fold_wall" "$(peak t.fold)"
+row "gp-symbolize + gp-fold" "$gp_samples" "$gp_cpu" "$gp_wall" "$gp_rss" "${frames:-}"
+row "perf script report stackcollapse" "$perf_samples" "$perf_cpu" "$perf_wall" "$(peak t.perf)"
+row "perf script (text only)" "$perf_samples" "$(median t.script 2)" "$(median t.script 1)" "$(peak t.script)"
+awk -v gs="$gp_samples" -v gc="$gp_cpu" -v gw="$gp_wall" -v ps="$perf_samples" -v pc="$perf_cpu" -v pw="$perf_wall" 'BEGIN {
+  if (gc > 0 && pc > 0 && gw > 0 && pw > 0)
+    printf "speedup of gp over perf stackcollapse (samples/s): %.1fx on CPU time, %.1fx on wall time (target: 10x)\n",
+           (gs / gc) / (ps / pc), (gs / gw) / (ps / pw) }'
+echo "peak RSS: gp $((gp_rss / 1024)) MiB, perf stackcollapse $(( $(peak t.perf) / 1024 )) MiB"
 [ "$gp_samples" -ge 1000000 ] || echo "note: fewer than 1M samples; raise FREQ or DURATION for the issue's figure"

@@ -9,9 +9,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #include "gp/symbolize/elf_file.h"
 #include "gp/symbolize/go_pclntab.h"
+#include "scope_index.h"
 #include "symbol_index.h"
 
 namespace gp::symbolize {
@@ -26,9 +28,16 @@ struct ModuleResolver::Impl {
   bool debug_layout = false;  // a separate debug file standing in for its binary
   std::optional<std::pair<uint64_t, uint64_t>> exec_segment;  // first executable PT_LOAD: vaddr, memsz
   std::optional<SymbolIndex> symbols;  // built on first use
+  struct Caches;
+  std::unique_ptr<Caches> caches;
 
-  ~Impl() {
+  Impl();
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  void end() {
     if (dwfl != nullptr) dwfl_end(dwfl);
+    dwfl = nullptr;
   }
 };
 
@@ -66,11 +75,6 @@ uint32_t attr_udata(Dwarf_Die* die, unsigned int name) {
   return static_cast<uint32_t>(value);
 }
 
-bool is_function_scope(Dwarf_Die* die) {
-  int tag = dwarf_tag(die);
-  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
-}
-
 void set_name(Frame& f, const std::string& linkage, const std::string& plain, DemangleMode mode) {
   if (!linkage.empty()) {
     f.name = demangle(linkage, mode);
@@ -106,23 +110,92 @@ std::string call_file(Dwarf_Die* cu, Dwarf_Die* inlined) {
   return name == nullptr ? std::string() : std::string(name);
 }
 
-// The DWARF inline chain at addr, innermost first: each entry's line is the position inside that
-// function (the innermost's from the line table, the others' from the call site of the entry
-// before). Empty when the address has no DWARF.
-// TODO(perf): dwarf_getscopes/_die walk the CU's DIE tree per address and dominate large runs
-// (libc's debug file); index each CU's subprogram/inlined_subroutine ranges once instead.
-std::vector<Frame> dwarf_chain(Dwfl_Module* mod, Dwarf_Addr addr, const ResolverOptions& opt) {
-  std::vector<Frame> chain;
-  Dwarf_Addr cu_bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &cu_bias);
-  if (cu == nullptr) return chain;
+// What one function-scope DIE contributes to every frame it names, computed once per DIE:
+// demangling and the attribute lookups are most of a lookup's cost otherwise.
+struct DieInfo {
+  Frame frame;  // name, system_name, decl_file, decl_line
+  std::string call_file;  // inlined subroutines (lines only): where the call is
+  uint32_t call_line = 0;
+  uint32_t call_column = 0;
+};
+
+}  // namespace
+
+struct ModuleResolver::Impl::Caches {
+  std::optional<ScopeIndex> scopes;  // built on first use
+  std::unordered_map<const void*, DieInfo> dies;  // by DIE address
+  std::unordered_map<const char*, Frame> symbols;  // demangled symbol names, by name pointer
+};
+
+namespace {
+
+const DieInfo& die_info(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Die* die) {
+  auto [it, inserted] = im.caches->dies.try_emplace(die->addr);
+  if (!inserted) return it->second;
+  DieInfo& info = it->second;
+  info.frame = frame_of_die(die, im.options);
+  if (im.options.lines && dwarf_tag(die) == DW_TAG_inlined_subroutine) {
+    info.call_file = call_file(cu, die);
+    info.call_line = attr_udata(die, DW_AT_call_line);
+    info.call_column = attr_udata(die, DW_AT_call_column);
+  }
+  return info;
+}
+
+bool is_function_scope(Dwarf_Die* die) {
+  int tag = dwarf_tag(die);
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
+}
+
+// Builds an inline chain innermost first: each entry's line is the position inside that function
+// (the innermost's from the line table, the others' from the call site of the entry before).
+class ChainBuilder {
+ public:
+  ChainBuilder(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Addr addr) : im_(im), cu_(cu) {
+    if (!im.options.lines) return;
+    if (Dwfl_Line* l = dwfl_module_getsrc(im.module, addr)) {
+      int ln = 0, col = 0;
+      const char* src = dwfl_lineinfo(l, nullptr, &ln, &col, nullptr, nullptr);
+      file_ = src != nullptr ? src : "";
+      line_ = static_cast<uint32_t>(ln > 0 ? ln : 0);
+      column_ = static_cast<uint32_t>(col > 0 ? col : 0);
+    }
+  }
+  // Adds the function of die; false when the chain ends with it.
+  bool add(Dwarf_Die* die) {
+    const DieInfo& info = die_info(im_, cu_, die);
+    Frame f = info.frame;
+    f.file = file_;
+    f.line = line_;
+    f.column = column_;
+    chain_.push_back(std::move(f));
+    if (dwarf_tag(die) != DW_TAG_inlined_subroutine || !im_.options.inlines) return false;
+    if (im_.options.lines) {
+      file_ = info.call_file;
+      line_ = info.call_line;
+      column_ = info.call_column;
+    }
+    return true;
+  }
+  std::vector<Frame> take() { return std::move(chain_); }
+
+ private:
+  ModuleResolver::Impl& im_;
+  Dwarf_Die* cu_;
+  std::vector<Frame> chain_;
+  std::string file_;
+  uint32_t line_ = 0, column_ = 0;
+};
+
+// The slow path, for the rare addresses the index calls ambiguous: libdw's own scope walk.
+std::vector<Frame> getscopes_chain(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Addr addr, Dwarf_Addr cu_addr) {
   Dwarf_Die* scopes = nullptr;
-  int n = dwarf_getscopes(cu, addr - cu_bias, &scopes);
+  int n = dwarf_getscopes(cu, cu_addr, &scopes);
   int first = 0;
   while (first < n && !is_function_scope(&scopes[first])) ++first;
   if (first >= n) {
     std::free(scopes);
-    return chain;
+    return {};
   }
   // dwarf_getscopes follows abstract origins; the physical nesting of the concrete inlined
   // instances is what the call sites hang off, so walk the innermost function's parents.
@@ -130,33 +203,26 @@ std::vector<Frame> dwarf_chain(Dwfl_Module* mod, Dwarf_Addr addr, const Resolver
   std::free(scopes);
   Dwarf_Die* nest = nullptr;
   int m = dwarf_getscopes_die(&innermost, &nest);
-  std::string file;
-  uint32_t line = 0, column = 0;
-  if (opt.lines) {
-    if (Dwfl_Line* l = dwfl_module_getsrc(mod, addr)) {
-      int ln = 0, col = 0;
-      const char* src = dwfl_lineinfo(l, nullptr, &ln, &col, nullptr, nullptr);
-      file = src != nullptr ? src : "";
-      line = static_cast<uint32_t>(ln > 0 ? ln : 0);
-      column = static_cast<uint32_t>(col > 0 ? col : 0);
-    }
-  }
-  for (int i = 0; i < m; ++i) {
-    if (!is_function_scope(&nest[i])) continue;
-    Frame f = frame_of_die(&nest[i], opt);
-    f.file = file;
-    f.line = line;
-    f.column = column;
-    chain.push_back(std::move(f));
-    if (dwarf_tag(&nest[i]) != DW_TAG_inlined_subroutine || !opt.inlines) break;
-    if (opt.lines) {
-      file = call_file(cu, &nest[i]);
-      line = attr_udata(&nest[i], DW_AT_call_line);
-      column = attr_udata(&nest[i], DW_AT_call_column);
-    }
-  }
+  ChainBuilder chain(im, cu, addr);
+  for (int i = 0; i < m; ++i)
+    if (is_function_scope(&nest[i]) && !chain.add(&nest[i])) break;
   std::free(nest);
-  return chain;
+  return chain.take();
+}
+
+// The DWARF inline chain at addr, innermost first. Empty when the address has no DWARF.
+std::vector<Frame> dwarf_chain(ModuleResolver::Impl& im, Dwarf_Addr addr) {
+  auto& scopes = im.caches->scopes;
+  if (!scopes) scopes.emplace(im.module);
+  ScopeIndex::Hit hit = scopes->lookup(addr);
+  if (hit.ambiguous) return getscopes_chain(im, hit.cu, addr, hit.cu_address);
+  if (hit.innermost == nullptr) return {};
+  ChainBuilder chain(im, hit.cu, addr);
+  for (const ScopeIndex::Scope* s = hit.innermost; s != nullptr; s = hit.parent(*s)) {
+    Dwarf_Die die = s->die;
+    if (!chain.add(&die)) break;
+  }
+  return chain.take();
 }
 
 void find_exec_segment(const ElfFile& f, ModuleResolver::Impl& im) {
@@ -213,6 +279,13 @@ Result<std::unique_ptr<ModuleResolver>> ModuleResolver::open(const FoundFiles& f
   return r;
 }
 
+ModuleResolver::Impl::Impl() : caches(std::make_unique<Caches>()) {}
+// The caches point into the Dwfl's data: gone before it is.
+ModuleResolver::Impl::~Impl() {
+  caches.reset();
+  end();
+}
+
 ModuleResolver::~ModuleResolver() = default;
 
 std::optional<uint64_t> ModuleResolver::link_address(uint64_t file_offset, uint64_t mapping_offset) const {
@@ -235,7 +308,7 @@ std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_add
   uint64_t pc = *linked - (return_address && *linked > 0 ? 1 : 0);
   Dwarf_Addr addr = pc + im.bias;
 
-  std::vector<Frame> chain = dwarf_chain(im.module, addr, im.options);
+  std::vector<Frame> chain = dwarf_chain(im, addr);
   if (chain.empty() && im.go) {
     // Go's DWARF often has no address ranges libdw can use; .gopclntab always has names and lines.
     if (auto fn = im.go->lookup(pc)) {
@@ -254,9 +327,11 @@ std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_add
     // The outermost function is named from the symbol table, as perf and addr2line -f do
     // (it names clones like foo.cold / foo.constprop.0 that DWARF folds into foo).
     if (chain.empty()) chain.emplace_back();
+    auto [it, inserted] = im.caches->symbols.try_emplace(symbol);
+    if (inserted) set_name(it->second, symbol, symbol, im.options.demangle);
     Frame& outer = chain.back();
-    outer.system_name.clear();
-    set_name(outer, symbol, symbol, im.options.demangle);
+    outer.name = it->second.name;
+    outer.system_name = it->second.system_name;
   }
   std::vector<Frame> outermost_first(chain.rbegin(), chain.rend());
   return outermost_first;

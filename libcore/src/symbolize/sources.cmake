@@ -8,6 +8,7 @@ target_sources(gp_core PRIVATE
   src/symbolize/go_pclntab.cpp
   src/symbolize/module_resolver.cpp
   src/symbolize/symbol_index.cpp
+  src/symbolize/scope_index.cpp
   src/symbolize/kernel_symbols.cpp
   src/symbolize/symbolizer.cpp
   src/symbolize/symbol_export.cpp

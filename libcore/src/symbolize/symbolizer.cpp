@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "gp/symbolize/kernel_symbols.h"
@@ -24,6 +25,31 @@ struct ModuleJob {
   std::vector<std::vector<Frame>> results;  // parallel to ref.location_ids; empty = no symbol
   SymbolStatus miss = SymbolStatus::no_symbol;  // status of every empty result
 };
+
+// The module's lookups in address order (neighbours share CUs, line tables and cache lines),
+// each distinct query once: processes mapping the same binary repeat the same addresses.
+void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob& job) {
+  struct Query {
+    uint64_t file_offset, mapping_offset;
+    bool return_address;
+    size_t index;  // into job.results
+    auto key() const { return std::tie(file_offset, return_address, mapping_offset); }
+  };
+  std::vector<Query> queries;
+  queries.reserve(job.ref.location_ids.size());
+  for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
+    const Location& loc = s.location(job.ref.location_ids[i]);
+    queries.push_back({loc.file_offset, s.mapping(loc.mapping_id).file_offset, loc.is_return_address, i});
+  }
+  std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.key() < b.key(); });
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const Query& q = queries[i];
+    if (i > 0 && queries[i - 1].key() == q.key())
+      job.results[q.index] = job.results[queries[i - 1].index];
+    else
+      job.results[q.index] = resolver.resolve(q.file_offset, q.return_address, q.mapping_offset);
+  }
+}
 
 void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugInfoFinder& finder,
              ModuleJob& job) {
@@ -48,10 +74,7 @@ void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugIn
     return;
   }
   job.is_go = (*resolver)->is_go();
-  for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
-    const Location& loc = s.location(job.ref.location_ids[i]);
-    job.results[i] = (*resolver)->resolve(loc.file_offset, loc.is_return_address, s.mapping(loc.mapping_id).file_offset);
-  }
+  resolve_batch(s, **resolver, job);
 }
 
 void run_jobs(const model::Session& s, const SymbolizeOptions& opt, std::vector<ModuleJob>& jobs) {
