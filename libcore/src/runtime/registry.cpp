@@ -20,6 +20,9 @@ const AdapterEntry kAdapters[] = {
     {Runtime::dotnet, "dotnet-trace", make_dotnet_trace_adapter},
     {Runtime::python, "pyspy", make_py_spy_adapter},
     {Runtime::python, "gp", make_gp_python_adapter},
+    {Runtime::node, "perf", make_node_perf_adapter},
+    {Runtime::node, "attach-maps", make_node_attach_maps_adapter},
+    {Runtime::node, "inspector", make_node_inspector_adapter},
     {Runtime::java, "", nullptr},  // sentinel, keep last
 };
 

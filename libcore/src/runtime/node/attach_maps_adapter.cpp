@@ -50,6 +50,17 @@ Status check_abi(node::InspectorSession& s) {
   return ok_status();
 }
 
+void disable(node::InspectorSession& s, const std::string& path, int32_t pid, Profile& p) {
+  auto disabled = s.evaluate(call_addon(path, "disable"), Clock::now() + kStepTimeout);
+  if (disabled) return;
+  const std::string why = node::failure_reason(pid, "");
+  if (why.empty()) {
+    p.warnings.push_back("cannot switch the perf map off: " + disabled.error().message);
+  } else {
+    p.error_frame = error_frame(why);
+  }
+}
+
 class NodeAttachMapsAdapter final : public Adapter {
  public:
   std::string_view name() const override { return "node-attach-maps"; }
@@ -99,14 +110,14 @@ class NodeAttachMapsAdapter final : public Adapter {
     if (!enabled) {
       p.error_frame = error_frame("cannot load gp's addon: " + enabled.error().message);
     } else {
-      node::wait_session(params.duration, stop);
-      auto disabled =
-          s.evaluate(call_addon(placed->path_in_target, "disable"), Clock::now() + kStepTimeout);
-      if (!disabled) {
-        const std::string why = node::failure_reason(target.pid, "");
-        if (why.empty())
-          p.warnings.push_back("cannot switch the perf map off: " + disabled.error().message);
-        else p.error_frame = error_frame(why);
+      auto exiting = s.wait(params.duration, stop);
+      if (!exiting || *exiting) {
+        s.disconnect();  // never keep an exiting Node waiting for us
+        p.error_frame = error_frame(node::failure_reason(
+            target.pid, exiting ? std::string("process went down during profiling")
+                                : "inspector connection lost: " + exiting.error().message));
+      } else {
+        disable(s, placed->path_in_target, target.pid, p);
       }
     }
     node::remove_placed_addon(*placed);

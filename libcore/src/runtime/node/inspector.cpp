@@ -73,8 +73,11 @@ bool is_node_exe(int32_t pid) {
   if (n <= 0) return false;
   std::string_view exe(buf, static_cast<size_t>(n));
   if (exe.size() > 10 && exe.substr(exe.size() - 10) == " (deleted)") exe.remove_suffix(10);
-  // gProfiler's rule (gprofiler.md §3.6): the exe's base name contains "node".
-  return exe.substr(exe.rfind('/') + 1).find("node") != std::string_view::npos;
+  // gProfiler's rule (gprofiler.md §3.6): the exe's base name contains "node"; or an
+  // embedder that maps libnode (as gp-runtime's discovery counts it).
+  if (exe.substr(exe.rfind('/') + 1).find("node") != std::string_view::npos) return true;
+  auto maps = proc::read_file("/proc/" + std::to_string(pid) + "/maps", 64 << 20);
+  return maps && maps->find("/libnode.so") != std::string::npos;
 }
 
 // SIGUSR1 kills a process that does not handle it: only ever send it to a Node.
@@ -119,7 +122,9 @@ Result<InspectorSession> open_inspector(int32_t pid, Deadline deadline) {
     if (auto path = debugger_path(pid, port, probe)) {
       auto ws = WebSocketClient::connect(pid, port, *path, deadline);
       if (!ws) return make_error("cannot connect to the inspector: " + ws.error().message);
-      return InspectorSession(pid, port, false, std::move(*ws));
+      InspectorSession session(pid, port, false, std::move(*ws));
+      session.watch_exit(deadline);
+      return session;
     }
   }
   auto port = start_inspector(pid, *before, deadline);
@@ -135,6 +140,7 @@ Result<InspectorSession> open_inspector(int32_t pid, Deadline deadline) {
   auto ws = WebSocketClient::connect(pid, *port, *path, deadline);
   if (!ws) return make_error("cannot connect to the inspector: " + ws.error().message);
   session.ws_ = std::move(*ws);
+  session.watch_exit(deadline);
   return session;
 }
 
@@ -176,6 +182,33 @@ Result<json::Value> InspectorSession::call(std::string_view method, const json::
     const json::Value* result = reply->find("result");
     return result != nullptr ? *result : json::Value::object();
   }
+}
+
+void InspectorSession::watch_exit(Deadline deadline) {
+  json::Value params = json::Value::object();
+  params.set("enabled", json::Value::from_bool(true));
+  // Node 12+; an older Node just keeps a dying process until the session ends.
+  (void)call("NodeRuntime.notifyWhenWaitingForDisconnect", params, deadline);
+}
+
+Result<bool> InspectorSession::wait(std::chrono::milliseconds duration, std::stop_token stop) {
+  const auto end = Clock::now() + duration;
+  while (!stop.stop_requested() && Clock::now() < end) {
+    // Short slices: the stop token is polled between them.
+    auto text = ws_.receive_text(std::min(end, Clock::now() + milliseconds(100)));
+    if (!text) {
+      if (text.error().message == kTimedOut) continue;
+      return text.error();
+    }
+    auto msg = json::parse(*text);
+    if (msg && msg->get_string("method") == "NodeRuntime.waitingForDisconnect") return true;
+  }
+  return false;
+}
+
+void InspectorSession::disconnect() {
+  closed_ = true;
+  ws_.close();
 }
 
 Result<json::Value> InspectorSession::evaluate(std::string_view expression, Deadline deadline) {

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <set>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,13 @@ class InspectorSession {
   // in CommonJS and ES-module programs alike); the value (returnByValue) or the exception text.
   Result<json::Value> evaluate(std::string_view expression, Deadline deadline);
 
+  // Waits for `duration` or a stop request. True when the process began to exit meanwhile:
+  // Node does not exit while a debugger is connected ("Waiting for the debugger to
+  // disconnect..."), so the owner must then disconnect() at once, never keep it alive.
+  Result<bool> wait(std::chrono::milliseconds duration, std::stop_token stop);
+  // Drops the connection without closing the inspector (the process is exiting).
+  void disconnect();
+
   uint16_t port() const { return port_; }
   bool opened_by_us() const { return opened_by_us_; }
   // Disconnects; when this session opened the inspector, closes it (inspector.close()) and
@@ -47,6 +55,7 @@ class InspectorSession {
 
  private:
   InspectorSession(int32_t pid, uint16_t port, bool opened_by_us, WebSocketClient ws);
+  void watch_exit(Deadline deadline);
   int32_t pid_ = 0;
   uint16_t port_ = 0;
   bool opened_by_us_ = false;

@@ -30,7 +30,12 @@ Result<json::Value> sample(node::InspectorSession& s, const SessionParams& param
         std::pair{"Profiler.start", none}}) {
     if (auto r = s.call(method, args, Clock::now() + kStepTimeout); !r) return r.error();
   }
-  node::wait_session(params.duration, stop);
+  auto exiting = s.wait(params.duration, stop);
+  if (!exiting) return exiting.error();
+  if (*exiting) {
+    s.disconnect();  // let it exit now; its samples go with it
+    return make_error("process went down during profiling");
+  }
   // A long session's profile is large (V8 serialises it on the target's main thread).
   auto result = s.call("Profiler.stop", none, Clock::now() + std::chrono::seconds(60));
   (void)s.call("Profiler.disable", none, Clock::now() + kStepTimeout);

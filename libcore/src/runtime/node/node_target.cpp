@@ -7,10 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "proc/proc_files.h"
 
@@ -193,13 +191,6 @@ std::string failure_reason(int32_t pid, std::string fallback) {
       (paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'Z'))
     return "process went down during profiling";
   return fallback;
-}
-
-void wait_session(std::chrono::milliseconds duration, std::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait_for(lock, stop, duration, [] { return false; });
 }
 
 }  // namespace gp::runtime::node

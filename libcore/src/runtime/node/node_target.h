@@ -42,7 +42,4 @@ void remove_placed_addon(PlacedAddon& placed);
 // gProfiler's reason when the target is gone (gprofiler.md §2.9), else `fallback`.
 std::string failure_reason(int32_t pid, std::string fallback);
 
-// Sleeps for `duration` or until stop is requested, whichever comes first.
-void wait_session(std::chrono::milliseconds duration, std::stop_token stop);
-
 }  // namespace gp::runtime::node

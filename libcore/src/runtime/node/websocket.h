@@ -21,6 +21,9 @@ namespace gp::runtime::node {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+// The error message of a call whose deadline passed.
+inline constexpr std::string_view kTimedOut = "timed out";
+
 enum class Opcode : uint8_t {
   continuation = 0x0,
   text = 0x1,

@@ -32,7 +32,7 @@ Status wait_fd(int fd, short events, Deadline deadline) {
     pollfd p{fd, events, 0};
     const int r = ::poll(&p, 1, remaining_ms(deadline));
     if (r > 0) return ok_status();
-    if (r == 0) return make_error("timed out");
+    if (r == 0) return make_error(std::string(kTimedOut));
     if (errno != EINTR) return make_error(errno_text("poll"));
   }
 }
