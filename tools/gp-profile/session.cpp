@@ -153,10 +153,13 @@ Recorded record(const Session& s) {
   const seconds duration{o.duration_s};
   const std::string sys_path = (s.dir / "system.gpa").string();
   const std::string rt_path = (s.dir / "runtime.gpa").string();
-  Recorder sys = make_recorder(s.c.tools.record, gp::profile::record_command(o, sys_path), sys_path,
-                               duration + kRecordSlack, "this profile has runtime stacks only");
-  Recorder rt = make_recorder(s.c.tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path,
-                              duration + kRuntimeSlack, "this profile has system stacks only");
+  const auto& tools = s.c.tools;
+  Recorder sys = make_recorder(
+      tools.record, gp::profile::record_command(o, sys_path), sys_path, duration + kRecordSlack,
+      tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only");
+  Recorder rt = make_recorder(
+      tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,
+      tools.record.empty() ? "no profile this time" : "this profile has system stacks only");
   auto wall_start = std::chrono::system_clock::now();
   launch(s, sys);
   launch(s, rt);
