@@ -4,7 +4,7 @@ complete -c gp-symbolize -l version -d 'Display program version information and 
 complete -c gp-symbolize -s o -l output -d 'Archive to write; '\''-'\'' or absent for standard output' -r -F
 complete -c gp-symbolize -l debug-dir -d 'Symbol store laid out as .build-id/xx/rest[.debug] (perf'\''s buildid cache works too); searched first, repeatable' -x -a '(__fish_complete_directories)'
 complete -c gp-symbolize -l sysroot -d 'Copy of the recorded host'\''s file system: recorded paths and usr/lib/debug are looked up under it' -x -a '(__fish_complete_directories)'
-complete -c gp-symbolize -l stores-only -d 'Use only --debug-dir, --sysroot and debuginfod: not the recorded paths nor /usr/lib/debug of this machine'
+complete -c gp-symbolize -l stores-only -d 'Use only --debug-dir, the sidecar store (ARCHIVE.symbols), --sysroot and debuginfod: not the recorded paths nor /usr/lib/debug of this machine'
 complete -c gp-symbolize -l debuginfod -d 'Also ask the debuginfod servers of DEBUGINFOD_URLS (cached in DEBUGINFOD_CACHE_PATH)'
 complete -c gp-symbolize -l lines -d 'Record source file and line numbers, not only function names'
 complete -c gp-symbolize -l demangle -d 'C++/Rust names: none, simplified (no parameters, templates or return type), templates (no parameters), full' -x -a 'none simplified templates full'

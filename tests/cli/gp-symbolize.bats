@@ -184,3 +184,53 @@ folded() {
   run folded named.gpa
   assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
 }
+
+# Records two programs side by side for about a second into $1 (user stacks only).
+record_two() {
+  [ "$(id -u)" -eq 0 ] || skip "recording other processes needs root (or perf_event_paranoid <= 1)"
+  local out=$1 a b rc=0
+  "$2" 3 &
+  a=$!
+  "$3" 3 &
+  b=$!
+  sleep 0.2
+  gp-record --sampler perf -F 499 -U -p "$a,$b" -d 1.5 -o "$out" 2>/dev/null || rc=$?
+  wait "$a" "$b" || true
+  return $rc
+}
+
+# Moves the store files of one binary's build-id from store $2 into store $3.
+move_build_id() {
+  local id rel
+  id=$(readelf -n "$1" | sed -n 's/.*Build ID: //p')
+  rel=.build-id/${id:0:2}/${id:2}
+  mkdir -p "$3/.build-id/${id:0:2}"
+  mv "$2/$rel"* "$3/.build-id/${id:0:2}/"
+}
+
+@test "a second run with another store fills only what the first left, from the sidecar store" {
+  cp "$FIXTURES/sym_fp" one
+  cp "$FIXTURES/sym_inline" two
+  record_two rec.gpa ./one ./two
+  gp-symbolize -q --export-symbols all rec.gpa
+  move_build_id one all first
+  move_build_id two all second
+  rm one two
+  run --separate-stderr gp-symbolize --stores-only --debug-dir first rec.gpa -o once.gpa
+  assert_success
+  stderr_matches ' no-file'
+  run folded once.gpa
+  assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
+  refute_output --partial 'inl_'
+  local fp_once
+  fp_once=$(folded once.gpa | grep fp_leaf)
+
+  mv second once.gpa.symbols  # the sidecar store of once.gpa, used without any option
+  run --separate-stderr gp-symbolize -v --stores-only once.gpa -o twice.gpa
+  assert_success
+  stderr_has "from sidecar 'once.gpa.symbols/.build-id/"
+  stderr_matches '\(([1-9][0-9]*) in this run\)'
+  [[ "$stderr" != *"/one' ("* ]] || { echo "one was looked up again"; false; }
+  [ -n "$(folded twice.gpa | grep inl_)" ]
+  [ "$(folded twice.gpa | grep fp_leaf)" = "$fp_once" ]
+}

@@ -21,8 +21,8 @@ void add_cli(CLI::App& app, SymbolizeArgs& args) {
                           ->type_name("DIR"),
                       ValueHint::directory);
   app.add_flag("--stores-only", args.stores_only,
-               "Use only --debug-dir, --sysroot and debuginfod: not the recorded paths nor /usr/lib/debug "
-               "of this machine");
+               "Use only --debug-dir, the sidecar store (ARCHIVE.symbols), --sysroot and debuginfod: not "
+               "the recorded paths nor /usr/lib/debug of this machine");
   app.add_flag("--debuginfod", args.debuginfod,
                "Also ask the debuginfod servers of DEBUGINFOD_URLS (cached in DEBUGINFOD_CACHE_PATH)");
   app.add_flag("--lines", args.lines, "Record source file and line numbers, not only function names");

@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <optional>
 #include <thread>
@@ -16,9 +18,18 @@ namespace {
 using model::SymbolStatus;
 using symbolize::FindStatus;
 
+// The sidecar store of an archive file: ARCHIVE.symbols, when that directory exists.
+std::string sidecar_of(const std::string& input) {
+  if (input.empty() || input == "-") return {};
+  std::string dir = input + ".symbols";
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? dir : std::string();
+}
+
 symbolize::SymbolizeOptions make_options(const SymbolizeArgs& a) {
   symbolize::SymbolizeOptions o;
   o.finder.debug_dirs = a.debug_dirs;
+  o.finder.sidecar = sidecar_of(a.input);
   o.finder.sysroot = a.sysroot;
   if (a.stores_only) {
     o.finder.use_recorded_path = false;

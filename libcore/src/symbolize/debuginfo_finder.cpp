@@ -72,6 +72,13 @@ FoundFiles DebugInfoFinder::find(const std::string& path, const std::string& bui
   return out;
 }
 
+std::vector<std::pair<std::string, const char*>> DebugInfoFinder::stores() const {
+  std::vector<std::pair<std::string, const char*>> out;
+  for (const auto& dir : opt_.debug_dirs) out.emplace_back(dir, "debug-dir");
+  if (!opt_.sidecar.empty()) out.emplace_back(opt_.sidecar, "sidecar");
+  return out;
+}
+
 bool DebugInfoFinder::find_binary(const std::string& path, const std::string& build_id,
                                   FoundFiles& out) const {
   auto take = [&](const std::string& candidate, const char* source) {
@@ -83,9 +90,9 @@ bool DebugInfoFinder::find_binary(const std::string& path, const std::string& bu
     return true;
   };
   if (!build_id.empty()) {
-    for (const auto& dir : opt_.debug_dirs)
+    for (const auto& [dir, source] : stores())
       for (const auto& c : store_candidates(dir, build_id, false))
-        if (take(c, "debug-dir")) return true;
+        if (take(c, source)) return true;
   }
   bool absolute = !path.empty() && path[0] == '/';
   if (absolute && !opt_.sysroot.empty() && take(opt_.sysroot + path, "sysroot")) return true;
@@ -103,9 +110,9 @@ bool DebugInfoFinder::find_debug(const std::string& build_id, FoundFiles& out) c
     out.debug_source = source;
     return true;
   };
-  for (const auto& dir : opt_.debug_dirs)
+  for (const auto& [dir, source] : stores())
     for (const auto& c : store_candidates(dir, build_id, true))
-      if (take(c, "debug-dir")) return true;
+      if (take(c, source)) return true;
   std::string rel = build_id_relpath(build_id) + ".debug";
   if (!opt_.sysroot.empty() && take(opt_.sysroot + "/usr/lib/debug/" + rel, "sysroot")) return true;
   if (!opt_.system_debug_root.empty() && take(opt_.system_debug_root + "/" + rel, "system"))

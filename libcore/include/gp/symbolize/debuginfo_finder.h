@@ -5,10 +5,12 @@
 //
 //   binary (symbols, program headers):
 //     1. each --debug-dir DIR: DIR/.build-id/xx/rest (and perf's DIR/.build-id/xx/rest/elf)
+//        then the sidecar store next to the archive (ARCHIVE.symbols), laid out the same way
 //     2. --sysroot ROOT: ROOT + recorded path
 //     3. the recorded path itself
 //   debug info (DWARF, full .symtab), sought when the binary has no DWARF:
-//     4. each --debug-dir DIR: DIR/.build-id/xx/rest.debug (and DIR/.build-id/xx/rest/debug)
+//     4. each --debug-dir DIR: DIR/.build-id/xx/rest.debug (and DIR/.build-id/xx/rest/debug),
+//        then the sidecar store
 //     5. ROOT/usr/lib/debug/.build-id/xx/rest.debug
 //     6. /usr/lib/debug/.build-id/xx/rest.debug (system_debug_root)
 //     7. .gnu_debuglink of the binary: its dir, dir/.debug, /usr/lib/debug/dir — CRC-checked,
@@ -24,12 +26,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gp::symbolize {
 
 struct FinderOptions {
   std::vector<std::string> debug_dirs;
+  std::string sidecar;  // store next to the archive, searched after debug_dirs; "" = none
   std::string sysroot;                          // "" = none
   std::string system_debug_root = "/usr/lib/debug";  // "" disables step 6 and debuglink's 3rd dir
   bool use_recorded_path = true;
@@ -42,7 +46,7 @@ struct FoundFiles {
   FindStatus status = FindStatus::no_file;
   std::string binary;    // file with program headers and symbols; "" when none found
   std::string debug;     // separate DWARF file, "" when none (or when binary has DWARF)
-  std::string binary_source;  // where each came from: "debug-dir", "sysroot", "path",
+  std::string binary_source;  // where each came from: "debug-dir", "sidecar", "sysroot", "path",
   std::string debug_source;   // "system", "debuglink", "debuginfod", "" when none
   std::string mismatched;  // a file found at a candidate path with another build-id
 };
@@ -61,6 +65,9 @@ class DebugInfoFinder {
   bool find_debug(const std::string& build_id, FoundFiles& out) const;
   bool find_debuglink(const std::string& binary, FoundFiles& out) const;
   void find_debuginfod(const std::string& build_id, FoundFiles& out) const;
+
+  // --debug-dir stores, then the sidecar, each with its source label.
+  std::vector<std::pair<std::string, const char*>> stores() const;
 
   FinderOptions opt_;
 };
