@@ -141,6 +141,15 @@ PY
   [[ "$stderr" == *"gp-profile: error: Must run gp-profile as root"* ]] || fail "$stderr"
 }
 
+@test "--pids with no live process stops at once with exit 1, as gProfiler does" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (the root check comes first)"
+  sh -c 'exit 0' &
+  dead=$!
+  wait "$dead"
+  run -1 --separate-stderr gp-profile -d 1 -o out --pids "$dead"
+  [[ "$stderr" == *"gp-profile: error: none of the processes given with --pids is running"* ]] || fail "$stderr"
+}
+
 # ---------------------------------------------------------------------------------------------
 # upload-file (gprofiler.md §8.5): no root, delegates to gp-upload.
 
