@@ -2,6 +2,7 @@
 # and the three adapters, against real node processes (tests/fixtures/runtime/node/chain.js).
 target_sources(gp_unit_tests PRIVATE
   unit/runtime_node_adapter_test.cpp
+  unit/runtime_node_addon_place_test.cpp
   unit/runtime_node_websocket_test.cpp
 )
 if(TARGET gp_node_perfmap)
