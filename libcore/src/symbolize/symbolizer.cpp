@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <thread>
 #include <tuple>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "gp/symbolize/kernel_symbols.h"
 #include "location_kind.h"
@@ -22,7 +25,8 @@ struct ModuleJob {
   ModuleRef ref;
   ModuleReport report;
   bool is_go = false;
-  std::vector<std::vector<Frame>> results;  // parallel to ref.location_ids; empty = no symbol
+  std::vector<std::vector<Frame>> results;  // distinct lookups' chains; empty = no symbol
+  std::vector<uint32_t> result_of;          // parallel to ref.location_ids: index into results
   SymbolStatus miss = SymbolStatus::no_symbol;  // status of every empty result
 };
 
@@ -37,6 +41,7 @@ void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob&
   };
   std::vector<Query> queries;
   queries.reserve(job.ref.location_ids.size());
+  job.result_of.assign(job.ref.location_ids.size(), 0);
   for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
     const Location& loc = s.location(job.ref.location_ids[i]);
     queries.push_back({loc.file_offset, s.mapping(loc.mapping_id).file_offset, loc.is_return_address, i});
@@ -44,10 +49,9 @@ void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob&
   std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.key() < b.key(); });
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
-    if (i > 0 && queries[i - 1].key() == q.key())
-      job.results[q.index] = job.results[queries[i - 1].index];
-    else
-      job.results[q.index] = resolver.resolve(q.file_offset, q.return_address, q.mapping_offset);
+    if (i == 0 || queries[i - 1].key() != q.key())
+      job.results.push_back(resolver.resolve(q.file_offset, q.return_address, q.mapping_offset));
+    job.result_of[q.index] = static_cast<uint32_t>(job.results.size() - 1);
   }
 }
 
@@ -56,7 +60,6 @@ void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugIn
   job.report.path = job.ref.paths.empty() ? std::string() : job.ref.paths.front();
   job.report.build_id = job.ref.build_id;
   job.report.frames = job.ref.location_ids.size();
-  job.results.resize(job.ref.location_ids.size());
   for (const auto& path : job.ref.paths) {
     job.report.files = finder.find(path, job.ref.build_id);
     if (job.report.files.status == FindStatus::found) break;
@@ -90,24 +93,54 @@ void run_jobs(const model::Session& s, const SymbolizeOptions& opt, std::vector<
   for (auto& t : threads) t.join();
 }
 
-// Interns functions into the session's table (reusing existing equal entries).
+// Interns functions into the session's table (reusing existing equal entries). The set holds
+// function ids and is searched with views, so a lookup builds no key string.
 class FunctionTable {
  public:
-  explicit FunctionTable(model::Session& s) : s_(s) {
-    for (size_t i = 0; i < s.functions.size(); ++i) index_.emplace(key(s.functions[i]), i + 1);
+  explicit FunctionTable(model::Session& s) : s_(s), index_(s.functions.size() * 2 + 64, Hash{&s}, Equal{&s}) {
+    for (size_t i = 0; i < s.functions.size(); ++i)
+      if (index_.find(view(&s, i + 1)) == index_.end()) index_.insert(i + 1);  // the first of equals
   }
-  uint64_t intern(model::Function f) {
-    auto [it, inserted] = index_.try_emplace(key(f), s_.functions.size() + 1);
-    if (inserted) s_.functions.push_back(std::move(f));
-    return it->second;
+  uint64_t intern(std::string_view name, std::string_view system_name, std::string_view file, uint32_t line) {
+    View v{name, system_name, file, line};
+    auto it = index_.find(v);
+    if (it != index_.end()) return *it;
+    s_.functions.push_back({std::string(name), std::string(system_name), std::string(file), line});
+    index_.insert(s_.functions.size());
+    return s_.functions.size();
   }
 
  private:
-  static std::string key(const model::Function& f) {
-    return f.name + '\0' + f.system_name + '\0' + f.file_name + '\0' + std::to_string(f.start_line);
+  struct View {
+    std::string_view name, system_name, file;
+    uint32_t line;
+    bool operator==(const View&) const = default;
+  };
+  static View view(const model::Session* s, uint64_t id) {
+    const auto& f = s->functions[id - 1];
+    return {f.name, f.system_name, f.file_name, f.start_line};
   }
+  struct Hash {
+    using is_transparent = void;
+    const model::Session* s;
+    size_t operator()(const View& v) const {
+      std::hash<std::string_view> h;
+      size_t x = h(v.name);
+      x = x * 31 + h(v.system_name);
+      x = x * 31 + h(v.file);
+      return x * 31 + v.line;
+    }
+    size_t operator()(uint64_t id) const { return (*this)(view(s, id)); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    const model::Session* s;
+    bool operator()(uint64_t a, uint64_t b) const { return a == b; }
+    bool operator()(const View& a, uint64_t b) const { return a == view(s, b); }
+    bool operator()(uint64_t a, const View& b) const { return view(s, a) == b; }
+  };
   model::Session& s_;
-  std::unordered_map<std::string, uint64_t> index_;
+  std::unordered_set<uint64_t, Hash, Equal> index_;
 };
 
 void apply_frames(FunctionTable& functions, Location& loc, const std::vector<Frame>& frames) {
@@ -115,7 +148,7 @@ void apply_frames(FunctionTable& functions, Location& loc, const std::vector<Fra
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];
     model::Line line;
-    line.function_id = functions.intern({f.name, f.system_name, f.decl_file, f.decl_line});
+    line.function_id = functions.intern(f.name, f.system_name, f.decl_file, f.decl_line);
     line.line = f.line;
     line.column = f.column;
     line.inlined = i > 0;
@@ -125,7 +158,7 @@ void apply_frames(FunctionTable& functions, Location& loc, const std::vector<Fra
 }
 
 void apply_name(FunctionTable& functions, Location& loc, const std::string& name) {
-  loc.lines.assign(1, model::Line{functions.intern({name, {}, {}, 0}), 0, 0, false});
+  loc.lines.assign(1, model::Line{functions.intern(name, {}, {}, 0), 0, 0, false});
   loc.status = SymbolStatus::resolved;
 }
 
@@ -172,16 +205,21 @@ uint64_t SymbolizeReport::misses() const {
 std::vector<ModuleRef> modules_to_resolve(const model::Session& s, bool all) {
   std::vector<ModuleRef> refs;
   std::unordered_map<std::string, size_t> index;
+  std::vector<size_t> ref_of_mapping(s.mappings.size() + 1, SIZE_MAX);  // by mapping id
   for (size_t i = 0; i < s.locations.size(); ++i) {
     const Location& loc = s.locations[i];
     if (classify(s, loc, all) != LocationClass::user) continue;
-    const auto& m = s.mapping(loc.mapping_id);
-    std::string key = m.build_id.empty() ? "p" + m.path : "b" + m.build_id;
-    auto [it, inserted] = index.try_emplace(key, refs.size());
-    if (inserted) refs.push_back({m.build_id, {}, {}});
-    ModuleRef& ref = refs[it->second];
-    if (std::find(ref.paths.begin(), ref.paths.end(), m.path) == ref.paths.end()) ref.paths.push_back(m.path);
-    ref.location_ids.push_back(i + 1);
+    size_t& ref_index = ref_of_mapping[loc.mapping_id];
+    if (ref_index == SIZE_MAX) {
+      const auto& m = s.mapping(loc.mapping_id);
+      std::string key = m.build_id.empty() ? "p" + m.path : "b" + m.build_id;
+      auto [it, inserted] = index.try_emplace(key, refs.size());
+      if (inserted) refs.push_back({m.build_id, {}, {}});
+      ref_index = it->second;
+      ModuleRef& ref = refs[ref_index];
+      if (std::find(ref.paths.begin(), ref.paths.end(), m.path) == ref.paths.end()) ref.paths.push_back(m.path);
+    }
+    refs[ref_index].location_ids.push_back(i + 1);
   }
   return refs;
 }
@@ -189,24 +227,28 @@ std::vector<ModuleRef> modules_to_resolve(const model::Session& s, bool all) {
 SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt) {
   SymbolizeReport report;
   std::vector<ModuleJob> jobs;
-  for (auto& ref : modules_to_resolve(s)) jobs.push_back({std::move(ref), {}, false, {}, SymbolStatus::no_symbol});
+  for (auto& ref : modules_to_resolve(s)) {
+    jobs.emplace_back();
+    jobs.back().ref = std::move(ref);
+  }
   run_jobs(s, opt, jobs);
 
   FunctionTable functions(s);
   for (auto& job : jobs) {
-    for (size_t i = 0; i < job.results.size(); ++i) {
+    for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
       Location& loc = s.location(job.ref.location_ids[i]);
-      if (job.results[i].empty()) {
+      if (job.result_of.empty() || job.results[job.result_of[i]].empty()) {  // not looked up, or no symbol
         loc.status = job.miss;
         ++job.report.unresolved;
         continue;
       }
-      apply_frames(functions, loc, job.results[i]);
+      apply_frames(functions, loc, job.results[job.result_of[i]]);
       ++report.newly_resolved;
       if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
       if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;
     }
-    job.results.clear();
+    job.results = {};
+    job.result_of = {};
     report.modules.push_back(std::move(job.report));
   }
   resolve_from_archive(s, functions, report);
