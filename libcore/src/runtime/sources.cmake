@@ -2,6 +2,13 @@
 # discovery, appids and the driver. Adapters list their own sources in src/runtime/<dir>/.
 target_sources(gp_core PRIVATE
   src/runtime/adapter.cpp
+  src/runtime/app_metadata.cpp
+  src/runtime/appid.cpp
+  src/runtime/discovery.cpp
+  src/runtime/driver.cpp
+  src/runtime/profile_to_session.cpp
   src/runtime/registry.cpp
+  src/runtime/root_path.cpp
   src/runtime/subprocess.cpp
+  src/runtime/work_dir.cpp
 )

@@ -1,0 +1,47 @@
+#pragma once
+// Application identifiers (gProfiler's appids, reference/gprofiler.md §6) and per-application
+// metadata (§7.2), for the Process entries gp-runtime writes.
+//
+// Appids come from the command line; paths in them are made absolute against the process's
+// working directory, with symbolic links resolved inside the process's root (/proc/PID/root),
+// never following a link out of it.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gp/runtime/adapter.h"
+
+namespace gp::runtime {
+
+// Where an appid's relative paths are resolved: `cwd` inside the process, `root` the prefix
+// that reaches the process's files ("/proc/PID/root"; "" = this mount namespace).
+struct AppContext {
+  std::string cwd;
+  std::string root;
+};
+
+// The appid, or nullopt when no rule matched. Python: gunicorn title, gunicorn, uvicorn, uwsgi,
+// celery, pyspark, python -m / script.py; Java: "java: <jar or main class>"; Node:
+// "nodejs: <script.js> (<abs path>)"; Ruby: "ruby: <script.rb> (<abs path>)"; PHP, .NET: none.
+std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string>& cmdline,
+                                  const AppContext& context);
+
+// The same for a live target (cwd read from /proc/PID/cwd).
+std::optional<std::string> app_id(const Target& target);
+
+// gProfiler's _append_python_module_to_proc_wd: "a.b" → "<cwd>/a/b.py", resolved in `context`.
+std::string module_path(const std::string& module, const AppContext& context);
+// _append_file_to_proc_wd: "x/app.py" → "<cwd>/x/app.py", resolved in `context`.
+std::string file_path(const std::string& file, const AppContext& context);
+
+// App metadata as JSON object text (§7.2): exe, execfn, arch, and per runtime its version
+// ("python_version": "Python 3.11.2", "java_version", "ruby_version", "node_version") from
+// `<exe> --version` run with a 5 s timeout when `run_version` is set, plus `extra_json`'s members
+// (the adapter's own metadata) merged in.
+std::string app_metadata_json(const Target& target, bool run_version,
+                              const std::string& extra_json = {});
+
+}  // namespace gp::runtime
