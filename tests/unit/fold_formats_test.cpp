@@ -103,6 +103,33 @@ TEST(ColWriter, NeverWritesATokenAndFillsOnlyKnownFields) {
   EXPECT_EQ(text.back(), '}');  // header only, no trailing newline
 }
 
+// Lines are summed by their text: an error frame spelled like a stack's first frame, and two
+// names that escape alike ("a;b", "a|b"), make one line each, as gProfiler's readers see them.
+TEST(ColWriter, SumsLinesThatSpellTheSame) {
+  model::Archive a;
+  model::Session& s = a.sessions.emplace_back();
+  model::SessionBuilder b(s);
+  model::Process failed;
+  failed.pid = 10;
+  failed.comm = "app";
+  failed.error_frame = "E";
+  b.process(failed);
+  model::Process plain;
+  plain.pid = 11;
+  plain.comm = "app";
+  b.process(plain);
+  using model::FrameKind;
+  uint64_t f = b.symbolic_location(FrameKind::native, b.function("f"));
+  uint64_t e = b.symbolic_location(FrameKind::native, b.function("E"));
+  uint64_t semi = b.symbolic_location(FrameKind::native, b.function("a;b"));
+  uint64_t bar = b.symbolic_location(FrameKind::native, b.function("a|b"));
+  b.add_sample(10, 10, b.stack({f}), 2);
+  b.add_sample(11, 11, b.stack({f, e}), 3);
+  b.add_sample(10, 12, b.stack({semi}), 1);
+  b.add_sample(11, 11, b.stack({bar, e}), 4);
+  EXPECT_EQ(body(col(a)), "0;;app;E;a|b 5\n0;;app;E;f 5");
+}
+
 TEST(ColWriter, RoundTripsThroughTheColReader) {
   std::string first = col(fold_fixture::archive());
   auto again = gp::ingest::parse_collapsed(first, "x.col");

@@ -1,5 +1,6 @@
 #include "codec.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -54,6 +55,16 @@ void fill_range(List list, const size_t (&range)[2], F&& fill) {
 }
 
 constexpr size_t count(const size_t (&range)[2]) { return range[1] - range[0]; }
+
+// Room for n more entries, growing geometrically: a session arrives in many chunks, and an exact
+// reserve per chunk would move the whole table every time. n comes from the message: bounded
+// so that a list that fails validation half-way cannot make a big allocation by itself.
+template <typename T>
+void make_room(std::vector<T>& v, size_t n) {
+  n = std::min<size_t>(n, 1 << 20);
+  if (v.capacity() - v.size() >= n) return;
+  v.reserve(std::max(v.size() + n, v.capacity() * 2));
+}
 
 }  // namespace
 
@@ -289,8 +300,10 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     v.kind = enum_in_range<model::MappingKind>(static_cast<uint16_t>(m.getKind()), 6);
     s.mappings.push_back(std::move(v));
   }
+  make_room(s.functions, r.getFunctions().size());
   for (auto f : r.getFunctions())
     s.functions.push_back({str(f.getName()), str(f.getSystemName()), str(f.getFileName()), f.getStartLine()});
+  make_room(s.locations, r.getLocations().size());
   for (auto l : r.getLocations()) {
     model::Location v;
     v.mapping_id = l.getMappingId();
@@ -319,6 +332,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     loc.status = enum_in_range<model::SymbolStatus>(static_cast<uint16_t>(u.getStatus()), 7);
     loc.kind = enum_in_range<model::FrameKind>(static_cast<uint16_t>(u.getKind()), model::kFrameKindCount);
   }
+  make_room(s.stacks, r.getStacks().size());
   for (auto st : r.getStacks()) {
     model::Stack v;
     auto ids = st.getLocationIds();
@@ -331,6 +345,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     }
     s.stacks.push_back(std::move(v));
   }
+  make_room(s.samples, r.getSamples().size());
   for (auto sm : r.getSamples()) {
     if (sm.getStackId() == 0 || sm.getStackId() > s.stacks.size())
       return make_error("sample refers to stack " + std::to_string(sm.getStackId()) + " of " +

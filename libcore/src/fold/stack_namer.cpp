@@ -1,74 +1,45 @@
 #include "fold/stack_namer.h"
 
 namespace gp::fold::detail {
-namespace {
-
-using model::FrameKind;
 
 // perf prints a bracketed DSO without its brackets: "[vdso]" → "(vdso)".
-std::string dso_frame(const std::string& path) {
-  if (path.size() >= 2 && path.front() == '[' && path.back() == ']')
-    return "(" + path.substr(1, path.size() - 2) + ")";
-  return "(" + path + ")";
+void dso_frame_name(const std::string& path, std::string& out) {
+  out.assign(1, '(');
+  if (path.size() >= 2 && path.front() == '[' && path.back() == ']') out.append(path, 1, path.size() - 2);
+  else out.append(path);
+  out += ')';
 }
 
-bool kernel_mapping(const model::Mapping& m) {
+bool is_kernel_mapping(const model::Mapping& m) {
   return m.kind == model::MappingKind::kernel || m.kind == model::MappingKind::module;
 }
 
 // py-spy's "-F" format as gProfiler runs it: "name (path/file.py:first line)".
-std::string python_name(const model::Function& f, const model::Line& line) {
+void python_frame_name(const model::Function& f, const model::Line& line, std::string& out) {
   uint32_t at = f.start_line != 0 ? f.start_line : line.line;
-  std::string name = f.name.empty() ? f.system_name : f.name;
-  if (at == 0) return name + " (" + f.file_name + ")";
-  return name + " (" + f.file_name + ":" + std::to_string(at) + ")";
+  out = f.name.empty() ? f.system_name : f.name;
+  out += " (";
+  out += f.file_name;
+  if (at != 0) {
+    out += ':';
+    out += std::to_string(at);
+  }
+  out += ')';
 }
 
-}  // namespace
-
-void StackNamer::name_location(uint64_t id, NamedLocation& named) const {
-  std::vector<Frame>& out = named.frames;
-  if (id == 0 || id > s_.locations.size()) {
-    out.push_back({"[unknown]", FrameKind::unknown});
-    return;
-  }
-  const model::Location& loc = s_.location(id);
-  const model::Mapping* m = nullptr;
-  if (loc.mapping_id != 0 && loc.mapping_id <= s_.mappings.size()) m = &s_.mapping(loc.mapping_id);
-  FrameKind base = loc.kind;
-  if (base == FrameKind::unknown && m != nullptr)
-    base = kernel_mapping(*m) ? FrameKind::kernel : FrameKind::native;
-  bool kernel = base == FrameKind::kernel || (m != nullptr && kernel_mapping(*m));
-  named.kernel = kernel;
-  if (loc.lines.empty()) {
-    // Unsymbolized: perf's spelling ("(dso)" for a known user DSO, else "[unknown]").
-    if (kernel) out.push_back({"[unknown]", FrameKind::kernel});
-    else if (m != nullptr && !m->path.empty()) out.push_back({dso_frame(m->path), base});
-    else out.push_back({"[unknown]", base});
-    return;
-  }
-  for (const model::Line& line : loc.lines) {
-    if (line.function_id == 0 || line.function_id > s_.functions.size()) {
-      out.push_back({"[unknown]", base});
-      continue;
-    }
-    const model::Function& f = s_.function(line.function_id);
-    FrameKind kind = line.inlined ? FrameKind::inlined : base;
-    if (base == FrameKind::python && !f.file_name.empty()) {
-      out.push_back({python_name(f, line), kind});
-      continue;
-    }
-    const std::string& name = f.name.empty() ? f.system_name : f.name;
-    out.push_back({name.empty() ? std::string("[unknown]") : name, kind});
-  }
+const model::Mapping* StackNamer::mapping_of(const model::Location& loc) const {
+  if (loc.mapping_id != 0 && loc.mapping_id <= s_.mappings.size()) return &s_.mapping(loc.mapping_id);
+  return nullptr;
 }
 
 const NamedLocation& StackNamer::location(uint64_t id) {
-  static const NamedLocation kInvalid{{{"[unknown]", FrameKind::unknown}}, false, true};
+  static const NamedLocation kInvalid{{{"[unknown]", model::FrameKind::unknown}}, false, true};
   if (id >= locations_.size()) return kInvalid;
   NamedLocation& nl = locations_[id];
   if (!nl.named) {
-    name_location(id, nl);
+    nl.kernel = for_each_frame(id, [&](std::string_view name, model::FrameKind kind) {
+      nl.frames.push_back({std::string(name), kind});
+    });
     nl.named = true;
   }
   return nl;

@@ -27,12 +27,67 @@ class StackNamer {
   // The frames of location `id` (cached); an invalid id gives "[unknown]".
   const NamedLocation& location(uint64_t id);
 
+  // The same frames without a cache or copies: calls emit(std::string_view name, FrameKind kind)
+  // for each, outermost first (a name is valid during its call only). Returns whether the
+  // location is a kernel one.
+  template <typename Emit>
+  bool for_each_frame(uint64_t id, Emit&& emit);
+
  private:
-  void name_location(uint64_t location_id, NamedLocation& out) const;
+  const model::Mapping* mapping_of(const model::Location& loc) const;
 
   const model::Session& s_;
   std::vector<NamedLocation> locations_;
+  std::string scratch_;  // names that must be composed (DSO frames, Python frames)
 };
+
+// Composed names, written into out (replacing its content).
+void dso_frame_name(const std::string& path, std::string& out);
+void python_frame_name(const model::Function& f, const model::Line& line, std::string& out);
+bool is_kernel_mapping(const model::Mapping& m);
+
+template <typename Emit>
+bool StackNamer::for_each_frame(uint64_t id, Emit&& emit) {
+  using model::FrameKind;
+  if (id == 0 || id > s_.locations.size()) {
+    emit(std::string_view("[unknown]"), FrameKind::unknown);
+    return false;
+  }
+  const model::Location& loc = s_.location(id);
+  const model::Mapping* m = mapping_of(loc);
+  FrameKind base = loc.kind;
+  if (base == FrameKind::unknown && m != nullptr)
+    base = is_kernel_mapping(*m) ? FrameKind::kernel : FrameKind::native;
+  bool kernel = base == FrameKind::kernel || (m != nullptr && is_kernel_mapping(*m));
+  if (loc.lines.empty()) {
+    // Unsymbolized: perf's spelling ("(dso)" for a known user DSO, else "[unknown]").
+    if (kernel) {
+      emit(std::string_view("[unknown]"), FrameKind::kernel);
+    } else if (m != nullptr && !m->path.empty()) {
+      dso_frame_name(m->path, scratch_);
+      emit(std::string_view(scratch_), base);
+    } else {
+      emit(std::string_view("[unknown]"), base);
+    }
+    return kernel;
+  }
+  for (const model::Line& line : loc.lines) {
+    if (line.function_id == 0 || line.function_id > s_.functions.size()) {
+      emit(std::string_view("[unknown]"), base);
+      continue;
+    }
+    const model::Function& f = s_.function(line.function_id);
+    FrameKind kind = line.inlined ? FrameKind::inlined : base;
+    if (base == FrameKind::python && !f.file_name.empty()) {
+      python_frame_name(f, line, scratch_);
+      emit(std::string_view(scratch_), kind);
+      continue;
+    }
+    const std::string& name = f.name.empty() ? f.system_name : f.name;
+    emit(name.empty() ? std::string_view("[unknown]") : std::string_view(name), kind);
+  }
+  return kernel;
+}
 
 // Process-level names and fields for samples of one session.
 class ProcessTable {

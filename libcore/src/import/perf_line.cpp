@@ -1,6 +1,6 @@
 #include "gp/import/perf_line.h"
 
-#include <array>
+#include <cstdint>
 
 namespace gp::import {
 namespace {
@@ -84,20 +84,24 @@ bool parse_event(std::string_view tok, std::string_view& event) {
   return true;
 }
 
+// Trivially constructible (no member initializers): the token array is not cleared per line.
 struct Token {
-  std::string_view text;
-  size_t pos;
+  const char* data;
+  uint32_t size;
+  uint32_t pos;
+  std::string_view text() const { return {data, size}; }
 };
 constexpr size_t kMaxTokens = 24;  // comm (<= 16 bytes) + the fixed fields fit easily
+using Tokens = Token[kMaxTokens];
 
-size_t tokenize(std::string_view line, std::array<Token, kMaxTokens>& toks) {
+size_t tokenize(std::string_view line, Tokens& toks) {
   size_t n = 0, i = 0;
   while (i < line.size() && n < kMaxTokens) {
     while (i < line.size() && is_blank(line[i])) ++i;
     if (i == line.size()) break;
     size_t start = i;
     while (i < line.size() && !is_blank(line[i])) ++i;
-    toks[n++] = {line.substr(start, i - start), start};
+    toks[n++] = {line.data() + start, static_cast<uint32_t>(i - start), static_cast<uint32_t>(start)};
   }
   return n;
 }
@@ -106,20 +110,20 @@ enum class Match { none, weak, strong };
 
 // Tries the fields after COMM starting at token p. Strong: an event name was found, so the
 // layout is certain. Weak: a plausible layout without an event (perf script -F without event).
-Match match_fields(std::string_view line, const std::array<Token, kMaxTokens>& toks, size_t n,
-                   size_t p, PerfSampleHeader& h) {
-  PerfSampleHeader out;
-  if (!parse_pid_tid(toks[p].text, out.pid, out.tid)) return Match::none;
+Match match_fields(std::string_view line, const Tokens& toks, size_t n, size_t p,
+                   PerfSampleHeader& out) {
+  out = PerfSampleHeader{};
+  if (!parse_pid_tid(toks[p].text(), out.pid, out.tid)) return Match::none;
   size_t i = p + 1;
-  if (i < n && parse_cpu(toks[i].text, out.cpu)) ++i;
-  if (i < n && parse_time(toks[i].text, out.time_ns)) {
+  if (i < n && parse_cpu(toks[i].text(), out.cpu)) ++i;
+  if (i < n && parse_time(toks[i].text(), out.time_ns)) {
     ++i;
     // A bare number after the time is the period (never before it: that would be ambiguous
     // with a numeric word in COMM).
-    if (i < n && parse_u64(toks[i].text, out.period)) ++i;
+    if (i < n && parse_u64(toks[i].text(), out.period)) ++i;
   }
   Match m = Match::weak;
-  if (i < n && parse_event(toks[i].text, out.event)) {
+  if (i < n && parse_event(toks[i].text(), out.event)) {
     ++i;
     m = Match::strong;
   }
@@ -131,7 +135,6 @@ Match match_fields(std::string_view line, const std::array<Token, kMaxTokens>& t
     if (!parse_frame_line(out.rest, f) || (f.dso.empty() && !f.symbol.empty())) return Match::none;
   }
   out.comm = trim(line.substr(0, toks[p].pos));
-  h = out;
   return m;
 }
 
@@ -187,7 +190,8 @@ bool parse_frame_line(std::string_view line, PerfFrame& out) {
 }
 
 bool parse_sample_header(std::string_view line, PerfSampleHeader& out) {
-  std::array<Token, kMaxTokens> toks;
+  if (line.size() > UINT32_MAX) return false;  // token positions are 32-bit
+  Tokens toks;
   size_t n = tokenize(line, toks);
   bool have_weak = false;
   PerfSampleHeader weak, h;

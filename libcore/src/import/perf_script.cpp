@@ -7,7 +7,7 @@
 #include "gp/model/builder.h"
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
-#include "import/string_table.h"
+#include "model/string_table.h"
 
 namespace gp::import {
 
@@ -22,6 +22,12 @@ struct FrameEntry {
   uint64_t exact = 0;
   uint64_t ret = 0;
   bool kernel = false;
+};
+
+// A DSO as seen from one process: its mapping and the kind its frames get.
+struct DsoEntry {
+  uint64_t mapping_id = 0;
+  FrameKind frame = FrameKind::native;
 };
 
 struct ThreadInfo {
@@ -62,7 +68,7 @@ class PerfScriptParser::Impl {
   void skip_line();
   FrameEntry& resolve_frame(const PerfFrame& f);
   uint64_t make_location(const PerfFrame& f, bool is_return);
-  uint64_t mapping_for(std::string_view dso, const DsoClass& c);
+  const DsoEntry& dso_entry(std::string_view dso);
 
   model::Session& s_;
   model::SessionBuilder b_;
@@ -81,10 +87,11 @@ class PerfScriptParser::Impl {
   int64_t first_time_ = -1, last_time_ = -1;
   std::vector<PerfEventAttr> event_attrs_;
   std::string key_;  // reused lookup key: no allocation on cache hits
-  StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
-  StringTable<uint64_t> stack_cache_;    // leaf-first location ids → stack id
-  StringTable<size_t> sample_index_;     // (pid, tid, cpu, stack id) → index in samples
-  std::unordered_map<std::string, uint64_t> mapping_cache_;
+  model::StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
+  model::StringTable<uint64_t> stack_cache_;    // leaf-first location ids → stack id
+  model::StringTable<size_t> sample_index_;     // (pid, tid, stack id) → index in samples
+  model::StringTable<DsoEntry> dso_cache_;  // (pid, DSO text) → mapping and frame kind
+  std::string dso_key_;
   std::unordered_map<int32_t, ThreadInfo> threads_;
 };
 
@@ -168,8 +175,10 @@ void PerfScriptParser::Impl::on_line(std::string_view line) {
 
 bool PerfScriptParser::Impl::on_frame_line(std::string_view line) {
   if (!accept_) return true;  // a frame of an event we do not import
-  size_t start = line.find_first_not_of(" \t");
-  if (start == std::string_view::npos) return false;
+  // (Not find_first_not_of: libstdc++ runs a memchr per character for it.)
+  size_t start = 0;
+  while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+  if (start == line.size()) return false;
   std::string_view text = line.substr(start);
   key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
   key_.append(text);
@@ -211,9 +220,9 @@ uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_retur
   loc.is_return_address = is_return;
   loc.kind = FrameKind::native;
   if (!is_unknown_dso(f.dso)) {
-    DsoClass c = classify_dso(f.dso);
-    loc.kind = c.frame;
-    loc.mapping_id = mapping_for(f.dso, c);
+    const DsoEntry& d = dso_entry(f.dso);
+    loc.kind = d.frame;
+    loc.mapping_id = d.mapping_id;
   }
   if (!f.symbol.empty() && f.symbol != "[unknown]") {
     loc.lines.push_back({b_.function(f.symbol), 0, 0, false});
@@ -225,19 +234,17 @@ uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_retur
   return s_.locations.size();
 }
 
-uint64_t PerfScriptParser::Impl::mapping_for(std::string_view dso, const DsoClass& c) {
-  int32_t owner = c.kernel_space ? 0 : pid_;
-  std::string key(reinterpret_cast<const char*>(&owner), sizeof owner);
-  key.append(dso);
-  auto it = mapping_cache_.find(key);
-  if (it != mapping_cache_.end()) return it->second;
+// The mapping of a DSO in the current process (kernel-space DSOs: one mapping for all, pid 0).
+const DsoEntry& PerfScriptParser::Impl::dso_entry(std::string_view dso) {
+  dso_key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
+  dso_key_.append(dso);
+  if (DsoEntry* e = dso_cache_.find(dso_key_)) return *e;
+  DsoClass c = classify_dso(dso);
   model::Mapping m;
-  m.pid = owner;
+  m.pid = c.kernel_space ? 0 : pid_;
   m.path = std::string(dso);
   m.kind = c.mapping;
-  uint64_t id = b_.mapping(m);
-  mapping_cache_.emplace(std::move(key), id);
-  return id;
+  return dso_cache_.insert(dso_key_, {b_.mapping(m), c.frame});
 }
 
 void PerfScriptParser::Impl::begin_sample(const PerfSampleHeader& h) {
@@ -316,15 +323,18 @@ void PerfScriptParser::Impl::end_sample() {
     s_.stacks.push_back({frames_});
     stack_id = stack_cache_.insert(frames_key, s_.stacks.size());
   }
-  char key[20];
+  // Samples are summed per (pid, tid, stack), not per CPU: a stack that ran on several CPUs is
+  // one sample with cpu -1 (formats/README.md §4.3), which keeps recordings of busy machines small.
+  char key[16];
   std::memcpy(key, &pid_, 4);
   std::memcpy(key + 4, &tid_, 4);
-  std::memcpy(key + 8, &cpu_, 4);
-  std::memcpy(key + 12, &stack_id, 8);
+  std::memcpy(key + 8, &stack_id, 8);
   std::string_view sample_key(key, sizeof key);
   if (size_t* at = sample_index_.find(sample_key)) {
-    s_.samples[*at].count += 1;
-    s_.samples[*at].weight += period_;
+    model::Sample& smp = s_.samples[*at];
+    smp.count += 1;
+    smp.weight += period_;
+    if (smp.cpu != cpu_) smp.cpu = -1;
   } else {
     sample_index_.insert(sample_key, s_.samples.size());
     s_.samples.push_back({pid_, tid_, stack_id, 1, cpu_, period_});

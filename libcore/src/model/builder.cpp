@@ -17,29 +17,39 @@ void put_str(std::string& key, std::string_view s) {
 
 }  // namespace
 
+uint64_t SessionBuilder::intern(Table& table, uint64_t next_id, bool& inserted) {
+  auto it = table.find(std::string_view(key_));
+  inserted = it == table.end();
+  if (!inserted) return it->second;
+  table.emplace(key_, next_id);
+  return next_id;
+}
+
 uint64_t SessionBuilder::function(std::string_view name, std::string_view file_name,
                                   uint32_t start_line, std::string_view system_name) {
-  std::string key;
-  put_str(key, name);
-  put_str(key, file_name);
-  put_str(key, system_name);
-  put(key, start_line);
-  auto [it, inserted] = functions_.try_emplace(std::move(key), s_.functions.size() + 1);
+  key_.clear();
+  put_str(key_, name);
+  put_str(key_, file_name);
+  put_str(key_, system_name);
+  put(key_, start_line);
+  bool inserted;
+  uint64_t id = intern(functions_, s_.functions.size() + 1, inserted);
   if (inserted) {
     s_.functions.push_back(
         {std::string(name), std::string(system_name), std::string(file_name), start_line});
   }
-  return it->second;
+  return id;
 }
 
 uint64_t SessionBuilder::symbolic_location(FrameKind kind, uint64_t function_id, uint32_t line,
                                            uint64_t mapping_id) {
-  std::string key = "s";
-  put(key, kind);
-  put(key, function_id);
-  put(key, line);
-  put(key, mapping_id);
-  auto [it, inserted] = locations_.try_emplace(std::move(key), s_.locations.size() + 1);
+  key_.assign(1, 's');
+  put(key_, kind);
+  put(key_, function_id);
+  put(key_, line);
+  put(key_, mapping_id);
+  bool inserted;
+  uint64_t id = intern(locations_, s_.locations.size() + 1, inserted);
   if (inserted) {
     Location loc;
     loc.mapping_id = mapping_id;
@@ -48,17 +58,18 @@ uint64_t SessionBuilder::symbolic_location(FrameKind kind, uint64_t function_id,
     loc.lines.push_back({function_id, line, 0, false});
     s_.locations.push_back(std::move(loc));
   }
-  return it->second;
+  return id;
 }
 
 uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address, FrameKind kind,
                                           bool is_return_address) {
-  std::string key = "a";
-  put(key, mapping_id);
-  put(key, address);
-  put(key, kind);
-  put(key, is_return_address);
-  auto [it, inserted] = locations_.try_emplace(std::move(key), s_.locations.size() + 1);
+  key_.assign(1, 'a');
+  put(key_, mapping_id);
+  put(key_, address);
+  put(key_, kind);
+  put(key_, is_return_address);
+  bool inserted;
+  uint64_t id = intern(locations_, s_.locations.size() + 1, inserted);
   if (inserted) {
     Location loc;
     loc.mapping_id = mapping_id;
@@ -73,43 +84,46 @@ uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address,
     }
     s_.locations.push_back(std::move(loc));
   }
-  return it->second;
+  return id;
 }
 
 uint64_t SessionBuilder::mapping(const Mapping& m) {
-  std::string key;
-  put(key, m.pid);
-  put(key, m.start);
-  put(key, m.end);
-  put(key, m.file_offset);
-  put(key, m.kind);
-  put_str(key, m.path);
-  put_str(key, m.build_id);
-  auto [it, inserted] = mappings_.try_emplace(std::move(key), s_.mappings.size() + 1);
+  key_.clear();
+  put(key_, m.pid);
+  put(key_, m.start);
+  put(key_, m.end);
+  put(key_, m.file_offset);
+  put(key_, m.kind);
+  put_str(key_, m.path);
+  put_str(key_, m.build_id);
+  bool inserted;
+  uint64_t id = intern(mappings_, s_.mappings.size() + 1, inserted);
   if (inserted) s_.mappings.push_back(m);
-  return it->second;
+  return id;
 }
 
 uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids) {
-  std::string key(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
-  auto [it, inserted] = stacks_.try_emplace(std::move(key), s_.stacks.size() + 1);
+  key_.assign(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
+  bool inserted;
+  uint64_t id = intern(stacks_, s_.stacks.size() + 1, inserted);
   if (inserted) s_.stacks.push_back({ids});
-  return it->second;
+  return id;
 }
 
 void SessionBuilder::add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count,
                                 uint64_t weight, int32_t cpu) {
-  std::string key;
-  put(key, pid);
-  put(key, tid);
-  put(key, stack_id);
-  put(key, cpu);
-  auto [it, inserted] = sample_index_.try_emplace(std::move(key), s_.samples.size());
+  key_.clear();
+  put(key_, pid);
+  put(key_, tid);
+  put(key_, stack_id);
+  put(key_, cpu);
+  bool inserted;
+  uint64_t at = intern(sample_index_, s_.samples.size(), inserted);
   if (inserted) {
     s_.samples.push_back({pid, tid, stack_id, count, cpu, weight});
   } else {
-    s_.samples[it->second].count += count;
-    s_.samples[it->second].weight += weight;
+    s_.samples[at].count += count;
+    s_.samples[at].weight += weight;
   }
 }
 
@@ -130,12 +144,13 @@ void SessionBuilder::process(const Process& p) {
 }
 
 void SessionBuilder::thread(int32_t tid, int32_t pid, std::string_view comm) {
-  std::string key;
-  put(key, tid);
-  put(key, pid);
-  key.append(comm);
-  if (threads_.emplace(std::move(key), true).second)
-    s_.threads.push_back({tid, pid, std::string(comm)});
+  key_.clear();
+  put(key_, tid);
+  put(key_, pid);
+  key_.append(comm);
+  bool inserted;
+  intern(threads_, 1, inserted);
+  if (inserted) s_.threads.push_back({tid, pid, std::string(comm)});
 }
 
 }  // namespace gp::model

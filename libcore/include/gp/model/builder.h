@@ -3,6 +3,7 @@
 // reader, gp-record). Equal functions, locations and stacks get one id; samples with the same
 // (pid, tid, stack) are summed. The Session stays a plain struct the writer can stream.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -40,14 +41,24 @@ class SessionBuilder {
   void forget_samples() { sample_index_.clear(); }
 
  private:
+  // Keys are looked up as string_views of key_ (heterogeneous lookup): a hit allocates nothing.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Table = std::unordered_map<std::string, uint64_t, KeyHash, std::equal_to<>>;
+  // The id stored under key_, or next_id (then stored) when key_ is new; `inserted` tells which.
+  uint64_t intern(Table& table, uint64_t next_id, bool& inserted);
+
   Session& s_;
-  std::unordered_map<std::string, uint64_t> functions_;
-  std::unordered_map<std::string, uint64_t> locations_;
-  std::unordered_map<std::string, uint64_t> mappings_;
-  std::unordered_map<std::string, uint64_t> stacks_;
-  std::unordered_map<std::string, size_t> sample_index_;
+  std::string key_;  // scratch key, reused by every call
+  Table functions_;
+  Table locations_;
+  Table mappings_;
+  Table stacks_;
+  Table sample_index_;
   std::unordered_map<int32_t, size_t> newest_process_;
-  std::unordered_map<std::string, bool> threads_;
+  Table threads_;
 };
 
 }  // namespace gp::model

@@ -1,16 +1,19 @@
 #pragma once
-// A flat, open-addressing hash table from byte strings to small values, for the importer's hot
-// caches (one lookup per perf script line). Keys live in one arena string, so an entry costs no
-// allocation of its own and the table is freed in a few blocks — std::unordered_map<std::string>
-// spent a third of gp-import's time in node allocation, pointer chasing and teardown.
+// A flat, open-addressing hash table from byte strings to small values (internal to libcore),
+// for interning on hot paths: the importer's caches (one lookup per perf script line), the
+// SessionBuilder's tables and gp-fold's aggregation. Keys live in one arena string, so an entry
+// costs no allocation of its own and the table is freed in a few blocks — std::unordered_map
+// <std::string> spent a third of gp-import's time in node allocation, pointer chasing and teardown.
+// Lookups take a string_view: callers build keys in a reused buffer, never a new std::string.
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-namespace gp::import {
+namespace gp::model {
 
 // Fast 64-bit hash of bytes (multiply–xorshift over 8-byte words); not for untrusted-DoS use.
 inline uint64_t hash_bytes(std::string_view s) {
@@ -35,9 +38,9 @@ template <typename V>
 class StringTable {
  public:
   // The value for key, or nullptr.
-  V* find(std::string_view key) {
+  V* find(std::string_view key) { return find(key, hash_bytes(key)); }
+  V* find(std::string_view key, uint64_t h) {
     if (slots_.empty()) return nullptr;
-    uint64_t h = hash_bytes(key);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.len == kEmpty) return nullptr;
@@ -47,15 +50,22 @@ class StringTable {
     }
   }
   // Inserts key (which must be absent) and returns its value slot.
-  V& insert(std::string_view key, V value) {
+  V& insert(std::string_view key, V value) { return insert(key, hash_bytes(key), std::move(value)); }
+  V& insert(std::string_view key, uint64_t h, V value) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
     ++count_;
-    Slot& s = place(hash_bytes(key));
+    Slot& s = place(h);
     s.off = arena_.size();
     s.len = static_cast<uint32_t>(key.size());
     if (!key.empty()) arena_.append(key.data(), key.size());
-    s.value = value;
+    s.value = std::move(value);
     return s.value;
+  }
+  // The value for key, inserting `value` first when absent; second: whether it was inserted.
+  std::pair<V*, bool> try_insert(std::string_view key, V value) {
+    uint64_t h = hash_bytes(key);
+    if (V* v = find(key, h)) return {v, false};
+    return {&insert(key, h, std::move(value)), true};
   }
   void clear() {
     slots_.clear();
@@ -83,12 +93,12 @@ class StringTable {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
-    for (const Slot& o : old) {
+    for (Slot& o : old) {
       if (o.len == kEmpty) continue;
       Slot& s = place(o.hash);
       s.off = o.off;
       s.len = o.len;
-      s.value = o.value;
+      s.value = std::move(o.value);
     }
   }
   std::vector<Slot> slots_;
@@ -97,4 +107,4 @@ class StringTable {
   size_t mask_ = 0;
 };
 
-}  // namespace gp::import
+}  // namespace gp::model
