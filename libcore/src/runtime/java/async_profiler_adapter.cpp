@@ -1,0 +1,153 @@
+// Java through async-profiler's `asprof` (or the older `profiler.sh`) when one is on PATH, with
+// the options gProfiler gives it (gprofiler.md §5.2): CPU samples (`-e cpu`) every 1e9/freq ns,
+// collapsed output with `ann` annotations and signatures, a `timeout` so the agent stops by
+// itself should gp die, and the output file in a directory the JVM can write.
+//
+//   asprof start -e cpu -i <ns> -a -g -t -o collapsed --timeout <s> -f <file> <pid>
+//   asprof stop -a -g -t -o collapsed -f <file> <pid>
+//
+// (gProfiler drives its own asprof build with jattach-style `load <lib> true start,...`;
+// a stock asprof takes the same settings as the documented options above.) `-t` adds a thread
+// frame "[name tid=N]" that gp turns into the stack's thread rather than a frame.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ap_collapsed.h"
+#include "gp/runtime/adapters.h"
+#include "jvm_session.h"
+#include "target_dir.h"
+
+namespace gp::runtime {
+namespace java {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kAsprofTimeout = 30s;  // gProfiler's --java-jattach-timeout default
+constexpr auto kAgentSlack = 30s;     // gProfiler's timeout=<duration+30>
+constexpr uint64_t kMaxOutputBytes = 512ull << 20;
+
+std::string find_asprof() {
+  std::string exe = find_program("asprof");
+  return exe.empty() ? find_program("profiler.sh") : exe;
+}
+
+std::vector<std::string> output_options(const std::string& file) {
+  return {"-a", "-g", "-t", "-o", "collapsed", "-f", file};
+}
+
+class Asprof {
+ public:
+  Asprof(std::string exe, pid_t pid) : exe_(std::move(exe)), pid_(pid) {}
+  Status run(const std::string& action, const std::vector<std::string>& options,
+             std::stop_token stop, std::string* problem_text = nullptr) {
+    ToolCommand spec;
+    spec.argv = {exe_, action};
+    spec.argv.insert(spec.argv.end(), options.begin(), options.end());
+    spec.argv.push_back(std::to_string(pid_));
+    spec.timeout = kAsprofTimeout;
+    auto r = run_tool(spec, stop);
+    if (!r) return r.error();
+    if (r->exit_code == 0) return ok_status();
+    if (problem_text != nullptr) *problem_text = r->out + r->err;
+    return make_error("asprof " + action + ": " + describe_failure(spec, *r));
+  }
+
+ private:
+  std::string exe_;
+  pid_t pid_;
+};
+
+std::vector<std::string> start_options(const SessionParams& params, const std::string& file) {
+  int hz = std::max(params.frequency_hz, 1);
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(params.duration + kAgentSlack);
+  std::vector<std::string> opts = {"-e", "cpu", "-i", std::to_string(1000000000LL / hz)};
+  auto out = output_options(file);
+  opts.insert(opts.end(), out.begin(), out.end());
+  opts.insert(opts.end(), {"--timeout", std::to_string(secs.count())});
+  return opts;
+}
+
+// Start; when a profiler is already running in the JVM, stop it and start again once, as
+// gProfiler does.
+Status start(Asprof& asprof, const SessionParams& params, const std::string& file,
+             std::stop_token stop) {
+  std::string text;
+  Status st = asprof.run("start", start_options(params, file), stop, &text);
+  if (st || text.find("already started") == std::string::npos) return st;
+  (void)asprof.run("stop", {}, {});
+  return asprof.run("start", start_options(params, file), stop);
+}
+
+class AsyncProfilerAdapter final : public Adapter {
+ public:
+  std::string_view name() const override { return "async-profiler"; }
+  Runtime runtime() const override { return Runtime::java; }
+  std::string unavailable_reason() const override {
+    if (!find_asprof().empty()) return {};
+    return "async-profiler is not installed (no asprof or profiler.sh on PATH)";
+  }
+
+  Profile profile(const Target& target, const SessionParams& params,
+                  std::stop_token stop) override {
+    auto begin = std::chrono::steady_clock::now();
+    Profile out;
+    auto jvm = admit_jvm(target, out);
+    if (!jvm) return out;
+    std::string exe = find_asprof();
+    if (exe.empty()) return failed(*jvm, name(), unavailable_reason());
+    auto dir = TargetDir::create("/proc/" + std::to_string(jvm->pid) + "/root",
+                                 "ap-" + std::to_string(jvm->pid), jvm->owner);
+    if (!dir) return failed(*jvm, name(), dir.error().message);
+    // asprof switches to the JVM's user and namespaces itself (jattach), so it runs as gp.
+    Asprof asprof(exe, jvm->pid);
+    std::string file = dir->target_path("collapsed.txt");
+    Status started = start(asprof, params, file, stop);
+    if (!started) {
+      (void)asprof.run("stop", {}, {});  // it may have started before asprof timed out
+      if (!still_running(*jvm)) return went_down();
+      if (stop.stop_requested()) return out;
+      return failed(*jvm, name(), started.error().message);
+    }
+    SessionEnd end = wait_session(*jvm, begin + params.duration, stop);
+    Status stopped = asprof.run("stop", output_options(file), {});
+    if (end == SessionEnd::exited || !still_running(*jvm)) {
+      return went_down();
+    }
+    if (!stopped) return failed(*jvm, name(), stopped.error().message);
+    return collect(*jvm, *dir, params, std::move(out));
+  }
+
+ private:
+  Profile collect(const JvmProcess& jvm, TargetDir& dir, const SessionParams& params, Profile out) {
+    std::string copy =
+        params.work_dir + "/async-profiler-" + std::to_string(jvm.pid) + ".collapsed";
+    if (auto st = dir.copy_out("collapsed.txt", copy, kMaxOutputBytes); !st) {
+      return failed(jvm, name(), "no output from asprof stop: " + st.error().message);
+    }
+    std::ifstream in(copy, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    unlink(copy.c_str());
+    StackTable table;
+    CollapsedStats stats = read_ap_collapsed(text.str(), table);
+    if (stats.bad_lines > 0) {
+      out.warnings.push_back(std::to_string(stats.bad_lines) +
+                             " lines of async-profiler's output for JVM " +
+                             std::to_string(jvm.pid) + " were not '<frames> <count>' (skipped)");
+    }
+    out.stacks = table.take();
+    return out;
+  }
+};
+
+}  // namespace
+}  // namespace java
+
+std::unique_ptr<Adapter> make_async_profiler_adapter() {
+  return std::make_unique<java::AsyncProfilerAdapter>();
+}
+
+}  // namespace gp::runtime

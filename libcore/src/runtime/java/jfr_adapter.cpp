@@ -1,0 +1,205 @@
+// Java through JDK Flight Recorder: every JDK (8u262+, 11+) has it, nothing to install.
+//
+// Flow per JVM: jcmd PID JFR.start (a private recording: jdk.ExecutionSample only, at the
+// session's frequency, written to a directory in the JVM's /tmp, with a duration so the JVM
+// ends it by itself should gp die) → wait → jcmd PID JFR.stop (writes the file) → copy it to
+// gp's work_dir → `jfr print --json` → stacks. jcmd comes from the JVM's own JDK when it
+// shares gp's mount namespace, else from PATH, and runs as the JVM's user.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "gp/runtime/adapters.h"
+#include "jfr_samples.h"
+#include "jvm_session.h"
+#include "target_dir.h"
+
+namespace gp::runtime {
+namespace java {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kJcmdTimeout = 30s;  // gProfiler's --java-jattach-timeout default
+constexpr auto kJfrPrintTimeout = 180s;
+constexpr auto kRecordingSlack = 60s;  // JFR ends the recording itself this long after the session
+constexpr uint64_t kMaxRecordingBytes = 1ull << 30;
+constexpr int kMinPeriodMs = 10;  // JFR's shortest execution sample period
+
+// JFR's sampling period for `hz`, clamped to its 10 ms floor (a warning above 100 Hz).
+int period_ms(int hz, std::vector<std::string>& warnings) {
+  hz = std::max(hz, 1);
+  int ms = static_cast<int>(std::lround(1000.0 / hz));
+  if (ms < kMinPeriodMs) {
+    warnings.push_back("JFR samples at most every 10 ms: using 100 Hz instead of " +
+                       std::to_string(hz) + " Hz");
+    ms = kMinPeriodMs;
+  }
+  return ms;
+}
+
+std::string settings_jfc(int period) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<configuration version=\"2.0\" label=\"gp-runtime\" description=\"CPU samples for "
+         "gp-runtime\" provider=\"gp\">\n"
+         "  <event name=\"jdk.ExecutionSample\">\n"
+         "    <setting name=\"enabled\">true</setting>\n"
+         "    <setting name=\"period\">" +
+         std::to_string(period) +
+         " ms</setting>\n"
+         "  </event>\n"
+         "</configuration>\n";
+}
+
+// jcmd prints "PID:" and the command's answer; attach failures are a Java exception (exit 1),
+// command failures a plain sentence (exit 0). The sentence that explains it.
+std::string jcmd_problem(const ToolCommand& spec, const RunResult& r) {
+  std::string text = r.err + "\n" + r.out;
+  size_t at = text.find("Exception: ");
+  if (at != std::string::npos) {
+    size_t end = text.find('\n', at);
+    return text.substr(at + 11, end == std::string::npos ? std::string::npos : end - at - 11);
+  }
+  if (r.exit_code == 0 && !r.timed_out && !r.stopped) {
+    size_t first = r.out.find('\n');
+    std::string answer = first == std::string::npos ? r.out : r.out.substr(first + 1);
+    size_t b = answer.find_first_not_of(" \r\n\t");
+    size_t e = answer.find('\n', b == std::string::npos ? 0 : b);
+    if (b != std::string::npos) return answer.substr(b, e == std::string::npos ? e : e - b);
+  }
+  return describe_failure(spec, r);
+}
+
+class JfrSession {
+ public:
+  JfrSession(const JvmProcess& jvm, std::string jcmd, std::optional<Credentials> as_user)
+      : jvm_(jvm), jcmd_(std::move(jcmd)), as_user_(as_user) {
+    name_ = "gp-runtime-" + std::to_string(getpid()) + "-" + std::to_string(jvm.pid);
+  }
+  // Status with jcmd's reason on failure; `expect` is the sentence of a success.
+  Status jcmd(const std::vector<std::string>& command, std::string_view expect,
+              std::stop_token stop) {
+    ToolCommand spec;
+    spec.argv = {jcmd_, "-J-XX:-UsePerfData", std::to_string(jvm_.pid)};
+    spec.argv.insert(spec.argv.end(), command.begin(), command.end());
+    spec.timeout = kJcmdTimeout;
+    spec.as_user = as_user_;
+    auto r = run_tool(spec, stop);
+    if (!r) return r.error();
+    if (r->exit_code == 0 && r->out.find(expect) != std::string::npos) return ok_status();
+    return make_error("jcmd " + command.front() + ": " + jcmd_problem(spec, *r));
+  }
+  Status start(const TargetDir& dir, std::chrono::milliseconds duration, std::stop_token stop) {
+    auto secs = std::chrono::duration_cast<std::chrono::seconds>(duration + kRecordingSlack);
+    return jcmd({"JFR.start", "name=" + name_, "settings=" + dir.target_path("gp.jfc"),
+                 "filename=" + dir.target_path("rec.jfr"),
+                 "duration=" + std::to_string(secs.count()) + "s", "dumponexit=false"},
+                "Started recording", stop);
+  }
+  // Never cut short by the session's stop: a recording must not be left running.
+  Status stop() { return jcmd({"JFR.stop", "name=" + name_}, "Stopped recording", {}); }
+
+ private:
+  const JvmProcess& jvm_;
+  std::string jcmd_;
+  std::optional<Credentials> as_user_;
+  std::string name_;
+};
+
+// `jfr print --json` of the recording into stacks.
+Status read_recording(const JvmProcess& jvm, const std::string& recording,
+                      const std::string& json_path, Profile& out) {
+  auto tools = jdk_tool_candidates(jvm, "jfr");
+  if (tools.empty())
+    return make_error("the JDK's jfr tool was not found (not in the JVM's JDK, not on PATH)");
+  ToolCommand spec;
+  spec.argv = {tools.front(),         "-J-XX:-UsePerfData", "print", "--json", "--events",
+               "jdk.ExecutionSample", "--stack-depth",      "2048",  recording};
+  spec.timeout = kJfrPrintTimeout;
+  spec.stdout_path = json_path;
+  auto r = run_tool(spec, {});
+  if (!r) return r.error();
+  if (r->exit_code != 0) return make_error("jfr print: " + describe_failure(spec, *r));
+  std::ifstream in(json_path, std::ios::binary);
+  StackTable table;
+  auto stats = read_jfr_json(in, table);
+  if (!stats) return make_error("jfr print: " + stats.error().message);
+  if (stats->truncated > 0) {
+    out.warnings.push_back(std::to_string(stats->truncated) + " of " +
+                           std::to_string(stats->events) + " JFR stacks of JVM " +
+                           std::to_string(jvm.pid) +
+                           " were cut at the JVM's stack depth (JFR keeps 64 frames by default)");
+  }
+  out.stacks = table.take();
+  return ok_status();
+}
+
+class JfrAdapter final : public Adapter {
+ public:
+  std::string_view name() const override { return "jfr"; }
+  Runtime runtime() const override { return Runtime::java; }
+  // JFR comes with the target's own JDK: whether jcmd exists is known per process.
+  std::string unavailable_reason() const override { return {}; }
+
+  Profile profile(const Target& target, const SessionParams& params,
+                  std::stop_token stop) override {
+    auto begin = std::chrono::steady_clock::now();
+    Profile out;
+    auto jvm = admit_jvm(target, out);
+    if (!jvm) return out;
+    std::string why;
+    auto identity = attach_identity(*jvm, why);
+    if (!identity) return failed(*jvm, name(), why);
+    auto jcmds = jdk_tool_candidates(*jvm, "jcmd");
+    if (jcmds.empty()) {
+      return failed(
+          *jvm, name(),
+          "jcmd was not found (not in the JVM's JDK '" + jvm->java_home + "', not on PATH)");
+    }
+    auto dir = TargetDir::create("/proc/" + std::to_string(jvm->pid) + "/root",
+                                 "jfr-" + std::to_string(jvm->pid), jvm->owner);
+    if (!dir) return failed(*jvm, name(), dir.error().message);
+    int period = period_ms(params.frequency_hz, out.warnings);
+    if (auto st = dir->write_file("gp.jfc", settings_jfc(period)); !st) {
+      return failed(*jvm, name(), st.error().message);
+    }
+    JfrSession session(*jvm, jcmds.front(), *identity);
+    Status started = session.start(*dir, params.duration, stop);
+    if (!started) {
+      (void)session.stop();  // the JVM may have started it before jcmd timed out or was stopped
+      if (!still_running(*jvm)) return went_down();
+      if (stop.stop_requested()) return out;
+      return failed(*jvm, name(), started.error().message);
+    }
+    SessionEnd end = wait_session(*jvm, begin + params.duration, stop);
+    Status stopped = session.stop();
+    if (end == SessionEnd::exited || !still_running(*jvm)) {
+      return went_down();
+    }
+    if (!stopped) return failed(*jvm, name(), stopped.error().message);
+    return collect(*jvm, *dir, params, std::move(out));
+  }
+
+ private:
+  Profile collect(const JvmProcess& jvm, TargetDir& dir, const SessionParams& params, Profile out) {
+    std::string base = params.work_dir + "/jfr-" + std::to_string(jvm.pid);
+    if (auto st = dir.copy_out("rec.jfr", base + ".jfr", kMaxRecordingBytes); !st) {
+      return failed(jvm, name(), "no recording from JFR.stop: " + st.error().message);
+    }
+    dir.remove("rec.jfr");
+    Status read = read_recording(jvm, base + ".jfr", base + ".json", out);
+    unlink((base + ".jfr").c_str());
+    unlink((base + ".json").c_str());
+    if (!read) return failed(jvm, name(), read.error().message);
+    return out;
+  }
+};
+
+}  // namespace
+}  // namespace java
+
+std::unique_ptr<Adapter> make_jfr_adapter() { return std::make_unique<java::JfrAdapter>(); }
+
+}  // namespace gp::runtime

@@ -1,0 +1,44 @@
+#pragma once
+// Reads the execution samples of a JFR recording as the JDK's `jfr` tool prints them
+// (`jfr print --json --events jdk.ExecutionSample --stack-depth N rec.jfr`) into gp stacks.
+//
+// The JSON is large (several KB per sample: every frame repeats its class loader chain), so
+// it is read as a stream: each element of recording.events is cut out and parsed on its own,
+// and memory stays bounded by one event plus the distinct stacks.
+//
+// Frames are named as async-profiler names them with `sig` in gProfiler (gprofiler.md §2.5):
+// "pkg/Class.method(Descriptor)Ret", the class name with '/', a ';' in the descriptor turned
+// into '|': e.g. "Fibonacci.main([Ljava/lang/String|)V".
+
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "gp/runtime/adapter.h"
+#include "gp/util/json.h"
+#include "stack_table.h"
+
+namespace gp::runtime::java {
+
+// "pkg/Class" + "method" + "(Ljava/lang/String;)V" → "pkg/Class.method(Ljava/lang/String|)V".
+std::string java_frame_name(std::string_view class_name, std::string_view method,
+                            std::string_view descriptor);
+
+// One element of stackTrace.frames: its name and kind (JFR's "Inlined" → inlined, as
+// async-profiler's `ann` marks it "_[i]"; "Interpreted", "JIT compiled", "Native" → java).
+Frame jfr_frame(const json::Value& frame);
+
+// One jdk.ExecutionSample event object → a root-first stack with count 1 (tid = the OS thread
+// id, thread_name = the Java name). Error when the event has no stack trace.
+Result<Stack> jfr_sample(const json::Value& event);
+
+struct JfrReadStats {
+  uint64_t events = 0;     // jdk.ExecutionSample events read
+  uint64_t truncated = 0;  // of them, stacks the JVM cut at its stack depth
+  uint64_t bad = 0;        // events that could not be parsed (skipped)
+};
+
+// Streams `jfr print --json` output into `table`. Error when the text is not such output.
+Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table);
+
+}  // namespace gp::runtime::java

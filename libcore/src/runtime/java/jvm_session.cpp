@@ -1,0 +1,78 @@
+// Shared steps of the Java adapters (see jvm_session.h).
+#include "jvm_session.h"
+
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+
+namespace gp::runtime::java {
+
+std::optional<JvmProcess> admit_jvm(const Target& target, Profile& refusal) {
+  auto jvm = inspect_jvm(target.pid);
+  // A JVM that has just started may not handle SIGQUIT yet, and the attach request (SIGQUIT)
+  // would kill it: give it a moment (gProfiler waits for new processes too, §5.1).
+  for (int i = 0; i < 20 && jvm && jvm->maps_libjvm && !jvm->catches_sigquit; ++i) {
+    usleep(100000);
+    jvm = inspect_jvm(target.pid);
+  }
+  if (!jvm) {
+    refusal.error_frame = error_frame(kProcessWentDown);
+    return std::nullopt;
+  }
+  if (!jvm->maps_libjvm) {
+    refusal.error_frame = skip_frame("not a HotSpot JVM (libjvm.so is not mapped)");
+    return std::nullopt;
+  }
+  if (!jvm->catches_sigquit) {
+    refusal.error_frame =
+        skip_frame("the JVM does not handle SIGQUIT (-Xrs?), attaching would kill it");
+    return std::nullopt;
+  }
+  if (attach_disabled(jvm->cmdline)) {
+    refusal.error_frame = skip_frame("the JVM disables attaching (-XX:+DisableAttachMechanism)");
+    return std::nullopt;
+  }
+  return std::move(*jvm);
+}
+
+std::optional<std::optional<Credentials>> attach_identity(const JvmProcess& jvm, std::string& why) {
+  uid_t me = geteuid();
+  if (me == jvm.owner.uid) return std::optional<Credentials>();
+  if (me == 0) return std::optional<Credentials>(jvm.owner);
+  why = "the JVM runs as uid " + std::to_string(jvm.owner.uid) +
+        "; attaching to another user's JVM needs root";
+  return std::nullopt;
+}
+
+SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_point deadline,
+                        std::stop_token stop) {
+  std::mutex m;
+  std::condition_variable_any cv;
+  std::unique_lock lock(m);
+  for (;;) {
+    if (stop.stop_requested()) return SessionEnd::stopped;
+    if (!still_running(jvm)) return SessionEnd::exited;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return SessionEnd::elapsed;
+    auto step = std::min<std::chrono::steady_clock::duration>(deadline - now,
+                                                              std::chrono::milliseconds(200));
+    cv.wait_for(lock, stop, step, [] { return false; });
+  }
+}
+
+Profile went_down() {
+  Profile p;
+  p.error_frame = error_frame(kProcessWentDown);
+  return p;
+}
+
+Profile failed(const JvmProcess& jvm, std::string_view adapter, const std::string& reason) {
+  Profile p;
+  p.error_frame = error_frame(reason);
+  p.warnings.push_back("cannot profile JVM " + std::to_string(jvm.pid) + " with " +
+                       std::string(adapter) + ": " + reason);
+  return p;
+}
+
+}  // namespace gp::runtime::java

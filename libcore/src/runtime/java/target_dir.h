@@ -1,0 +1,51 @@
+#pragma once
+// A private directory in the target JVM's /tmp, for files the JVM itself must read or write
+// (a JFR settings file, the recording, async-profiler's output): gp's own work_dir is 0700 root
+// and may not even exist in the JVM's mount namespace.
+//
+// Safety as root in a directory others can write (/tmp): everything goes through file
+// descriptors opened with O_NOFOLLOW from /proc/PID/root; the directory gets a random name,
+// is created root-owned (so nobody can swap it in the sticky /tmp) and only then handed to the
+// JVM's user. Later reads never follow a symlink the JVM's user may have planted.
+
+#include <string>
+
+#include "gp/util/result.h"
+#include "tool_runner.h"
+
+namespace gp::runtime::java {
+
+class TargetDir {
+ public:
+  // Creates <root>/tmp/gp-<tag>-<random> (root: "/proc/PID/root") owned by `owner`, mode 0700.
+  static Result<TargetDir> create(const std::string& root, const std::string& tag,
+                                  const Credentials& owner);
+  TargetDir(TargetDir&& other) noexcept;
+  TargetDir& operator=(TargetDir&&) = delete;
+  TargetDir(const TargetDir&) = delete;
+  ~TargetDir();  // removes the files this object knows of, then the directory
+
+  // The path of `name` as the JVM sees it ("/tmp/gp-.../name").
+  std::string target_path(const std::string& name) const {
+    return "/tmp/" + dir_name_ + "/" + name;
+  }
+
+  // Writes a new file readable by the JVM's user.
+  Status write_file(const std::string& name, const std::string& content);
+  // Copies the regular file `name` (written by the JVM) to `dest` (a new file). Error when it
+  // is missing (message starts with "missing"), not a regular file, or larger than max_bytes.
+  Status copy_out(const std::string& name, const std::string& dest, uint64_t max_bytes);
+  // Forgets and deletes `name` (also a file the JVM created).
+  void remove(const std::string& name);
+
+ private:
+  TargetDir(int tmp_fd, int dir_fd, std::string dir_name, Credentials owner)
+      : tmp_fd_(tmp_fd), dir_fd_(dir_fd), dir_name_(std::move(dir_name)), owner_(owner) {}
+
+  int tmp_fd_ = -1;
+  int dir_fd_ = -1;
+  std::string dir_name_;
+  Credentials owner_;
+};
+
+}  // namespace gp::runtime::java
