@@ -2,7 +2,7 @@
 // suite (tests/cli/gp-runtime-node.bats) to combine with gp-record before gp-runtime's driver
 // exists, and to time what attach-maps costs. Not installed.
 //
-//   gp_node_adapter_run <perf|attach-maps|inspector> PID SECONDS
+//   gp_node_adapter_run <perf|attach-maps|inspector> PID SECONDS [HZ]
 //
 // Prints the error frame, warnings and "stacks N samples M" on stdout; SIGTERM ends the
 // session early (as gp-runtime's driver does through the stop token). Exit 0 when no error frame.
@@ -33,8 +33,8 @@ std::vector<std::string> cmdline_of(int pid) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: gp_node_adapter_run <perf|attach-maps|inspector> PID SECONDS\n";
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: gp_node_adapter_run <perf|attach-maps|inspector> PID SECONDS [HZ]\n";
     return 2;
   }
   const std::string mode = argv[1];
@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   t.root = "/proc/" + std::to_string(t.pid) + "/root";
   gp::runtime::SessionParams params;
   params.mode = mode;
+  if (argc == 5) params.frequency_hz = std::atoi(argv[4]);
   params.duration = std::chrono::milliseconds(static_cast<int64_t>(std::atof(argv[3]) * 1000));
   // The signal handler only sets a flag; a watcher thread turns it into a stop request.
   ::signal(SIGTERM, [](int) { g_term = 1; });
