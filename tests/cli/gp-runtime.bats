@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# gp-runtime (core): options and usage errors, --pids messages, per-process skip frames while
+# other processes are still profiled, SIGTERM mid-session, and archives that gp-merge and
+# gp-fold take. Real Python and Ruby processes; Python is profiled by gp's own sampler.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+PY=/usr/bin/python3
+
+setup() {
+  cd "$BATS_TEST_TMPDIR"
+  pids=()
+}
+
+teardown() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+}
+
+stderr_has() {
+  [[ "$stderr" == *"$1"* ]] || fail "stderr lacks '$1'; it was: $stderr"
+}
+
+# A busy Python process (work() under main()); returns once the interpreter runs the loop.
+start_python() {
+  cat > busy.py <<'PYEOF'
+import time
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def main():
+    open("ready", "w").close()
+    end = time.time() + 120
+    while time.time() < end:
+        work(10000)
+main()
+PYEOF
+  rm -f ready
+  "$PY" busy.py &
+  PY_PID=$!
+  disown "$PY_PID"
+  pids+=("$PY_PID")
+  for _ in $(seq 1 600); do [ -e ready ] && return 0; sleep 0.1; done
+  fail "python did not start"
+}
+
+start_ruby() {
+  ruby -e 'sleep 120' &
+  RB_PID=$!
+  disown "$RB_PID"
+  pids+=("$RB_PID")
+  for _ in $(seq 1 600); do grep -q libruby "/proc/$RB_PID/maps" 2>/dev/null && return 0; sleep 0.1; done
+  fail "ruby did not start"
+}
+
+rbspy_installed() {
+  command -v rbspy >/dev/null && return 0
+  for d in /root/.cargo/bin /usr/local/bin /opt/rbspy/bin /opt/gprofiler/ruby; do
+    [ -x "$d/rbspy" ] && return 0
+  done
+  return 1
+}
+
+@test "--help exits 0 and shows the modes and examples" {
+  run --separate-stderr gp-runtime --help
+  assert_success
+  assert_output --partial 'gp-runtime -d 30 -o runtime.gpa'
+  assert_output --partial '--java-mode'
+  assert_output --partial '--nodejs-mode'
+  assert_output --partial '--no-profile-spawned-processes'
+}
+
+@test "--version names the tool" {
+  run gp-runtime --version
+  assert_success
+  assert_output --regexp '^gp-runtime \(gp\) [0-9]+\.[0-9]+'
+}
+
+@test "an unknown mode is a usage error naming the choices" {
+  run --separate-stderr gp-runtime --java-mode bogus -o x.gpa
+  assert_failure 2
+  stderr_has "gp-runtime: error: --java-mode: invalid value 'bogus': expected one of auto, ap, jfr, disabled, none"
+  stderr_has "Try 'gp-runtime --help' for more information."
+  run --separate-stderr gp-runtime --ruby-mode pyspy -o x.gpa
+  assert_failure 2
+  [ ! -e x.gpa ] || fail "an archive was written after a usage error"
+}
+
+@test "pyperf is accepted with a warning and means auto" {
+  run --separate-stderr gp-runtime --python-mode pyperf -p 999999999 -o x.gpa
+  assert_failure 1
+  stderr_has "gp-runtime: warning: --python-mode pyperf is not supported by gp: using 'auto' instead"
+}
+
+@test "--pids of a process that does not exist: a clear error and exit 1" {
+  sleep 0.01 &
+  local gone=$!
+  wait "$gone"
+  run --separate-stderr gp-runtime -d 2 -p "$gone" -o out.gpa
+  assert_failure 1
+  stderr_has "gp-runtime: error: process $gone: no such process"
+}
+
+@test "--pids of a process that runs no enabled runtime is named with its comm" {
+  sleep 60 &
+  local sleeper=$!
+  disown "$sleeper"
+  pids+=("$sleeper")
+  run --separate-stderr gp-runtime -d 2 -p "$sleeper" -o out.gpa
+  assert_failure 1
+  stderr_has "gp-runtime: error: process $sleeper: not a Java, Python, Ruby process (comm 'sleep')"
+  start_python
+  run --separate-stderr gp-runtime -d 2 --no-python -p "$PY_PID" -o out.gpa
+  assert_failure 1
+  stderr_has "process $PY_PID: not a Java, Ruby process (comm 'python3')"
+}
+
+@test "a process whose profiler is unavailable is skipped, while the others are profiled" {
+  rbspy_installed && skip "rbspy is installed here: the ruby process would be profiled"
+  start_python
+  start_ruby
+  run --separate-stderr gp-runtime -d 3 --python-mode gp -p "$PY_PID,$RB_PID" -o out.gpa
+  assert_success
+  stderr_has "gp-runtime: warning: pid $RB_PID (ruby): ruby (mode rbspy): [Profiling skipped: rbspy is not installed"
+  stderr_has "gp-runtime: pid $PY_PID (python3): python via gp-python:"
+  stderr_has "appid 'python: busy.py ($BATS_TEST_TMPDIR/busy.py)'"
+  stderr_has "2 processes: 1 profiled, 1 skipped, 0 failed"
+  run --separate-stderr gp-fold out.gpa
+  assert_success
+  assert_output --regexp "ruby;\[Profiling skipped: rbspy is not installed[^]]*\] 1"
+  assert_output --regexp "python3;appid: python: busy.py \([^)]*\);<module> \([^)]*busy.py:1\)_\[p\];main \([^)]*busy.py:7\)_\[p\];work \([^)]*busy.py:2\)_\[p\] [0-9]+"
+}
+
+@test "all targets skipped: exit 1, the archive still says why" {
+  rbspy_installed && skip "rbspy is installed here: the ruby process would be profiled"
+  start_ruby
+  run --separate-stderr gp-runtime -d 1 -p "$RB_PID" -o out.gpa
+  assert_failure 1
+  run gp-fold out.gpa
+  assert_success
+  assert_output --partial "ruby;[Profiling skipped: rbspy is not installed"
+}
+
+@test "SIGTERM mid-session ends it normally: complete archive, exit 0" {
+  start_python
+  gp-runtime -v --python-mode gp -p "$PY_PID" -o out.gpa 2> err.txt &
+  local rt=$!
+  for _ in $(seq 1 300); do grep -q "profiling pid $PY_PID" err.txt && break; sleep 0.1; done
+  grep -q "profiling pid $PY_PID" err.txt || fail "gp-runtime did not start: $(cat err.txt)"
+  sleep 2
+  kill -TERM "$rt"
+  local status=0
+  wait "$rt" || status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status after SIGTERM; stderr: $(cat err.txt)"
+  run --separate-stderr gp-fold out.gpa
+  assert_success
+  [ -z "$stderr" ] || fail "gp-fold complained: $stderr"
+  assert_output --partial "work ("
+  assert_output --partial "_[p]"
+}
+
+@test "the archive merges with gp-merge: runtime frames in gProfiler's form" {
+  start_python
+  gp-runtime -d 3 --python-mode gp -p "$PY_PID" -o rt.gpa
+  run --separate-stderr bash -c "gp-merge rt.gpa | gp-fold"
+  assert_success
+  assert_output --regexp ";main \([^)]*busy.py:7\)_\[p\];work \([^)]*busy.py:2\)_\[p\] [0-9]+"
+}
+
+@test "gp-record and gp-runtime side by side: gp-merge replaces native stacks by Python frames" {
+  require_root_bpf
+  start_python
+  gp-record -p "$PY_PID" -d 4 -o sys.gpa 2>/dev/null &
+  local rec=$!
+  gp-runtime -d 4 --python-mode gp -p "$PY_PID" -o rt.gpa 2>/dev/null
+  wait "$rec"
+  run --separate-stderr bash -c "gp-merge sys.gpa rt.gpa | gp-fold"
+  assert_success
+  assert_output --regexp "python3;appid: python: busy.py[^;]*;<module> [^;]*_\[p\];main [^;]*_\[p\];work [^;]*_\[p\] [0-9]+"
+  refute_output --partial "_PyEval_EvalFrameDefault"
+}
+
+@test "--disable-application-identifiers leaves appids out" {
+  start_python
+  gp-runtime -d 2 --python-mode gp --disable-application-identifiers -p "$PY_PID" -o rt.gpa 2>/dev/null
+  run gp-fold rt.gpa
+  assert_success
+  assert_output --partial "work ("
+  refute_output --partial "appid:"
+}

@@ -1,0 +1,81 @@
+// gp-runtime's options: gp-record's -d/-F/-p/-o, gProfiler's runtime mode spellings.
+#include "cli.h"
+
+#include "gp/runtime/registry.h"
+
+namespace gp::runtime_tool {
+
+using gp::cli::ValueHint;
+using runtime::Runtime;
+
+namespace {
+
+std::string mode_help(Runtime r) {
+  const auto& m = runtime::runtime_modes(r);
+  std::string values;
+  for (auto v : m.modes) values += (values.empty() ? "" : "|") + std::string(v);
+  std::string help = "Profiler for " + std::string(runtime::runtime_name(r)) + " processes: " +
+                     values + " (default " + std::string(m.default_mode) + ")";
+  if (r == Runtime::java) help += "; auto: async-profiler when installed, else JFR";
+  if (r == Runtime::python) help += "; auto: py-spy when installed, else gp's sampler";
+  return help;
+}
+
+void add_mode(CLI::App& app, RuntimeArgs& args, Runtime r) {
+  const auto& m = runtime::runtime_modes(r);
+  args.modes[r] = std::string(m.default_mode);
+  std::string name = "--" + std::string(m.option) + "-mode";
+  auto* opt = app.add_option(name, args.modes[r], mode_help(r))->type_name("MODE");
+  opt->check([r](const std::string& value) -> std::string {
+    auto normal = runtime::normalize_mode(r, value);
+    if (normal) return {};
+    const std::string& why = normal.error().message;
+    return "invalid value '" + value + "': " + why.substr(why.find("': ") + 3);
+  });
+  gp::cli::choices(opt, runtime::accepted_mode_values(r));
+  args.disabled[r] = false;
+  app.add_flag("--no-" + std::string(m.option), args.disabled[r],
+               "Do not profile " + std::string(runtime::runtime_name(r)) + " processes (= " + name +
+                   " disabled)");
+}
+
+}  // namespace
+
+void add_cli(CLI::App& app, RuntimeArgs& args) {
+  app.add_option("-d,--duration", args.duration, "Seconds to profile (default: until SIGINT/SIGTERM)")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
+  app.add_option("-F,--frequency", args.frequency, "Samples per second per process (profilers may clamp)")
+      ->type_name("HZ")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("-p,--pids", args.pids, "Only these processes (comma-separated or repeated); default: all")
+      ->type_name("PID")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  gp::cli::hint_value(app.add_option("-o,--output", args.output,
+                                     "Archive to write, '-' for stdout (default; never a terminal)")
+                          ->type_name("FILE"),
+                      ValueHint::archive);
+  app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
+  for (Runtime r : runtime::all_runtimes()) add_mode(app, args, r);
+  auto* no_spawned = app.add_flag("--no-profile-spawned-processes", args.no_spawned,
+                                  "Profile only the processes running at the start (default: also "
+                                  "those that start during the session)");
+  app.add_flag("--profile-spawned-processes", args.spawned_flag,
+               "Also profile processes that start during the session (the default)")
+      ->excludes(no_spawned);
+  app.add_flag("--disable-application-identifiers", args.no_app_ids,
+               "Do not compute appids (gunicorn/uwsgi/celery app, script, jar, main class)");
+  app.add_flag("--disable-application-metadata", args.no_app_metadata,
+               "Do not collect app metadata (exe, arch, runtime version from '<exe> --version')");
+  app.add_option("--grace", args.grace,
+                 "Seconds profilers get to hand in their results after the session ends; one that "
+                 "takes longer is reported as an error")
+      ->type_name("SECONDS")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
+  gp::cli::add_common_options(app, args.common);
+}
+
+}  // namespace gp::runtime_tool

@@ -1,0 +1,40 @@
+#pragma once
+// gp-runtime's arguments and their CLI11 definition (one definition for help, man checks and
+// completions).
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gp/cli/tool.h"
+#include "gp/runtime/adapter.h"
+
+namespace gp::runtime_tool {
+
+struct RuntimeArgs {
+  std::optional<double> duration;  // seconds; none = until SIGINT/SIGTERM (as gp-record)
+  int frequency = 11;
+  std::vector<int> pids;
+  std::string output = "-";
+  bool output_given = false;
+  bool no_compress = false;
+  // --<runtime>-mode values as typed (validated and normalised in run()).
+  std::map<runtime::Runtime, std::string> modes;
+  std::map<runtime::Runtime, bool> disabled;  // --no-<runtime>
+  bool no_spawned = false;
+  bool spawned_flag = false;  // --profile-spawned-processes (the default; accepted for gProfiler)
+  bool no_app_ids = false;
+  bool no_app_metadata = false;
+  double grace = 15;
+  gp::cli::CommonArgs common;
+};
+
+void add_cli(CLI::App& app, RuntimeArgs& args);
+
+// Profiles as the arguments say; returns the exit status.
+int run(const RuntimeArgs& args, const std::vector<std::string>& argv);
+
+}  // namespace gp::runtime_tool
