@@ -44,9 +44,14 @@ struct Target {
 
 struct SessionParams {
   int frequency_hz = 11;                    // wanted samples per second (adapters may clamp)
-  std::chrono::milliseconds duration{60000};  // time left in the session for this target
+  // Time left in the session for this target. Without -d (until SIGINT/SIGTERM, as gp-record)
+  // it is a year: such sessions end through the stop token.
+  std::chrono::milliseconds duration{60000};
   std::string mode;                         // the chosen mode value, e.g. "jfr", "attach-maps"
-  std::string work_dir;                     // private 0700 directory, removed by the driver
+  // Private 0700 directory of this target ("<work>/<pid>", root-owned), removed by the driver
+  // at exit. Empty when it could not be created. A profiler that runs as the target's user (a
+  // JVM writing a JFR file) needs the adapter to chown or chmod what it shares.
+  std::string work_dir;
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields
