@@ -73,8 +73,13 @@ void expect_main_chain(const rt::Profile& p, pid_t pid) {
       with_spin += s.count;
     }
   }
-  EXPECT_GT(with_work, 0u);
-  EXPECT_GT(with_spin, 0u);
+  std::string seen;
+  for (const auto& s : p.stacks) {
+    seen += "\n" + std::to_string(s.count) + " [" + s.thread_name + "]";
+    for (const auto& f : s.frames) seen += " " + f.name;
+  }
+  EXPECT_GT(with_work, 0u) << seen;
+  EXPECT_GT(with_spin, 0u) << seen;
 }
 
 TEST_F(JfrAdapterTest, ShowsTheJavaMethodChainOfABusyJvm) {

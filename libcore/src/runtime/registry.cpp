@@ -15,6 +15,8 @@ namespace {
 // A sentinel keeps the array non-empty; registered_adapters() drops it.
 const AdapterEntry kAdapters[] = {
     // adapters add their entries here
+    {Runtime::java, "ap", make_async_profiler_adapter},
+    {Runtime::java, "jfr", make_jfr_adapter},
     {Runtime::ruby, "rbspy", make_rbspy_adapter},
     {Runtime::php, "phpspy", make_phpspy_adapter},
     {Runtime::dotnet, "dotnet-trace", make_dotnet_trace_adapter},

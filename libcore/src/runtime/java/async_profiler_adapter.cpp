@@ -92,7 +92,6 @@ class AsyncProfilerAdapter final : public Adapter {
 
   Profile profile(const Target& target, const SessionParams& params,
                   std::stop_token stop) override {
-    auto begin = std::chrono::steady_clock::now();
     Profile out;
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
@@ -111,7 +110,9 @@ class AsyncProfilerAdapter final : public Adapter {
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
-    SessionEnd end = wait_session(*jvm, begin + params.duration, stop);
+    // The full duration from the moment samples are taken, as gProfiler waits after its start
+    // (attaching takes seconds on a busy host; counting it would leave a short session empty).
+    SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
     Status stopped = asprof.run("stop", output_options(file), {});
     if (end == SessionEnd::exited || !still_running(*jvm)) {
       return went_down();
