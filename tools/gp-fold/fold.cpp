@@ -1,4 +1,5 @@
 // gp-fold's run(): inputs → one archive → filters → the chosen format on the output.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -153,6 +154,11 @@ bool emit(const std::string& format, const model::Archive& archive, const FoldAr
 }  // namespace
 
 int run(FoldArgs& args) {
+  // Tables here grow by doubling to tens of MB. Above its mmap threshold glibc maps each new
+  // block fresh and unmaps the old one, so every growth faults in new pages; on the heap the
+  // freed blocks are reused. (A tenth of the CPU time on 200k samples, mostly page faults.)
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::string format = format_for(args);
   if (!check_switches(args, format)) return kExitUsage;
   bool partial = false;

@@ -1,6 +1,7 @@
 // gp-import's run(): input (stdin, a text file, or perf.data through `perf script`) → parser →
 // archive writer, streaming in big reads.
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -225,6 +226,11 @@ void relay_perf_warnings(const std::string& text) {
 }  // namespace
 
 int run(const ImportArgs& a) {
+  // Tables here grow by doubling to tens of MB. Above its mmap threshold glibc maps each new
+  // block fresh and unmaps the old one, so every growth faults in new pages; on the heap the
+  // freed blocks are reused. (A tenth of the CPU time on 200k samples, mostly page faults.)
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
   if (a.output == "-" && !a.output_given && gp::cli::is_terminal(STDOUT_FILENO)) {
     error("refusing to write a binary archive to a terminal");
     hint("redirect standard output or pipe it into gp-fold, or give '-o FILE' ('-o -' forces it)");

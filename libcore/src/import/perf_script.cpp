@@ -30,6 +30,14 @@ struct DsoEntry {
   FrameKind frame = FrameKind::native;
 };
 
+// A distinct stack, and where its first sample of the current chunk is: most stacks are
+// sampled in one thread only, so that sample is the one to add to, without a second lookup.
+struct StackEntry {
+  uint64_t id = 0;
+  uint64_t sample = 0;          // index in Session::samples
+  uint32_t chunk = UINT32_MAX;  // the chunk `sample` belongs to
+};
+
 struct ThreadInfo {
   int32_t pid = 0;
   std::string comm;
@@ -55,6 +63,7 @@ class PerfScriptParser::Impl {
   void forget_samples() {
     b_.forget_samples();
     sample_index_.clear();
+    ++chunk_;
   }
   PerfScriptStats stats_;
 
@@ -63,6 +72,7 @@ class PerfScriptParser::Impl {
   bool on_frame_line(std::string_view line);
   void begin_sample(const PerfSampleHeader& h);
   void end_sample();
+  void add_sample(StackEntry& stack);
   bool select_event(std::string_view event);
   void note_thread(int32_t pid, int32_t tid, std::string_view comm);
   void skip_line();
@@ -88,8 +98,10 @@ class PerfScriptParser::Impl {
   std::vector<PerfEventAttr> event_attrs_;
   std::string key_;  // reused lookup key: no allocation on cache hits
   model::StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
-  model::StringTable<uint64_t> stack_cache_;    // leaf-first location ids → stack id
-  model::StringTable<size_t> sample_index_;     // (pid, tid, stack id) → index in samples
+  model::StringTable<StackEntry> stack_cache_;  // leaf-first location ids → stack
+  model::StringTable<size_t> sample_index_;  // (pid, tid, stack id) → sample, for the other threads
+  uint32_t chunk_ = 0;
+  model::StringTable<uint64_t> function_cache_;  // symbol → function id
   model::StringTable<DsoEntry> dso_cache_;  // (pid, DSO text) → mapping and frame kind
   std::string dso_key_;
   std::unordered_map<int32_t, ThreadInfo> threads_;
@@ -225,7 +237,10 @@ uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_retur
     loc.mapping_id = d.mapping_id;
   }
   if (!f.symbol.empty() && f.symbol != "[unknown]") {
-    loc.lines.push_back({b_.function(f.symbol), 0, 0, false});
+    // The builder interns functions too; this cache spares it a key per frame of a known symbol.
+    auto [fn, inserted] = function_cache_.try_insert(f.symbol, 0);
+    if (inserted) *fn = b_.function(f.symbol);
+    loc.lines.push_back({*fn, 0, 0, false});
     loc.status = SymbolStatus::symbolic;
   } else {
     loc.status = loc.mapping_id != 0 ? SymbolStatus::unsymbolized : SymbolStatus::unmapped;
@@ -317,29 +332,42 @@ void PerfScriptParser::Impl::end_sample() {
   // either): its string keys cost an allocation per sample.
   std::string_view frames_key(reinterpret_cast<const char*>(frames_.data()),
                               frames_.size() * sizeof(uint64_t));
-  uint64_t* known = stack_cache_.find(frames_key);
-  uint64_t stack_id = known ? *known : 0;
-  if (stack_id == 0) {
+  StackEntry* stack = stack_cache_.find(frames_key);
+  if (stack == nullptr) {
     s_.stacks.push_back({frames_});
-    stack_id = stack_cache_.insert(frames_key, s_.stacks.size());
+    stack = &stack_cache_.insert(frames_key, {s_.stacks.size()});
   }
-  // Samples are summed per (pid, tid, stack), not per CPU: a stack that ran on several CPUs is
-  // one sample with cpu -1 (formats/README.md §4.3), which keeps recordings of busy machines small.
-  char key[16];
-  std::memcpy(key, &pid_, 4);
-  std::memcpy(key + 4, &tid_, 4);
-  std::memcpy(key + 8, &stack_id, 8);
-  std::string_view sample_key(key, sizeof key);
-  if (size_t* at = sample_index_.find(sample_key)) {
-    model::Sample& smp = s_.samples[*at];
-    smp.count += 1;
-    smp.weight += period_;
-    if (smp.cpu != cpu_) smp.cpu = -1;
-  } else {
-    sample_index_.insert(sample_key, s_.samples.size());
-    s_.samples.push_back({pid_, tid_, stack_id, 1, cpu_, period_});
-  }
+  add_sample(*stack);
   ++stats_.samples;
+}
+
+// Samples are summed per (pid, tid, stack), not per CPU: a stack that ran on several CPUs is one
+// sample with cpu -1 (formats/README.md §4.3), which keeps recordings of busy machines small.
+void PerfScriptParser::Impl::add_sample(StackEntry& stack) {
+  size_t at;
+  if (stack.chunk != chunk_) {  // the stack's first sample in this chunk
+    stack.chunk = chunk_;
+    stack.sample = s_.samples.size();
+    at = stack.sample;
+  } else if (s_.samples[stack.sample].pid == pid_ && s_.samples[stack.sample].tid == tid_) {
+    at = stack.sample;
+  } else {  // a stack seen in another thread first
+    char key[16];
+    std::memcpy(key, &pid_, 4);
+    std::memcpy(key + 4, &tid_, 4);
+    std::memcpy(key + 8, &stack.id, 8);
+    std::string_view sample_key(key, sizeof key);
+    auto [index, inserted] = sample_index_.try_insert(sample_key, s_.samples.size());
+    at = *index;
+  }
+  if (at == s_.samples.size()) {
+    s_.samples.push_back({pid_, tid_, stack.id, 1, cpu_, period_});
+    return;
+  }
+  model::Sample& smp = s_.samples[at];
+  smp.count += 1;
+  smp.weight += period_;
+  if (smp.cpu != cpu_) smp.cpu = -1;
 }
 
 PerfScriptParser::PerfScriptParser(model::Session& session, PerfScriptOptions options)
