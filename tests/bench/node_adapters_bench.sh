@@ -7,7 +7,8 @@
 set -euo pipefail
 BUILD=${1:-build}
 RUNS=${2:-5}
-HZ=${3:-11}
+HZ=${3:-11}  # gp-runtime's default
+HZ_ARG=(${3:+"$3"})
 RUN="$BUILD/tests/gp_node_adapter_run"
 [ -x "$RUN" ] || { echo "missing $RUN" >&2; exit 1; }
 SRC="$(cd "$(dirname "$0")/../.." && pwd)/tests/fixtures/runtime/node/chain.js"
@@ -31,7 +32,7 @@ one_run() {  # mode -> elapsed ms
   pid=$!
   if [ "$mode" != none ]; then
     sleep 0.3
-    "$RUN" "$mode" "$pid" 600 "$HZ" >/dev/null &
+    "$RUN" "$mode" "$pid" 600 "${HZ_ARG[@]}" >/dev/null &
     runner=$!
   fi
   wait "$pid" || true
