@@ -110,7 +110,8 @@ for spec in python:gp:python python:pyspy:python java:jfr:java java:ap:java ruby
   probe=$("$gp_runtime" -d 1 -F "$freq" "--$opt-mode" "$mode" -p "$probe_pid" -o /dev/null 2>&1 || true)
   kill "$probe_pid" 2>/dev/null; wait "$probe_pid" 2>/dev/null || true
   if [[ "$probe" == *"[Profiling skipped"* || "$probe" == *"not a "* ]]; then
-    printf '%-8s %-12s %s\n' "$rt" "$mode" "(not available here: ${probe##*\[Profiling skipped: })" | cut -c1-110
+    why=$(grep -o '\[Profiling skipped: [^]]*' <<<"$probe" | head -1 | sed 's/.*skipped: //')
+    printf '%-8s %-12s %s\n' "$rt" "$mode" "(not available here: ${why:-$probe})" | cut -c1-110
     continue
   fi
   alone=() profiled=()
