@@ -51,7 +51,7 @@ class HangingAdapter : public WaitingAdapter {
  public:
   std::string_view name() const override { return "test-hanging"; }
   Profile profile(const Target&, const SessionParams&, std::stop_token) override {
-    std::this_thread::sleep_for(4s);
+    std::this_thread::sleep_for(10s);
     return {};
   }
 };
@@ -147,7 +147,7 @@ TEST(RuntimeDriver, AHungAdapterDoesNotHoldTheSession) {
   o.grace = 300ms;
   auto t0 = std::chrono::steady_clock::now();
   auto r = run_session(o, {});
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3500ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 8s) << "the session waited for the hung adapter";
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->abandoned_threads);
   ASSERT_EQ(r->targets.size(), 1u);
