@@ -8,6 +8,7 @@
 #   KEEP=/tmp/symbench tests/bench/symbolize_bench.sh build   # keep the recordings there; a second
 #                                                              # run with the same KEEP reuses them
 #   RECORD_ONLY=1 KEEP=/tmp/symbench tests/bench/symbolize_bench.sh build   # record, measure later
+#   PERF_TEXT=1 ...   also time plain `perf script` (perf's symbolization without the Python fold)
 #
 # Workload (started here, plus whatever else the machine runs, since both recorders sample the
 # whole system): one loop compiling a C++ source with g++ -O2 (cc1plus: a large binary, many
@@ -86,7 +87,7 @@ for ((i = 0; i < repeat; i++)); do
   measure t.sym "$bin/gp-symbolize" --no-compress rec.gpa -o named.gpa 2> symbolize.err
   measure t.fold "$bin/gp-fold" -f folded named.gpa -o gp.folded
   measure t.perf sh -c 'perf script report stackcollapse > perf.folded 2> /dev/null'
-  measure t.script sh -c 'perf script > /dev/null 2>&1'
+  [ -z "${PERF_TEXT:-}" ] || measure t.script sh -c 'perf script > /dev/null 2>&1'
 done
 
 median() { sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END { print v[int((NR + 1) / 2)] }'; }
@@ -116,7 +117,7 @@ row "gp-symbolize" "$gp_samples" "$sym_cpu" "$sym_wall" "$(peak t.sym)" "${frame
 row "gp-fold" "$gp_samples" "$fold_cpu" "$fold_wall" "$(peak t.fold)"
 row "gp-symbolize + gp-fold" "$gp_samples" "$gp_cpu" "$gp_wall" "$gp_rss" "${frames:-}"
 row "perf script report stackcollapse" "$perf_samples" "$perf_cpu" "$perf_wall" "$(peak t.perf)"
-row "perf script (text only)" "$perf_samples" "$(median t.script 2)" "$(median t.script 1)" "$(peak t.script)"
+[ ! -s t.script ] || row "perf script (text only)" "$perf_samples" "$(median t.script 2)" "$(median t.script 1)" "$(peak t.script)"
 awk -v gs="$gp_samples" -v gc="$gp_cpu" -v gw="$gp_wall" -v ps="$perf_samples" -v pc="$perf_cpu" -v pw="$perf_wall" 'BEGIN {
   if (gc > 0 && pc > 0 && gw > 0 && pw > 0)
     printf "speedup of gp over perf stackcollapse (samples/s): %.1fx on CPU time, %.1fx on wall time (target: 10x)\n",

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 
 #include "gp/symbolize/elf_file.h"
@@ -125,6 +126,9 @@ struct ModuleResolver::Impl::Caches {
   std::optional<ScopeIndex> scopes;  // built on first use
   std::unordered_map<const void*, DieInfo> dies;  // by DIE address
   std::unordered_map<const char*, Frame> symbols;  // demangled symbol names, by name pointer
+  // Outermost frames: DWARF declaration (the DIE's slot, 0 for none) named by a symbol.
+  std::map<std::pair<uint32_t, const char*>, uint32_t> renamed;
+  uint32_t slots = 0;  // function slots handed out
 };
 
 namespace {
@@ -134,6 +138,7 @@ const DieInfo& die_info(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Die* die)
   if (!inserted) return it->second;
   DieInfo& info = it->second;
   info.frame = frame_of_die(die, im.options);
+  info.frame.function_slot = ++im.caches->slots;
   if (im.options.lines && dwarf_tag(die) == DW_TAG_inlined_subroutine) {
     info.call_file = call_file(cu, die);
     info.call_line = attr_udata(die, DW_AT_call_line);
@@ -332,6 +337,9 @@ std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_add
     Frame& outer = chain.back();
     outer.name = it->second.name;
     outer.system_name = it->second.system_name;
+    auto [slot, added] = im.caches->renamed.try_emplace({outer.function_slot, symbol}, 0);
+    if (added) slot->second = ++im.caches->slots;
+    outer.function_slot = slot->second;
   }
   std::vector<Frame> outermost_first(chain.rbegin(), chain.rend());
   return outermost_first;

@@ -143,12 +143,22 @@ class FunctionTable {
   std::unordered_set<uint64_t, Hash, Equal> index_;
 };
 
-void apply_frames(FunctionTable& functions, Location& loc, const std::vector<Frame>& frames) {
+// slots: function id per Frame::function_slot of the job's resolver (0 = not interned yet).
+void apply_frames(FunctionTable& functions, std::vector<uint64_t>& slots, Location& loc,
+                  const std::vector<Frame>& frames) {
   loc.lines.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];
     model::Line line;
-    line.function_id = functions.intern(f.name, f.system_name, f.decl_file, f.decl_line);
+    uint64_t* cached = nullptr;
+    if (f.function_slot != 0) {
+      if (slots.size() <= f.function_slot) slots.resize(f.function_slot + 1, 0);
+      cached = &slots[f.function_slot];
+    }
+    line.function_id = cached != nullptr && *cached != 0
+                           ? *cached
+                           : functions.intern(f.name, f.system_name, f.decl_file, f.decl_line);
+    if (cached != nullptr) *cached = line.function_id;
     line.line = f.line;
     line.column = f.column;
     line.inlined = i > 0;
@@ -235,6 +245,7 @@ SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt
 
   FunctionTable functions(s);
   for (auto& job : jobs) {
+    std::vector<uint64_t> slots;
     for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
       Location& loc = s.location(job.ref.location_ids[i]);
       if (job.result_of.empty() || job.results[job.result_of[i]].empty()) {  // not looked up, or no symbol
@@ -242,7 +253,7 @@ SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt
         ++job.report.unresolved;
         continue;
       }
-      apply_frames(functions, loc, job.results[job.result_of[i]]);
+      apply_frames(functions, slots, loc, job.results[job.result_of[i]]);
       ++report.newly_resolved;
       if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
       if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;

@@ -37,6 +37,9 @@ struct Frame {
   uint32_t column = 0;
   std::string decl_file;    // where the function is defined (lines only)
   uint32_t decl_line = 0;
+  // Same non-zero value for every frame of this resolver with the same name, system_name,
+  // decl_file and decl_line (a callers' cache key: no need to compare the strings); 0 = unknown.
+  uint32_t function_slot = 0;
 };
 
 class ModuleResolver {
