@@ -34,7 +34,8 @@ std::string col(const model::Archive& a, const ColOptions& o = {}) {
 
 std::string body(const std::string& text) { return text.substr(text.find('\n') + 1); }
 
-std::string folded(const model::Archive& a, const gp::fold::StackOptions& so, const FoldedOptions& fo) {
+std::string folded(const model::Archive& a, const gp::fold::StackOptions& so,
+                   const FoldedOptions& fo) {
   std::ostringstream out;
   gp::fold::write_folded(gp::fold::fold_stacks(a, so), fo, out);
   return out.str();
@@ -94,11 +95,13 @@ TEST(ColWriter, WithoutAppMetadataHasNoIndexFrame) {
 
 TEST(ColWriter, NeverWritesATokenAndFillsOnlyKnownFields) {
   model::Archive a;
-  a.sessions.emplace_back().header.metadata_json = R"({"run_arguments": {"server_token": "x", "Token": "y"}, "api_token": "z"})";
+  a.sessions.emplace_back().header.metadata_json =
+      R"({"run_arguments": {"server_token": "x", "Token": "y"}, "api_token": "z"})";
   std::string text = col(a);
   EXPECT_EQ(text.find("token"), std::string::npos);
   EXPECT_EQ(text.find("Token"), std::string::npos);
-  for (const char* unknown : {"spawn_time", "current_time", "processors", "spawn_uptime_ms", "\"pid\""})
+  for (const char* unknown :
+       {"spawn_time", "current_time", "processors", "spawn_uptime_ms", "\"pid\""})
     EXPECT_EQ(text.find(unknown), std::string::npos) << unknown;
   EXPECT_EQ(text.back(), '}');  // header only, no trailing newline
 }
@@ -153,8 +156,9 @@ TEST(FoldedWriter, AnnotatesAndDelimitsKernelFrames) {
   fo.annotate = true;
   fo.kernel_delimiter = true;
   std::string text = folded(fold_fixture::archive(), {}, fo);
-  EXPECT_NE(text.find("\nserver;main;serve_[i];(/usr/bin/server);-;ksys_read_[k];[unknown]_[k] 7\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("\nserver;main;serve_[i];(/usr/bin/server);-;ksys_read_[k];[unknown]_[k] 7\n"),
+      std::string::npos);
   EXPECT_NE(text.find("\nswapper/0;do_idle_[k] 40\n"), std::string::npos);  // no user part, no "-"
 }
 
@@ -182,8 +186,9 @@ TEST(SampleFilter, KeepsMatchingPidsCommsAndContainers) {
   f.pids = {300, 400};
   f.comms = {"server"};
   EXPECT_EQ(gp::fold::filter_samples(a, f), 12u);
-  EXPECT_EQ(folded(a, {}, {}), "server;main;serve;(/usr/bin/server) 5\n"
-                               "server;main;serve;(/usr/bin/server);ksys_read;[unknown] 7\n");
+  EXPECT_EQ(folded(a, {}, {}),
+            "server;main;serve;(/usr/bin/server) 5\n"
+            "server;main;serve;(/usr/bin/server);ksys_read;[unknown] 7\n");
   a = fold_fixture::archive();
   f = {};
   f.exclude_idle = true;

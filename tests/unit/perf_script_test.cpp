@@ -257,7 +257,8 @@ TEST(PerfScriptImport, SelectsTheEventAskedFor) {
   EXPECT_EQ(s.header.sampling.event, "task-clock");
   EXPECT_EQ(st.samples, count_headers(text, " task-clock:"));
   Session t;
-  auto st2 = import_perf_script(fixture("workload-g.txt"), t, PerfScriptOptions{.event = "cpu-clock"});
+  auto st2 =
+      import_perf_script(fixture("workload-g.txt"), t, PerfScriptOptions{.event = "cpu-clock"});
   EXPECT_EQ(st2.event, "cpu-clock:ppp");  // the name without perf's modifiers matches
   EXPECT_GT(st2.samples, 0u);
 }
@@ -338,9 +339,10 @@ TEST(PerfScriptImport, SkipsOverlongLinesAndGoesOn) {
 
 TEST(PerfScriptImport, ToleratesCrLfAndAMissingLastNewline) {
   Session s;
-  auto st = import_perf_script("x 5 1.000001: cpu-clock: \r\n\t10 f+0x1 (/bin/x)\r\n\r\n"
-                               "x 5 1.000002: cpu-clock: \r\n\t10 f+0x1 (/bin/x)",
-                               s);
+  auto st = import_perf_script(
+      "x 5 1.000001: cpu-clock: \r\n\t10 f+0x1 (/bin/x)\r\n\r\n"
+      "x 5 1.000002: cpu-clock: \r\n\t10 f+0x1 (/bin/x)",
+      s);
   EXPECT_EQ(st.samples, 2u);
   EXPECT_EQ(st.skipped_lines, 0u);
   EXPECT_TRUE(has_function(s, "f"));

@@ -31,7 +31,8 @@ using gp::cli::warning;
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // async-profiler's rule: without --format, the output's extension names the format.
@@ -48,20 +49,23 @@ std::string format_for(const FoldArgs& args) {
 // ignored options.
 bool check_switches(const FoldArgs& a, const std::string& format) {
   auto refuse = [&](const char* option, const char* formats) {
-    error(std::string("option ") + option + " applies to " + formats + " only, not --format " + format);
+    error(std::string("option ") + option + " applies to " + formats + " only, not --format " +
+          format);
     std::cerr << "Try 'gp-fold --help' for more information.\n";
     return false;
   };
   bool top = a.top != 0;
   bool stacks_view = top || format == "folded" || format == "speedscope";
-  if ((a.with_pid || a.with_tid) && !(format == "folded" || format == "speedscope") )
+  if ((a.with_pid || a.with_tid) && !(format == "folded" || format == "speedscope"))
     return refuse(a.with_pid ? "--with-pid" : "--with-tid", "--format folded and speedscope");
   if ((a.user_only || a.kernel_only) && !stacks_view)
-    return refuse(a.user_only ? "--user-only" : "--kernel-only", "--format folded, speedscope and --top");
+    return refuse(a.user_only ? "--user-only" : "--kernel-only",
+                  "--format folded, speedscope and --top");
   if ((a.annotate || a.kernel_delimiter) && (top || format != "folded"))
     return refuse(a.annotate ? "--annotate" : "--kernel-delimiter", "--format folded");
   if ((a.profile_api_version != "v2" || a.no_app_metadata) && (top || format != "col"))
-    return refuse(a.no_app_metadata ? "--no-app-metadata" : "--profile-api-version", "--format col");
+    return refuse(a.no_app_metadata ? "--no-app-metadata" : "--profile-api-version",
+                  "--format col");
   return true;
 }
 
@@ -75,7 +79,8 @@ std::optional<model::Archive> load(const std::vector<std::string>& inputs, bool&
       return std::nullopt;
     }
     if (archive->truncated) {
-      warning(archive->problem.empty() ? "input '" + display_name(path) + "' is truncated" : archive->problem);
+      warning(archive->problem.empty() ? "input '" + display_name(path) + "' is truncated"
+                                       : archive->problem);
       partial = true;
     }
     for (model::Session& s : archive->sessions) all.sessions.push_back(std::move(s));
@@ -156,7 +161,7 @@ bool emit(const std::string& format, const model::Archive& archive, const FoldAr
 int run(FoldArgs& args) {
   // Tables here grow by doubling to tens of MB. Above its mmap threshold glibc maps each new
   // block fresh and unmaps the old one, so every growth faults in new pages; on the heap the
-  // freed blocks are reused. (A tenth of the CPU time on 200k samples, mostly page faults.)
+  // freed blocks are reused (on 200k samples: a fifth fewer page faults).
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::string format = format_for(args);
@@ -174,12 +179,13 @@ int run(FoldArgs& args) {
   uint64_t total = 0;
   for (const auto& s : archive->sessions) total += s.total_samples();
   uint64_t kept = filter.empty() ? total : fold::filter_samples(*archive, filter);
-  if (kept == 0 && total != 0 && !(filter.pids.empty() && filter.comms.empty() && filter.containers.empty()))
+  if (kept == 0 && total != 0 &&
+      !(filter.pids.empty() && filter.comms.empty() && filter.containers.empty()))
     warning("no samples match the filters (" + std::to_string(total) + " samples read)");
   bool written = emit(format, *archive, args);
   // The process ends right after: the OS takes the memory back at once, while the destructor
-  // would free a few allocations per location and stack (a tenth of gp-fold's time on 100k
-  // stacks). Deliberately kept, not leaked by accident.
+  // would free a few allocations per location and stack (hundreds of thousands on a 200k-sample
+  // recording). Deliberately kept, not leaked by accident.
   static model::Archive* kept_until_exit = nullptr;
   kept_until_exit = new model::Archive(std::move(*archive));
   (void)kept_until_exit;

@@ -10,10 +10,14 @@ namespace {
 kj::ArrayPtr<const kj::byte> bytes(const std::string& s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(s.data()), s.size());
 }
-std::string str(capnp::Data::Reader d) { return std::string(reinterpret_cast<const char*>(d.begin()), d.size()); }
+std::string str(capnp::Data::Reader d) {
+  return std::string(reinterpret_cast<const char*>(d.begin()), d.size());
+}
 // Text ends at its first NUL: the writer sets Text from C strings (which stop there), so
 // reading further would make read -> write -> read change the data (found by archive_fuzz).
-std::string str(capnp::Text::Reader t) { return std::string(t.cStr(), ::strnlen(t.cStr(), t.size())); }
+std::string str(capnp::Text::Reader t) {
+  return std::string(t.cStr(), ::strnlen(t.cStr(), t.size()));
+}
 
 // Unknown enumerants (from a newer writer) read as the first value ("unknown"/default).
 template <typename E>
@@ -30,7 +34,8 @@ void fill_lines(capnp::List<schema::Line>::Builder b, const std::vector<model::L
   }
 }
 
-Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r, const model::Session& s) {
+Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r,
+                                            const model::Session& s) {
   std::vector<model::Line> out;
   out.reserve(r.size());
   for (auto l : r) {
@@ -219,13 +224,14 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
     });
   }
   if (count(r.kernel_symbols)) {
-    fill_range(b.initKernelSymbols(count(r.kernel_symbols)), r.kernel_symbols, [&](auto k, size_t i) {
-      const auto& v = s.kernel_symbols[i];
-      k.setAddress(v.address);
-      k.setName(bytes(v.name));
-      k.setModule(bytes(v.module));
-      k.setType(static_cast<uint8_t>(v.type));
-    });
+    fill_range(b.initKernelSymbols(count(r.kernel_symbols)), r.kernel_symbols,
+               [&](auto k, size_t i) {
+                 const auto& v = s.kernel_symbols[i];
+                 k.setAddress(v.address);
+                 k.setName(bytes(v.name));
+                 k.setModule(bytes(v.module));
+                 k.setType(static_cast<uint8_t>(v.type));
+               });
   }
   if (count(r.jit_maps)) {
     fill_range(b.initJitMaps(count(r.jit_maps)), r.jit_maps, [&](auto j, size_t i) {
@@ -253,15 +259,17 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
     });
   }
   if (count(r.location_updates)) {
-    fill_range(b.initLocationUpdates(count(r.location_updates)), r.location_updates, [&](auto u, size_t i) {
-      const auto& v = s.location_updates[i];
-      u.setLocationId(v.location_id);
-      if (!v.lines.empty()) fill_lines(u.initLines(v.lines.size()), v.lines);
-      u.setStatus(static_cast<schema::SymbolStatus>(v.status));
-      u.setKind(static_cast<schema::FrameKind>(v.kind));
-    });
+    fill_range(b.initLocationUpdates(count(r.location_updates)), r.location_updates,
+               [&](auto u, size_t i) {
+                 const auto& v = s.location_updates[i];
+                 u.setLocationId(v.location_id);
+                 if (!v.lines.empty()) fill_lines(u.initLines(v.lines.size()), v.lines);
+                 u.setStatus(static_cast<schema::SymbolStatus>(v.status));
+                 u.setKind(static_cast<schema::FrameKind>(v.kind));
+               });
   }
-  if (r.with_counters && !s.counters.empty()) fill_counters(b.initCounters(s.counters.size()), s.counters);
+  if (r.with_counters && !s.counters.empty())
+    fill_counters(b.initCounters(s.counters.size()), s.counters);
 }
 
 Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
@@ -302,7 +310,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
   }
   make_room(s.functions, r.getFunctions().size());
   for (auto f : r.getFunctions())
-    s.functions.push_back({str(f.getName()), str(f.getSystemName()), str(f.getFileName()), f.getStartLine()});
+    s.functions.push_back(
+        {str(f.getName()), str(f.getSystemName()), str(f.getFileName()), f.getStartLine()});
   make_room(s.locations, r.getLocations().size());
   for (auto l : r.getLocations()) {
     model::Location v;
@@ -312,7 +321,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
                         std::to_string(s.mappings.size()));
     v.address = l.getAddress();
     v.file_offset = l.getFileOffset();
-    v.kind = enum_in_range<model::FrameKind>(static_cast<uint16_t>(l.getKind()), model::kFrameKindCount);
+    v.kind =
+        enum_in_range<model::FrameKind>(static_cast<uint16_t>(l.getKind()), model::kFrameKindCount);
     auto lines = read_lines(l.getLines(), s);
     if (!lines) return lines.error();
     v.lines = std::move(*lines);
@@ -330,7 +340,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     auto& loc = s.location(id);
     loc.lines = std::move(*lines);
     loc.status = enum_in_range<model::SymbolStatus>(static_cast<uint16_t>(u.getStatus()), 7);
-    loc.kind = enum_in_range<model::FrameKind>(static_cast<uint16_t>(u.getKind()), model::kFrameKindCount);
+    loc.kind =
+        enum_in_range<model::FrameKind>(static_cast<uint16_t>(u.getKind()), model::kFrameKindCount);
   }
   make_room(s.stacks, r.getStacks().size());
   for (auto st : r.getStacks()) {
@@ -350,15 +361,18 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     if (sm.getStackId() == 0 || sm.getStackId() > s.stacks.size())
       return make_error("sample refers to stack " + std::to_string(sm.getStackId()) + " of " +
                         std::to_string(s.stacks.size()));
-    s.samples.push_back({sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight()});
+    s.samples.push_back(
+        {sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight()});
   }
   for (auto k : r.getKernelSymbols())
-    s.kernel_symbols.push_back({k.getAddress(), str(k.getName()), str(k.getModule()), static_cast<char>(k.getType())});
+    s.kernel_symbols.push_back(
+        {k.getAddress(), str(k.getName()), str(k.getModule()), static_cast<char>(k.getType())});
   for (auto j : r.getJitMaps()) {
     model::JitMap v;
     v.pid = j.getPid();
     v.path = str(j.getPath());
-    for (auto e : j.getEntries()) v.entries.push_back({e.getStart(), e.getSize(), str(e.getName())});
+    for (auto e : j.getEntries())
+      v.entries.push_back({e.getStart(), e.getSize(), str(e.getName())});
     s.jit_maps.push_back(std::move(v));
   }
   for (auto c : r.getStackCopies()) {
@@ -368,7 +382,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     for (uint64_t reg : c.getRegisters()) v.registers.push_back(reg);
     v.stack = str(c.getStack());
     v.kernel_stack_id = c.getKernelStackId();
-    if (v.kernel_stack_id > s.stacks.size()) return make_error("stack copy refers to a missing kernel stack");
+    if (v.kernel_stack_id > s.stacks.size())
+      return make_error("stack copy refers to a missing kernel stack");
     v.count = c.getCount();
     s.stack_copies.push_back(std::move(v));
   }

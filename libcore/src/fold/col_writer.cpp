@@ -36,7 +36,8 @@ class LineTable {
   }
 
   uint32_t sequence(const std::vector<uint32_t>& tokens) {
-    std::string_view key(reinterpret_cast<const char*>(tokens.data()), tokens.size() * sizeof(uint32_t));
+    std::string_view key(reinterpret_cast<const char*>(tokens.data()),
+                         tokens.size() * sizeof(uint32_t));
     auto [id, inserted] = sequences_.try_insert(key, static_cast<uint32_t>(seq_begin_.size()));
     if (inserted) {
       seq_begin_.push_back(static_cast<uint32_t>(seq_tokens_.size()));
@@ -73,7 +74,8 @@ class LineTable {
       }
       out.emplace_back(std::move(text), l.count);
     }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     size_t kept = 0;
     for (size_t i = 0; i < out.size(); ++i) {
       if (kept > 0 && out[kept - 1].first == out[i].first) out[kept - 1].second += out[i].second;
@@ -93,11 +95,11 @@ class LineTable {
   model::StringTable<uint32_t> raw_tokens_;  // kind + raw name → token
   model::StringTable<uint32_t> tokens_;      // text → token
   std::vector<std::string> token_texts_;
-  model::StringTable<uint32_t> sequences_;   // token ids → sequence
+  model::StringTable<uint32_t> sequences_;  // token ids → sequence
   std::vector<uint32_t> seq_begin_, seq_end_, seq_tokens_;
   model::StringTable<uint32_t> prefixes_;
   std::vector<std::string> prefix_texts_;
-  model::StringTable<size_t> line_index_;    // (prefix, sequence) → index in lines_
+  model::StringTable<size_t> line_index_;  // (prefix, sequence) → index in lines_
   std::vector<Line> lines_;
 };
 
@@ -105,9 +107,17 @@ class LineTable {
 // prefixes per (pid, tid).
 class SessionLines {
  public:
-  SessionLines(const model::Session& s, const detail::ColContext& ctx, const ColOptions& o, LineTable& t)
-      : s_(s), namer_(s), procs_(s), ctx_(ctx), o_(o), t_(t), stack_seq_(s.stacks.size() + 1, kNone),
-        location_begin_(s.locations.size() + 1, kNone), location_end_(s.locations.size() + 1, 0) {}
+  SessionLines(const model::Session& s, const detail::ColContext& ctx, const ColOptions& o,
+               LineTable& t)
+      : s_(s),
+        namer_(s),
+        procs_(s),
+        ctx_(ctx),
+        o_(o),
+        t_(t),
+        stack_seq_(s.stacks.size() + 1, kNone),
+        location_begin_(s.locations.size() + 1, kNone),
+        location_end_(s.locations.size() + 1, 0) {}
 
   void add(const model::Sample& smp) {
     t_.add(prefix(smp.pid, smp.tid), stack_sequence(smp.stack_id), smp.count);
@@ -132,7 +142,8 @@ class SessionLines {
     if (o_.profile_api_version != "v1") {
       if (o_.application_metadata) {
         size_t idx = 0;
-        if (p != nullptr && !p->app_metadata_json.empty()) idx = ctx_.app_index.at(p->app_metadata_json);
+        if (p != nullptr && !p->app_metadata_json.empty())
+          idx = ctx_.app_index.at(p->app_metadata_json);
         out += std::to_string(idx) + ";";
       }
       if (p != nullptr) detail::append_col_field(p->container_name, out);

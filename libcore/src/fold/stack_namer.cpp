@@ -5,7 +5,8 @@ namespace gp::fold::detail {
 // perf prints a bracketed DSO without its brackets: "[vdso]" → "(vdso)".
 void dso_frame_name(const std::string& path, std::string& out) {
   out.assign(1, '(');
-  if (path.size() >= 2 && path.front() == '[' && path.back() == ']') out.append(path, 1, path.size() - 2);
+  if (path.size() >= 2 && path.front() == '[' && path.back() == ']')
+    out.append(path, 1, path.size() - 2);
   else out.append(path);
   out += ')';
 }
@@ -28,7 +29,8 @@ void python_frame_name(const model::Function& f, const model::Line& line, std::s
 }
 
 const model::Mapping* StackNamer::mapping_of(const model::Location& loc) const {
-  if (loc.mapping_id != 0 && loc.mapping_id <= s_.mappings.size()) return &s_.mapping(loc.mapping_id);
+  if (loc.mapping_id != 0 && loc.mapping_id <= s_.mappings.size())
+    return &s_.mapping(loc.mapping_id);
   return nullptr;
 }
 

@@ -101,7 +101,8 @@ size_t tokenize(std::string_view line, Tokens& toks) {
     if (i == line.size()) break;
     size_t start = i;
     while (i < line.size() && !is_blank(line[i])) ++i;
-    toks[n++] = {line.data() + start, static_cast<uint32_t>(i - start), static_cast<uint32_t>(start)};
+    toks[n++] = {line.data() + start, static_cast<uint32_t>(i - start),
+                 static_cast<uint32_t>(start)};
   }
   return n;
 }

@@ -96,13 +96,13 @@ class PerfScriptParser::Impl {
 
   int64_t first_time_ = -1, last_time_ = -1;
   std::vector<PerfEventAttr> event_attrs_;
-  std::string key_;  // reused lookup key: no allocation on cache hits
+  std::string key_;                             // reused lookup key: no allocation on cache hits
   model::StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
   model::StringTable<StackEntry> stack_cache_;  // leaf-first location ids → stack
   model::StringTable<size_t> sample_index_;  // (pid, tid, stack id) → sample, for the other threads
   uint32_t chunk_ = 0;
   model::StringTable<uint64_t> function_cache_;  // symbol → function id
-  model::StringTable<DsoEntry> dso_cache_;  // (pid, DSO text) → mapping and frame kind
+  model::StringTable<DsoEntry> dso_cache_;       // (pid, DSO text) → mapping and frame kind
   std::string dso_key_;
   std::unordered_map<int32_t, ThreadInfo> threads_;
 };
@@ -154,7 +154,8 @@ void PerfScriptParser::Impl::finish() {
   apply_event_attrs(event_attrs_, s_.header.sampling);
   if (first_time_ >= 0) {
     s_.header.monotonic_start_ns = first_time_;
-    if (s_.header.sampling.duration_ns == 0) s_.header.sampling.duration_ns = last_time_ - first_time_;
+    if (s_.header.sampling.duration_ns == 0)
+      s_.header.sampling.duration_ns = last_time_ - first_time_;
   }
 }
 

@@ -50,7 +50,9 @@ class StringTable {
     }
   }
   // Inserts key (which must be absent) and returns its value slot.
-  V& insert(std::string_view key, V value) { return insert(key, hash_bytes(key), std::move(value)); }
+  V& insert(std::string_view key, V value) {
+    return insert(key, hash_bytes(key), std::move(value));
+  }
   V& insert(std::string_view key, uint64_t h, V value) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
     ++count_;
