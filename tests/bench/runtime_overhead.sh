@@ -4,7 +4,7 @@
 #   tests/bench/runtime_overhead.sh [-r ROUNDS] [-d SECONDS] [-F HZ]
 #
 # For each adapter that can run here (python: gp, pyspy; java: jfr, ap; ruby: rbspy; node:
-# inspector), a single-threaded target counts how many times it runs a fixed piece of work
+# attach-maps (the cost of V8 writing its perf map; the sampling is gp-record's), inspector), a single-threaded target counts how many times it runs a fixed piece of work
 # during a measured window and prints iterations per second. Rounds alternate between the target
 # alone and the target under `gp-runtime -p PID -F HZ` (default 11, gProfiler's); the table shows
 # the median rates and the slowdown. The window starts 2 s after the target (so JIT warm-up and
@@ -85,7 +85,7 @@ target_cmd() {
 # one_run RUNTIME MODE|-: iterations per second of the target, profiled unless MODE is '-'.
 one_run() {
   local out="$work/rate" pid
-  $(target_cmd "$1") > "$out" &
+  $(target_cmd "$1") > "$out" 2>/dev/null &
   pid=$!
   if [ "$2" != "-" ]; then
     sleep 0.3
@@ -100,11 +100,11 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 
 
 printf '%-8s %-12s %14s %14s %9s\n' runtime adapter "alone it/s" "profiled it/s" slowdown
-for spec in python:gp:python python:pyspy:python java:jfr:java java:ap:java ruby:rbspy:ruby node:inspector:nodejs; do
+for spec in python:gp:python python:pyspy:python java:jfr:java java:ap:java ruby:rbspy:ruby node:attach-maps:nodejs node:inspector:nodejs; do
   IFS=: read -r rt mode opt <<<"$spec"
   case "$rt" in java) command -v java >/dev/null || continue ;; ruby) command -v ruby >/dev/null || continue ;; node) command -v node >/dev/null || continue ;; esac
   # Is the adapter available? Profile a short-lived target once and look at the result line.
-  $(target_cmd "$rt") > /dev/null &
+  $(target_cmd "$rt") > /dev/null 2>&1 &
   probe_pid=$!
   sleep 1
   probe=$("$gp_runtime" -d 1 -F "$freq" "--$opt-mode" "$mode" -p "$probe_pid" -o /dev/null 2>&1 || true)
