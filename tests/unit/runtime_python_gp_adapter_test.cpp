@@ -53,7 +53,8 @@ TEST(RuntimePythonGpAdapter, SamplesGilHoldersWithPySpyStyleFrames) {
     leaves.insert(s.frames.back().name);
     total += s.count;
     if (s.frames.back().name == "call_c") {
-      EXPECT_EQ(s.frames.back().file, std::string(GP_TEST_DATA_DIR) + "/fixtures/runtime/python/target.py");
+      EXPECT_EQ(s.frames.back().file,
+                std::string(GP_TEST_DATA_DIR) + "/fixtures/runtime/python/target.py");
     }
   }
   // The four busy threads take turns on the GIL; the main thread sleeps without it (py-spy
@@ -71,7 +72,8 @@ TEST(RuntimePythonGpAdapter, ProcessExitingMidSessionGivesTheErrorFrame) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the interpreter is up
   std::thread reaper([child] { waitpid(child, nullptr, 0); });
-  Profile p = make_gp_python_adapter()->profile(target_of(child), params_for(std::chrono::seconds(5)), {});
+  Profile p =
+      make_gp_python_adapter()->profile(target_of(child), params_for(std::chrono::seconds(5)), {});
   reaper.join();
   EXPECT_EQ(p.error_frame, "[Profiling error: process went down during profiling]");
   EXPECT_TRUE(p.stacks.empty());
@@ -84,7 +86,8 @@ TEST(RuntimePythonGpAdapter, NonPythonProcessIsSkipped) {
     _exit(127);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  Profile p = make_gp_python_adapter()->profile(target_of(child), params_for(std::chrono::seconds(1)), {});
+  Profile p =
+      make_gp_python_adapter()->profile(target_of(child), params_for(std::chrono::seconds(1)), {});
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   EXPECT_EQ(p.error_frame, "[Profiling skipped: no python executable or libpython is mapped]");
@@ -99,8 +102,8 @@ TEST(RuntimePythonGpAdapter, StopsEarlyWhenAsked) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     stop.request_stop();
   });
-  Profile p = make_gp_python_adapter()->profile(target_of(target.pid()),
-                                                params_for(std::chrono::seconds(60)), stop.get_token());
+  Profile p = make_gp_python_adapter()->profile(
+      target_of(target.pid()), params_for(std::chrono::seconds(60)), stop.get_token());
   stopper.join();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
   EXPECT_EQ(p.error_frame, "");

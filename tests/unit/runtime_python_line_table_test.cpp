@@ -81,7 +81,8 @@ TEST(RuntimePythonLineTable, GarbageAndEmptyTablesStayBounded) {
   EXPECT_EQ(line_for_offset(LineTableFormat::linetable310, "", 7, 100), 7u);
   EXPECT_EQ(line_for_offset(LineTableFormat::lnotab, "", 7, 100), 7u);
   // A table without the entry-start bit is torn: first line.
-  EXPECT_EQ(line_for_offset(LineTableFormat::locations311, std::string("\x01\x02\x03", 3), 7, 2), 7u);
+  EXPECT_EQ(line_for_offset(LineTableFormat::locations311, std::string("\x01\x02\x03", 3), 7, 2),
+            7u);
   // A long-form entry whose varints run off the end reads no further (its line delta, -31,
   // makes the line non-positive: no line).
   std::string cut("\xf0\x7f", 2);

@@ -109,8 +109,8 @@ class FakePySpy {
                  const std::string& fail = "") {
     std::ofstream env(dir_ + "/fake-py-spy.env");
     env << "FAKE_HZ=" << hz << "\nFAKE_SECONDS=" << seconds << "\nFAKE_PID=" << pid
-        << "\nFAKE_WORK_DIR='" << work_ << "'\nFAKE_OUTPUT='" << output << "'\nFAKE_FAIL='"
-        << fail << "'\n";
+        << "\nFAKE_WORK_DIR='" << work_ << "'\nFAKE_OUTPUT='" << output << "'\nFAKE_FAIL='" << fail
+        << "'\n";
   }
   const std::string& work() const { return work_; }
 
@@ -171,8 +171,9 @@ TEST(RuntimePythonPySpy, ProcessGoneBeforePySpyStarted) {
   if (child == 0) _exit(0);
   waitpid(child, nullptr, 0);  // the pid is gone now
   FakePySpy fake;
-  fake.configure(11, 1, child, "",
-                 "Error: Failed to get process executable name. Check that the process is running.");
+  fake.configure(
+      11, 1, child, "",
+      "Error: Failed to get process executable name. Check that the process is running.");
   SessionParams params;
   params.duration = std::chrono::milliseconds(1000);
   params.work_dir = fake.work();

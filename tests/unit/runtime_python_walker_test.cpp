@@ -27,13 +27,15 @@ std::vector<std::string> interpreters() {
 
 std::string describe(const std::vector<PyFrameInfo>& frames) {
   std::string s;
-  for (const auto& f : frames) s += f.name + " (" + f.file + ":" + std::to_string(f.first_line) + ")\n";
+  for (const auto& f : frames)
+    s += f.name + " (" + f.file + ":" + std::to_string(f.first_line) + ")\n";
   return s;
 }
 
 std::string describe(const std::vector<test::SnapshotFrame>& frames) {
   std::string s;
-  for (const auto& f : frames) s += f.name + " (" + f.file + ":" + std::to_string(f.first_line) + ")\n";
+  for (const auto& f : frames)
+    s += f.name + " (" + f.file + ":" + std::to_string(f.first_line) + ")\n";
   return s;
 }
 

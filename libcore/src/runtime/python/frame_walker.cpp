@@ -49,9 +49,12 @@ FrameWalker::FrameWalker(RemoteMemory& memory, PyLayout layout, uint64_t runtime
 
 WalkStatus FrameWalker::failure() const {
   switch (memory_.last_failure()) {
-    case ReadStatus::gone: return WalkStatus::gone;
-    case ReadStatus::denied: return WalkStatus::denied;
-    default: return WalkStatus::torn;
+    case ReadStatus::gone:
+      return WalkStatus::gone;
+    case ReadStatus::denied:
+      return WalkStatus::denied;
+    default:
+      return WalkStatus::torn;
   }
 }
 
@@ -95,7 +98,8 @@ uint64_t FrameWalker::gil_holder(uint64_t interp) {
 
 WalkStatus FrameWalker::walk_thread(uint64_t tstate, ThreadSample& out) {
   uint32_t size = std::max({layout_.tstate_next, layout_.tstate_frame, layout_.tstate_thread_id,
-                            layout_.tstate_native_thread_id.value_or(0)}) + 8;
+                            layout_.tstate_native_thread_id.value_or(0)}) +
+                  8;
   std::string buf(size, '\0');
   if (memory_.read(tstate, buf.data(), buf.size()) != ReadStatus::ok) return failure();
   out.pthread_id = field<uint64_t>(buf, layout_.tstate_thread_id);

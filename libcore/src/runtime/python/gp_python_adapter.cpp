@@ -43,7 +43,8 @@ class StackCounter {
     if (fresh) {
       Stack& s = it->second;
       s.tid = t.native_tid;
-      s.thread_name = names_.try_emplace(t.native_tid, thread_name(pid, t.native_tid)).first->second;
+      s.thread_name =
+          names_.try_emplace(t.native_tid, thread_name(pid, t.native_tid)).first->second;
       for (const auto& f : t.frames) {
         s.frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line});
       }

@@ -89,7 +89,10 @@ std::vector<MapsEntry> parse_maps(std::string_view text) {
     for (auto& f : fields) {
       while (pos < line.size() && line[pos] == ' ') ++pos;
       size_t end = line.find(' ', pos);
-      if (end == std::string_view::npos) { ok = false; break; }
+      if (end == std::string_view::npos) {
+        ok = false;
+        break;
+      }
       f = line.substr(pos, end - pos);
       pos = end;
     }
@@ -99,7 +102,8 @@ std::vector<MapsEntry> parse_maps(std::string_view text) {
     if (path.empty() || path[0] != '/') continue;
     auto dash = fields[0].find('-');
     auto start = hex_field(fields[0].substr(0, dash));
-    auto end = dash == std::string_view::npos ? std::nullopt : hex_field(fields[0].substr(dash + 1));
+    auto end =
+        dash == std::string_view::npos ? std::nullopt : hex_field(fields[0].substr(dash + 1));
     auto offset = hex_field(fields[2]);
     if (!start || !end || !offset) continue;
     out.push_back({*start, *end, *offset, std::string(path)});
@@ -111,8 +115,9 @@ const MapsEntry* pick_interpreter_mapping(const std::vector<MapsEntry>& maps) {
   const MapsEntry* lib = nullptr;
   const MapsEntry* exe = nullptr;
   for (const auto& m : maps) {
-    if (m.path.ends_with(" (deleted)") ? !is_interpreter_file_name(m.path.substr(0, m.path.size() - 10))
-                                       : !is_interpreter_file_name(m.path)) {
+    if (m.path.ends_with(" (deleted)")
+            ? !is_interpreter_file_name(m.path.substr(0, m.path.size() - 10))
+            : !is_interpreter_file_name(m.path)) {
       continue;
     }
     const MapsEntry*& slot = is_libpython(m.path) ? lib : exe;

@@ -34,8 +34,8 @@ std::vector<MapsEntry> parse_maps(std::string_view text);
 const MapsEntry* pick_interpreter_mapping(const std::vector<MapsEntry>& maps);
 
 struct InterpreterInfo {
-  std::string path;                // as /proc/PID/maps prints it
-  PythonVersion version;           // from Py_Version (3.11+) else from the file name
+  std::string path;       // as /proc/PID/maps prints it
+  PythonVersion version;  // from Py_Version (3.11+) else from the file name
   bool version_known = false;
   uint64_t runtime_address = 0;    // &_PyRuntime in the target
   uint64_t code_type_address = 0;  // &PyCode_Type, 0 when the symbol is missing

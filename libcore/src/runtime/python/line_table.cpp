@@ -100,9 +100,12 @@ LineTableFormat line_table_format(int minor) {
 uint32_t line_for_offset(LineTableFormat format, std::string_view table, uint32_t first_line,
                          uint32_t byte_offset) {
   switch (format) {
-    case LineTableFormat::lnotab: return lnotab_line(table, first_line, byte_offset);
-    case LineTableFormat::linetable310: return linetable310_line(table, first_line, byte_offset);
-    case LineTableFormat::locations311: return locations311_line(table, first_line, byte_offset);
+    case LineTableFormat::lnotab:
+      return lnotab_line(table, first_line, byte_offset);
+    case LineTableFormat::linetable310:
+      return linetable310_line(table, first_line, byte_offset);
+    case LineTableFormat::locations311:
+      return locations311_line(table, first_line, byte_offset);
   }
   return first_line;
 }

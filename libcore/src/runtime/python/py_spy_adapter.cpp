@@ -15,8 +15,8 @@
 namespace gp::runtime {
 namespace {
 
-constexpr int kMaxFrequencyHz = 50;                       // gProfiler's limit_frequency
-constexpr std::chrono::seconds kTimeoutMargin{10};        // gProfiler: duration + 10 s
+constexpr int kMaxFrequencyHz = 50;                 // gProfiler's limit_frequency
+constexpr std::chrono::seconds kTimeoutMargin{10};  // gProfiler: duration + 10 s
 
 std::string random_letters(size_t n) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -36,12 +36,25 @@ std::string last_line(std::string_view text) {
 }  // namespace
 
 std::vector<std::string> python::py_spy_command(const std::string& program, pid_t pid, int hz,
-                                        std::chrono::milliseconds duration,
-                                        const std::string& output) {
+                                                std::chrono::milliseconds duration,
+                                                const std::string& output) {
   auto seconds = std::max<int64_t>(1, (duration.count() + 999) / 1000);
-  return {program, "record", "-r", std::to_string(hz), "-d", std::to_string(seconds),
-          "--nonblocking", "--format", "raw", "-F", "--output", output, "-p",
-          std::to_string(pid), "--full-filenames", "--gil"};
+  return {program,
+          "record",
+          "-r",
+          std::to_string(hz),
+          "-d",
+          std::to_string(seconds),
+          "--nonblocking",
+          "--format",
+          "raw",
+          "-F",
+          "--output",
+          output,
+          "-p",
+          std::to_string(pid),
+          "--full-filenames",
+          "--gil"};
 }
 
 namespace {

@@ -152,7 +152,8 @@ Result<PyLayout> layout_from_debug_offsets(std::string_view bytes) {
   l.code_linetable = u32(slot::kCodeLinetable);
   l.code_code_adaptive = u32(slot::kCodeAdaptive);
   l.code_size = std::max({l.code_name, *l.code_qualname, l.code_filename, l.code_firstlineno,
-                          l.code_linetable}) + 8;
+                          l.code_linetable}) +
+                8;
   l.bytes_size = u32(slot::kBytesSize);
   l.bytes_data = u32(slot::kBytesData);
   l.unicode_state = u32(slot::kUnicodeState);

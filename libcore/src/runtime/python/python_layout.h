@@ -19,9 +19,9 @@
 namespace gp::runtime::python {
 
 enum class FrameModel {
-  frame_object,       // 3.8 - 3.10: PyThreadState.frame -> PyFrameObject, f_back chain
-  cframe,             // 3.11 - 3.12: PyThreadState.cframe -> _PyCFrame.current_frame
-  current_frame,      // 3.13+: PyThreadState.current_frame (a _PyInterpreterFrame)
+  frame_object,   // 3.8 - 3.10: PyThreadState.frame -> PyFrameObject, f_back chain
+  cframe,         // 3.11 - 3.12: PyThreadState.cframe -> _PyCFrame.current_frame
+  current_frame,  // 3.13+: PyThreadState.current_frame (a _PyInterpreterFrame)
 };
 
 struct PyLayout {
@@ -43,9 +43,9 @@ struct PyLayout {
   // PyThreadState
   uint32_t tstate_next = 0;
   uint32_t tstate_interp = 0;
-  uint32_t tstate_frame = 0;        // frame (3.8-3.10), cframe (3.11-3.12), current_frame (3.13)
+  uint32_t tstate_frame = 0;          // frame (3.8-3.10), cframe (3.11-3.12), current_frame (3.13)
   uint32_t cframe_current_frame = 0;  // 3.11-3.12
-  uint32_t tstate_thread_id = 0;    // pthread_t
+  uint32_t tstate_thread_id = 0;      // pthread_t
   std::optional<uint32_t> tstate_native_thread_id;  // 3.11+
   // PyFrameObject (3.8 - 3.10)
   uint32_t frame_back = 0;
@@ -53,18 +53,18 @@ struct PyLayout {
   uint32_t frame_lasti = 0;  // int: byte offset (3.8/3.9), code-unit index (3.10)
   // _PyInterpreterFrame (3.11+)
   uint32_t iframe_previous = 0;
-  uint32_t iframe_code = 0;       // f_code (3.11-3.12), f_executable (3.13)
-  uint32_t iframe_instr = 0;      // prev_instr (3.11-3.12), instr_ptr (3.13)
-  uint32_t iframe_owner = 0;      // char
-  uint32_t iframe_size = 0;       // bytes to read for one frame
+  uint32_t iframe_code = 0;   // f_code (3.11-3.12), f_executable (3.13)
+  uint32_t iframe_instr = 0;  // prev_instr (3.11-3.12), instr_ptr (3.13)
+  uint32_t iframe_owner = 0;  // char
+  uint32_t iframe_size = 0;   // bytes to read for one frame
   // PyCodeObject
   uint32_t code_name = 0;
   std::optional<uint32_t> code_qualname;  // 3.11+
   uint32_t code_filename = 0;
-  uint32_t code_firstlineno = 0;  // int
-  uint32_t code_linetable = 0;    // co_lnotab (3.8/3.9) or co_linetable (bytes)
+  uint32_t code_firstlineno = 0;    // int
+  uint32_t code_linetable = 0;      // co_lnotab (3.8/3.9) or co_linetable (bytes)
   uint32_t code_code_adaptive = 0;  // 3.11+: first code unit, inline in the object
-  uint32_t code_size = 0;          // bytes to read to cover the fields above
+  uint32_t code_size = 0;           // bytes to read to cover the fields above
   // PyUnicodeObject / PyBytesObject
   uint32_t unicode_length = 16;
   uint32_t unicode_state = 32;

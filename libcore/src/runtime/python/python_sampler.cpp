@@ -47,7 +47,8 @@ std::variant<std::unique_ptr<PythonSampler>, AttachFailure> PythonSampler::attac
   if (!info) return locate_failure(pid, info.error().message);
   std::string head(kDebugOffsetsSize, '\0');
   ReadStatus read = memory.read(info->runtime_address, head.data(), head.size());
-  if (read == ReadStatus::gone) return AttachFailure{AttachFailure::Kind::gone, "process went down during profiling"};
+  if (read == ReadStatus::gone)
+    return AttachFailure{AttachFailure::Kind::gone, "process went down during profiling"};
   if (read == ReadStatus::denied) {
     return AttachFailure{AttachFailure::Kind::denied,
                          "cannot read the process's memory: " + memory.last_error()};
@@ -56,12 +57,14 @@ std::variant<std::unique_ptr<PythonSampler>, AttachFailure> PythonSampler::attac
   if (info->version_known) layout = layout_for_minor(info->version.minor);
   if (!layout && read == ReadStatus::ok && head.starts_with("xdebugpy")) {
     auto from_debug = layout_from_debug_offsets(head);
-    if (!from_debug) return AttachFailure{AttachFailure::Kind::unsupported, from_debug.error().message};
+    if (!from_debug)
+      return AttachFailure{AttachFailure::Kind::unsupported, from_debug.error().message};
     layout = *from_debug;
     if (!info->version_known) info->version = {3, layout->minor, -1}, info->version_known = true;
   }
   if (!layout) {
-    std::string v = info->version_known ? "CPython " + info->version.text() : "this CPython version";
+    std::string v =
+        info->version_known ? "CPython " + info->version.text() : "this CPython version";
     return AttachFailure{AttachFailure::Kind::unsupported,
                          v + " is not supported by gp's sampler (3.8 - 3.13)"};
   }
@@ -113,7 +116,8 @@ void PythonSampler::fill_missing_tids(std::vector<ThreadSample>& threads) {
   if (tid_offset_ < 0) return;
   for (auto& t : threads) {
     int32_t tid = 0;
-    if (memory_.read_value(t.pthread_id + static_cast<uint64_t>(tid_offset_), tid)) t.native_tid = tid;
+    if (memory_.read_value(t.pthread_id + static_cast<uint64_t>(tid_offset_), tid))
+      t.native_tid = tid;
   }
 }
 

@@ -50,7 +50,7 @@ class PythonSampler {
   InterpreterInfo info_;
   FrameWalker walker_;
   SamplerStats stats_;
-  int tid_offset_ = -1;  // where glibc's struct pthread keeps the tid (3.8-3.10); -1 unknown
+  int tid_offset_ = -1;   // where glibc's struct pthread keeps the tid (3.8-3.10); -1 unknown
   int tid_searches_ = 0;  // a search can fail on a thread being born; a few are allowed
 };
 
