@@ -59,7 +59,7 @@ folded() {
 @test "the perf adapter warns about a node started without --perf-basic-prof" {
   start_node
   run -0 "$RUN_ADAPTER" perf "$NODE_PID" 1
-  assert_line --partial "was started without --perf-basic-prof"
+  assert_line --partial "started without --perf-basic-prof: its JS frames stay unnamed"
   assert_line "stacks 0 samples 0"
 }
 

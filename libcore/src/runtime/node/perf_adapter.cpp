@@ -20,9 +20,9 @@ class NodePerfAdapter final : public Adapter {
     Profile p;
     const std::string flag = node::perf_map_flag(target.cmdline, node::node_options_of(target.pid));
     if (flag.empty()) {
-      p.warnings.push_back("node pid " + std::to_string(target.pid) +
-                           " was started without --perf-basic-prof: its JS frames stay unnamed "
-                           "(--nodejs-mode attach-maps turns perf maps on in a running node)");
+      p.warnings.push_back(
+          "started without --perf-basic-prof: its JS frames stay unnamed "
+          "(--nodejs-mode attach-maps turns perf maps on in a running node)");
     }
     return p;
   }
