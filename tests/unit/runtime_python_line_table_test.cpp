@@ -177,6 +177,11 @@ TEST(RuntimePythonLayout, RejectsWrongCookieVersionAndGarbage) {
   auto r = layout_from_debug_offsets(v314);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("3.14"), std::string::npos);
+  std::string free_threaded = b;
+  free_threaded[16] = 1;
+  auto ft = layout_from_debug_offsets(free_threaded);
+  ASSERT_FALSE(ft.ok());
+  EXPECT_NE(ft.error().message.find("free-threaded"), std::string::npos);
   std::string huge = b;
   uint64_t big = 1ull << 40;
   std::memcpy(huge.data() + 9 * 8, &big, 8);

@@ -85,7 +85,7 @@ PyLayout layout_312() {
 
 // The 3.13 _Py_DebugOffsets struct, as uint64 slots (Include/internal/pycore_runtime.h).
 namespace slot {
-constexpr size_t kVersion = 1, kInterpretersHead = 5;
+constexpr size_t kVersion = 1, kFreeThreaded = 2, kInterpretersHead = 5;
 constexpr size_t kInterpNext = 8, kThreadsHead = 9, kCevalGil = 14, kGilState = 15;
 constexpr size_t kGilLocked = 17, kGilHolder = 18;
 constexpr size_t kTstateNext = 21, kTstateInterp = 22, kCurrentFrame = 23, kThreadId = 24;
@@ -119,6 +119,10 @@ Result<PyLayout> layout_from_debug_offsets(std::string_view bytes) {
   if (!version || version->minor != 13) {
     return make_error("_Py_DebugOffsets of an unsupported version (" +
                       (version ? version->text() : std::string("unknown")) + ")");
+  }
+  // Free-threaded builds (3.13t) have another object header: none of the fixed sizes hold.
+  if (at(slot::kFreeThreaded) != 0) {
+    return make_error("free-threaded CPython builds are not supported by gp's sampler");
   }
   // Every offset must be small: a garbage struct would send the walker anywhere.
   for (size_t i = slot::kInterpretersHead; i <= slot::kAsciiSize; ++i) {
