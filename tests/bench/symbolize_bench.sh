@@ -86,6 +86,7 @@ rm -f t.*
 for ((i = 0; i < repeat; i++)); do
   measure t.sym "$bin/gp-symbolize" --no-compress rec.gpa -o named.gpa 2> symbolize.err
   measure t.fold "$bin/gp-fold" -f folded named.gpa -o gp.folded
+  measure t.col "$bin/gp-fold" named.gpa -o gp.col
   measure t.perf sh -c 'perf script report stackcollapse > perf.folded 2> /dev/null'
   [ -z "${PERF_TEXT:-}" ] || measure t.script sh -c 'perf script > /dev/null 2>&1'
 done
@@ -107,6 +108,10 @@ fold_cpu=$(median t.fold 2) fold_wall=$(median t.fold 1)
 gp_cpu=$(awk -v a="$sym_cpu" -v b="$fold_cpu" 'BEGIN { print a + b }')
 gp_wall=$(awk -v a="$sym_wall" -v b="$fold_wall" 'BEGIN { print a + b }')
 gp_rss=$(( $(peak t.sym) > $(peak t.fold) ? $(peak t.sym) : $(peak t.fold) ))
+col_cpu=$(median t.col 2) col_wall=$(median t.col 1)
+gpc_cpu=$(awk -v a="$sym_cpu" -v b="$col_cpu" 'BEGIN { print a + b }')
+gpc_wall=$(awk -v a="$sym_wall" -v b="$col_wall" 'BEGIN { print a + b }')
+gpc_rss=$(( $(peak t.sym) > $(peak t.col) ? $(peak t.sym) : $(peak t.col) ))
 perf_cpu=$(median t.perf 2) perf_wall=$(median t.perf 1)
 
 echo
@@ -115,12 +120,18 @@ echo "gp: ${gp_samples} samples, ${frames:-?} unique addresses (${resolved:-?} r
 printf "%-34s %9s %8s %8s %12s %12s %8s\n" step samples cpu_s wall_s samples/cpu_s addrs/cpu_s rss_MiB
 row "gp-symbolize" "$gp_samples" "$sym_cpu" "$sym_wall" "$(peak t.sym)" "${frames:-}"
 row "gp-fold" "$gp_samples" "$fold_cpu" "$fold_wall" "$(peak t.fold)"
-row "gp-symbolize + gp-fold" "$gp_samples" "$gp_cpu" "$gp_wall" "$gp_rss" "${frames:-}"
+row "gp-fold (.col)" "$gp_samples" "$col_cpu" "$col_wall" "$(peak t.col)"
+row "gp-symbolize + gp-fold -f folded" "$gp_samples" "$gp_cpu" "$gp_wall" "$gp_rss" "${frames:-}"
+row "gp-symbolize + gp-fold (.col)" "$gp_samples" "$gpc_cpu" "$gpc_wall" "$gpc_rss" "${frames:-}"
 row "perf script report stackcollapse" "$perf_samples" "$perf_cpu" "$perf_wall" "$(peak t.perf)"
 [ ! -s t.script ] || row "perf script (text only)" "$perf_samples" "$(median t.script 2)" "$(median t.script 1)" "$(peak t.script)"
-awk -v gs="$gp_samples" -v gc="$gp_cpu" -v gw="$gp_wall" -v ps="$perf_samples" -v pc="$perf_cpu" -v pw="$perf_wall" 'BEGIN {
-  if (gc > 0 && pc > 0 && gw > 0 && pw > 0)
-    printf "speedup of gp over perf stackcollapse (samples/s): %.1fx on CPU time, %.1fx on wall time (target: 10x)\n",
-           (gs / gc) / (ps / pc), (gs / gw) / (ps / pw) }'
-echo "peak RSS: gp $((gp_rss / 1024)) MiB, perf stackcollapse $(( $(peak t.perf) / 1024 )) MiB"
+speedup() {  # label gp_cpu gp_wall
+  awk -v l="$1" -v gs="$gp_samples" -v gc="$2" -v gw="$3" -v ps="$perf_samples" -v pc="$perf_cpu" -v pw="$perf_wall" 'BEGIN {
+    if (gc > 0 && pc > 0 && gw > 0 && pw > 0)
+      printf "speedup of gp-symbolize + gp-fold %s over perf stackcollapse (samples/s): %.1fx on CPU time, %.1fx on wall time (target: 10x)\n",
+             l, (gs / gc) / (ps / pc), (gs / gw) / (ps / pw) }'
+}
+speedup "-f folded" "$gp_cpu" "$gp_wall"
+speedup "(.col)" "$gpc_cpu" "$gpc_wall"
+echo "peak RSS: gp-symbolize $(( $(peak t.sym) / 1024 )) MiB, gp-fold -f folded $(( $(peak t.fold) / 1024 )) MiB, gp-fold (.col) $(( $(peak t.col) / 1024 )) MiB; perf stackcollapse $(( $(peak t.perf) / 1024 )) MiB"
 [ "$gp_samples" -ge 1000000 ] || echo "note: fewer than 1M samples; raise FREQ or DURATION for the issue's figure"

@@ -8,6 +8,7 @@ target_sources(gp_unit_tests PRIVATE
   unit/symbolize_session_test.cpp
   unit/symbolize_live_test.cpp
   unit/symbolize_fixture_test.cpp
+  unit/symbolize_scope_test.cpp
 )
 
 set(gp_sym_fixtures ${CMAKE_CURRENT_BINARY_DIR}/fixtures/symbolize)

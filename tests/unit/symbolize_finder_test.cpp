@@ -39,6 +39,20 @@ TEST(DebugInfoFinder, DebugDirComesBeforeTheRecordedPath) {
   EXPECT_TRUE(found.debug.empty()) << "the binary has DWARF: no separate file needed";
 }
 
+TEST(DebugInfoFinder, SidecarStoreComesAfterDebugDirsAndBeforeTheRecordedPath) {
+  TempDir dir;
+  std::string id = build_id_of(fixture("sym_fp"));
+  add_to_store(dir / "sidecar", fixture("sym_fp"), /*as_binary=*/true);
+  add_to_store(dir / "store", fixture("sym_fp"), /*as_binary=*/true);
+  FinderOptions o = isolated();
+  o.sidecar = dir / "sidecar";
+  auto found = DebugInfoFinder(o).find(fixture("sym_fp"), id);
+  EXPECT_EQ(found.binary_source, "sidecar");
+  EXPECT_EQ(found.binary, dir / "sidecar" + "/" + gp::symbolize::build_id_relpath(id));
+  o.debug_dirs = {dir / "store"};
+  EXPECT_EQ(DebugInfoFinder(o).find(fixture("sym_fp"), id).binary_source, "debug-dir");
+}
+
 TEST(DebugInfoFinder, SysrootCopyOfTheRecordedPath) {
   TempDir dir;
   ASSERT_EQ(sh("mkdir -p " + (dir / "root/opt/app")), 0);
