@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# gp-runtime's Java adapters end to end: a real JVM running tests/fixtures/runtime/java/Main.java
+# (Main.main -> Main.work -> Main.spin), profiled through JFR (the JDK's jcmd and jfr), folded
+# by gp-fold and merged into a gp-record session by gp-merge. Sessions are long (20 s): attaching
+# (jcmd starts a JVM of its own) takes seconds on a loaded CI host and eats into the session.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+  command -v javac >/dev/null || skip "javac is missing (scripts/install-deps.sh --test installs the JDK)"
+  export JAVA_CLASSES="$BATS_FILE_TMPDIR/classes"
+  mkdir -p "$JAVA_CLASSES"
+  javac -d "$JAVA_CLASSES" "$GP_SOURCE_DIR/tests/fixtures/runtime/java/Main.java"
+}
+
+setup() {
+  cd "$BATS_TEST_TMPDIR"
+  require_command java
+  require_command jcmd
+}
+
+teardown() {
+  [ -n "${JVM_PID:-}" ] && kill -9 "$JVM_PID" 2>/dev/null
+  wait 2>/dev/null || true
+}
+
+# Starts Main in the background (extra args: its own), and waits for its "ready" line.
+start_jvm() {
+  java -Xmx64m -XX:+UseSerialGC -cp "$JAVA_CLASSES" Main "$@" > jvm.out &
+  JVM_PID=$!
+  for _ in $(seq 600); do
+    grep -q ready jvm.out 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "the JVM did not start within 60 s"
+}
+
+@test "JFR mode shows the Java method chain with Java frame suffixes" {
+  start_jvm
+  run --separate-stderr gp-runtime --java-mode jfr -p "$JVM_PID" -d 20 -F 50 -o rt.gpa
+  assert_success
+  run --separate-stderr gp-fold rt.gpa
+  assert_success
+  assert_output --regexp ';java;(appid: [^;]*;)?Main\.main\(\[Ljava/lang/String\|\)V_\[j\];Main\.work\(\)V_\[j\](;| )'
+  assert_output --partial ';Main.work()V_[j];Main.spin(J)J_['
+  kill -0 "$JVM_PID"
+  run jcmd "$JVM_PID" JFR.check
+  refute_output --partial 'gp-runtime'
+}
+
+@test "a JVM that exits mid-session gets the error frame" {
+  start_jvm 3
+  run --separate-stderr gp-runtime --java-mode jfr -p "$JVM_PID" -d 15 -o rt.gpa
+  assert_failure 1
+  [[ "$stderr" == *"[Profiling error: process went down during profiling]"* ]] || fail "stderr: $stderr"
+  run --separate-stderr gp-fold rt.gpa
+  assert_success
+  assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling error: process went down during profiling\] 1$'
+}
+
+@test "ap mode without async-profiler installed skips the JVM with gProfiler's frame" {
+  command -v asprof >/dev/null && skip "async-profiler is installed here"
+  start_jvm
+  run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 2 -o rt.gpa
+  assert_failure 1
+  run --separate-stderr gp-fold rt.gpa
+  assert_success
+  assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling skipped: async-profiler is not installed \(no asprof or profiler\.sh on PATH\)\] 1$'
+}
+
+@test "gp-merge puts the JFR stacks in place of the JVM's native stacks of gp-record" {
+  require_root_bpf
+  start_jvm
+  gp-record -p "$JVM_PID" -d 25 -o sys.gpa 2>/dev/null &
+  local rec=$!
+  gp-runtime --java-mode jfr -p "$JVM_PID" -d 20 -F 50 -o rt.gpa
+  wait "$rec"
+  run --separate-stderr bash -c "gp-merge sys.gpa rt.gpa | gp-fold"
+  assert_success
+  assert_output --partial ';Main.work()V_[j]'
+}
