@@ -115,6 +115,18 @@ TEST(RuntimeSubprocess, EnvironmentIsClearedExceptTheBasics) {
   EXPECT_NE(r.out.find("GP_EXTRA=1\n"), std::string::npos);
 }
 
+TEST(RuntimeSubprocess, ExtraEnvironmentReplacesAnInheritedVariable) {
+  const char* saved = std::getenv("TMPDIR");
+  std::string old_value = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", "/gp-own-tmp", 1);
+  auto o = cmd({"env"});
+  o.extra_env = {"TMPDIR=/proc/1/root/tmp"};
+  auto r = run_ok(o);
+  if (saved != nullptr) ::setenv("TMPDIR", old_value.c_str(), 1); else ::unsetenv("TMPDIR");
+  EXPECT_EQ(r.out.find("TMPDIR=/gp-own-tmp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("TMPDIR=/proc/1/root/tmp\n"), std::string::npos) << r.out;
+}
+
 TEST(RuntimeSubprocess, ResourceLimitsApplyToTheChild) {
   auto o = cmd({"sh", "-c", "ulimit -v; ulimit -t"});
   o.address_space_bytes = 512ull << 20;

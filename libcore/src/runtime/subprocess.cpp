@@ -28,7 +28,13 @@ std::vector<std::string> child_environment(const RunOptions& o) {
   for (const char* name : {"HOME", "TMPDIR", "LANG"}) {
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   }
-  env.insert(env.end(), o.extra_env.begin(), o.extra_env.end());
+  // An extra NAME=value replaces an inherited NAME: getenv() takes the first match, so a
+  // duplicate would silently keep gp's own value (e.g. TMPDIR for dotnet-trace).
+  for (const std::string& extra : o.extra_env) {
+    std::string prefix = extra.substr(0, extra.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });
+    env.push_back(extra);
+  }
   return env;
 }
 
