@@ -24,19 +24,6 @@ std::string local_timestamp() {
   return buf;
 }
 
-int64_t clock_ns(clockid_t clock) {
-  timespec ts{};
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-std::string random_uuid() {
-  std::ifstream in("/proc/sys/kernel/random/uuid");
-  std::string id;
-  std::getline(in, id);
-  return id;
-}
-
 }  // namespace
 
 std::string expand_output_name(const std::string& pattern, const std::string& host) {
@@ -76,10 +63,8 @@ model::Header make_header(const RecordArgs& args, const std::vector<std::string>
   h.producer_version = kVersion;
   h.argv = argv;
   h.source = model::SourceKind::system;
-  h.session_id = random_uuid();
+  model::start_session_now(h);
   h.host = host;
-  h.start_time_ns = clock_ns(CLOCK_REALTIME);
-  h.monotonic_start_ns = clock_ns(CLOCK_MONOTONIC);
   h.sampling.event = args.event;
   h.sampling.frequency_hz = args.frequency;
   h.sampling.mode = "fp";

@@ -1,6 +1,27 @@
 #include "gp/model/session.h"
 
+#include <time.h>
+
+#include <fstream>
+
 namespace gp::model {
+
+namespace {
+
+int64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+void start_session_now(Header& header) {
+  std::ifstream in("/proc/sys/kernel/random/uuid");
+  std::getline(in, header.session_id);
+  header.start_time_ns = clock_ns(CLOCK_REALTIME);
+  header.monotonic_start_ns = clock_ns(CLOCK_MONOTONIC);
+}
 
 void Session::set_counter(const std::string& name, int64_t value) {
   for (auto& c : counters) {

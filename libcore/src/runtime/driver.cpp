@@ -42,19 +42,6 @@ struct Slot {
 };
 using SlotPtr = std::shared_ptr<Slot>;
 
-int64_t clock_ns(clockid_t clock) {
-  timespec ts{};
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-std::string random_uuid() {
-  std::ifstream in("/proc/sys/kernel/random/uuid");
-  std::string id;
-  std::getline(in, id);
-  return id;
-}
-
 model::Process process_entry(const Target& t, const DriverOptions& o) {
   proc::SnapshotOptions snap_options;
   snap_options.proc_root = o.proc_root;
@@ -192,10 +179,8 @@ bool still_running(const Target& t, const std::string& proc_root) {
 model::Header make_header(const DriverOptions& o) {
   model::Header h;
   h.source = model::SourceKind::runtime;
-  h.session_id = random_uuid();
+  model::start_session_now(h);
   h.host = proc::host_info();
-  h.start_time_ns = clock_ns(CLOCK_REALTIME);
-  h.monotonic_start_ns = clock_ns(CLOCK_MONOTONIC);
   h.sampling.event = "cpu";
   h.sampling.frequency_hz = static_cast<uint32_t>(o.frequency_hz);
   h.sampling.mode = "runtime";

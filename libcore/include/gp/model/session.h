@@ -246,6 +246,10 @@ struct Archive {
   std::string problem;     // why, for the warning line; empty when not truncated
 };
 
+// Marks a header as a session starting now: a random session id (UUID text) and the
+// wall-clock and monotonic start times, so producers stamp sessions the same way.
+void start_session_now(Header& header);
+
 const char* to_string(FrameKind kind);
 const char* to_string(SymbolStatus status);
 const char* to_string(MappingKind kind);

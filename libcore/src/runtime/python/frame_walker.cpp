@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/python/line_table.h"
+#include "util/utf8.h"
 
 namespace gp::runtime::python {
 namespace {
@@ -14,24 +15,6 @@ T field(const std::string& buf, uint32_t offset) {
   T v{};
   if (offset + sizeof v <= buf.size()) std::memcpy(&v, buf.data() + offset, sizeof v);
   return v;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | ((cp >> 18) & 0x07));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 constexpr size_t kMaxCachedCode = 100000;
@@ -224,7 +207,7 @@ bool FrameWalker::read_string(uint64_t address, std::string& out) {
     if (kind == 1) cp = static_cast<unsigned char>(raw[i]);
     if (kind == 2) cp = field<uint16_t>(raw, static_cast<uint32_t>(i * 2));
     if (kind == 4) cp = field<uint32_t>(raw, static_cast<uint32_t>(i * 4));
-    append_utf8(out, cp);
+    util::append_utf8(cp, out);
   }
   return true;
 }
