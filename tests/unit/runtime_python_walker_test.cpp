@@ -5,8 +5,10 @@
 // (colon-separated paths, e.g. other CPython versions when the machine has them).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "runtime/python/python_sampler.h"
 #include "runtime_python_target.h"
@@ -83,10 +85,23 @@ TEST(RuntimePythonWalker, StacksMatchTheTargetsOwnCurrentFrames) {
   }
 }
 
+// The target signals readiness from inside write_snapshot, a moment before its main thread
+// enters idle_wait: sample again (briefly) until it is there.
+Sampled sample_with_main_idle(pid_t pid) {
+  Sampled got;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    got = sample_target(pid);
+    for (const auto& t : got.threads)
+      if (t.native_tid == pid && !t.frames.empty() && t.frames.back().name == "idle_wait") return got;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return got;
+}
+
 TEST(RuntimePythonWalker, SeesRecursionDepthGeneratorAndIdleMainThread) {
   test::PythonTarget target;
   ASSERT_TRUE(target.wait_ready());
-  Sampled got = sample_target(target.pid());
+  Sampled got = sample_with_main_idle(target.pid());
   EXPECT_EQ(got.info.version.major, 3);
   EXPECT_EQ(got.info.version.minor, 11);
   ASSERT_EQ(got.threads.size(), 5u);
