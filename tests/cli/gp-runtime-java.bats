@@ -27,7 +27,10 @@ teardown() {
 
 # Starts Main in the background (extra args: its own), and waits for its "ready" line.
 start_jvm() {
-  java -Xmx64m -XX:+UseSerialGC -cp "$JAVA_CLASSES" Main "$@" > jvm.out &
+  # DebugNonSafepoints: JFR attached at run time cannot walk code compiled without it (samples
+  # of the hot C2 loop were dropped: 3 samples in 20 s); gp-runtime(1) tells users the same.
+  java -Xmx64m -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+    -cp "$JAVA_CLASSES" Main "$@" > jvm.out &
   JVM_PID=$!
   for _ in $(seq 600); do
     grep -q ready jvm.out 2>/dev/null && return 0

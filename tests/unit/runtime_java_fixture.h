@@ -28,7 +28,10 @@ class JavaProgram {
 #ifdef GP_JAVA_CLASSES
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
-    std::vector<std::string> argv = {"/usr/bin/java", "-Xmx64m", "-XX:+UseSerialGC"};
+    // DebugNonSafepoints: JFR attached at run time cannot walk code compiled without it
+    // (its samples of a hot C2 loop are dropped); gp-runtime(1) tells users the same.
+    std::vector<std::string> argv = {"/usr/bin/java", "-Xmx64m", "-XX:+UseSerialGC",
+                                     "-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"};
     argv.insert(argv.end(), jvm_args.begin(), jvm_args.end());
     argv.insert(argv.end(), {"-cp", GP_JAVA_CLASSES, "Main"});
     argv.insert(argv.end(), args.begin(), args.end());
