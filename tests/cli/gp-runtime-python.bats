@@ -51,8 +51,8 @@ start_target() {
   /usr/bin/python3 -c 'import time; time.sleep(1.5)' &
   PY_PID=$!
   sleep 0.5
-  # (gp-runtime's exit status when no process could be profiled is the driver's business.)
-  run gp-runtime --python-mode gp -p "$PY_PID" -d 4 -o "$OUT/rt.gpa"
+  # Exit 1: no process could be profiled.
+  run -1 gp-runtime --python-mode gp -p "$PY_PID" -d 4 -o "$OUT/rt.gpa"
   assert_output --partial "python via gp-python: [Profiling error: process went down during profiling]"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial ";python3;[Profiling error: process went down during profiling] 1"
@@ -60,7 +60,7 @@ start_target() {
 
 @test "--python-mode py-spy without py-spy: a per-process skip frame" {
   start_target
-  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run gp-runtime --python-mode py-spy -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
+  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -1 gp-runtime --python-mode py-spy -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: py-spy is not installed (not on PATH)]"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: py-spy is not installed (not on PATH)]"

@@ -52,7 +52,7 @@ EOF
 
 @test "--ruby-mode rbspy: a crashing rbspy is the process's error frame, with rbspy's reason" {
   install_fake_rbspy crash 11
-  PATH="$OUT/bin:$PATH" run gp-runtime --ruby-mode rbspy -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
+  PATH="$OUT/bin:$PATH" run -1 gp-runtime --ruby-mode rbspy -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
   assert_line --partial "pid $RB_PID (ruby"
   assert_output --partial "[Profiling error: rbspy exited with status 1: Error: failed to attach to process $RB_PID: Operation not permitted (os error 1)]"
   run -0 gp-fold "$OUT/rt.gpa"
@@ -60,7 +60,7 @@ EOF
 }
 
 @test "--ruby-mode rbspy without rbspy: gProfiler's skip frame and a per-process stderr line" {
-  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run gp-runtime --ruby-mode rbspy -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
+  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -1 gp-runtime --ruby-mode rbspy -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
   local why="rbspy is not installed (not on PATH, nor in /root/.cargo/bin, /usr/local/bin, /opt/rbspy/bin, /opt/gprofiler/ruby)"
   assert_line --partial "pid $RB_PID (ruby"
   assert_line --partial "[Profiling skipped: $why]"
