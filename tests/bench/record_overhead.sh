@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
 # Overhead of system-wide samplers on a CPU-bound workload (issue 5's benchmark).
 #
-#   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"]
+#   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"] [-c SECONDS]
 #   tests/bench/record_overhead.sh -l MINUTES      only the long run: RSS over time
 #
 # A workload keeps every core busy with a fixed amount of work and times itself. For each
 # frequency and each sampler, rounds alternate between an unprofiled baseline and a profiled
-# run; the table shows the median slowdown. Samplers:
+# run; the table shows the median of the per-round slowdowns (profiled / the baseline just
+# before). Samplers:
 #   empty     bpftrace 'profile:hz:N {}' — an empty BPF program on the same timer: the floor
 #             (what the timer interrupt alone costs)
 #   gp-record gp-record -F N (BPF sampler, in-kernel aggregation)
 #   perf      perf record -a -g -F N
 #   bpftrace  bpftrace 'profile:hz:N { @[kstack, ustack] = count(); }'
-# It also prints gp-record's own CPU time and peak RSS, and archive bytes per sample against
-# perf.data. Needs root, perf (linux-perf), bpftrace; GP_BUILD_DIR points at the build.
+#
+# Wall-time slowdowns below ~1% drown in this VM's noise, so one more run per cell (-c SECONDS,
+# default 10) measures each sampler's cost directly while the workload runs:
+#   user CPU  the sampler process's own CPU time (schedstat: nanoseconds, all threads)
+#   BPF ns/run  kernel.bpf_stats_enabled: run time per program run of the sampler's BPF programs
+#   above floor = (BPF run time - runs x the empty program's ns/run) + user CPU, as a share of
+#             all CPUs — for perf only its user CPU is measurable this way (its kernel-side
+#             sampling shows in the wall-time slowdown)
+# It also prints gp-record's steady-state CPU (after start-up) and peak RSS, and archive bytes
+# per sample against perf.data. Needs root, perf (linux-perf), bpftrace, bpftool; GP_BUILD_DIR
+# points at the build.
 # With -l, gp-record samples at 99 Hz for MINUTES while a steady workload (one long-lived
 # process per core, at nice 19) runs, and its RSS is printed every 30 s: it must stay flat.
 set -euo pipefail
@@ -22,20 +32,22 @@ rounds=3
 work_seconds=2
 freqs="99 999 4999"
 long_minutes=0
-while getopts "r:w:f:l:h" opt; do
+cost_seconds=10
+while getopts "r:w:f:l:c:h" opt; do
   case "$opt" in
     r) rounds=$OPTARG ;;
     w) work_seconds=$OPTARG ;;
     f) freqs=$OPTARG ;;
     l) long_minutes=$OPTARG ;;
-    *) sed -n '2,19p' "$0"; exit 2 ;;
+    c) cost_seconds=$OPTARG ;;
+    *) sed -n '2,29p' "$0"; exit 2 ;;
   esac
 done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bin="${GP_BUILD_DIR:-$root/build}/bin"
 [ "$(id -u)" -eq 0 ] || { echo "record_overhead.sh: error: must run as root" >&2; exit 77; }
-for cmd in perf bpftrace cc; do
+for cmd in perf bpftrace bpftool cc; do
   command -v "$cmd" >/dev/null || { echo "record_overhead.sh: error: missing '$cmd' (scripts/install-deps.sh --test)" >&2; exit 77; }
 done
 [ -x "$bin/gp-record" ] || { echo "record_overhead.sh: error: '$bin/gp-record' is not built" >&2; exit 1; }
@@ -112,16 +124,40 @@ stop_sampler() {
   wait "$sampler_pid" 2>/dev/null || true
 } 2>/dev/null
 
-# gp-record's CPU seconds (utime+stime) and peak RSS (KiB) while it runs for `secs` at `hz`.
-measure_gp_record() {
-  local hz=$1 secs=$2 ticks
-  "$bin/gp-record" -q -F "$hz" -o "$tmp/self.gpa" &
-  local pid=$!
-  "$tmp/work" "$ncpu" $((iters * secs / work_seconds)) >/dev/null
-  ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-  rss=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
-  kill -INT "$pid"; wait "$pid" || true
-  cpu_s=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", t / hz }')
+# CPU nanoseconds of every thread of process $1 so far (schedstat: exact, unlike clock ticks).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+
+# "RUN_NS RUNS" of the BPF programs process $1 holds: run time of all of them, runs of its
+# perf_event (sampling) programs. Needs kernel.bpf_stats_enabled=1.
+bpf_stats() {
+  local id
+  for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+    bpftool prog show id "$id" -j 2>/dev/null; echo
+  done | python3 -c '
+import json, sys
+ns = runs = 0
+for line in filter(str.strip, sys.stdin):
+    p = json.loads(line)
+    ns += p.get("run_time_ns", 0)
+    runs += p.get("run_cnt", 0) if p.get("type") == "perf_event" else 0
+print(ns, runs)'
+}
+
+# One run of sampler $1 at $2 Hz over cost_seconds of the workload, with BPF statistics on.
+# Sets cost_user_ns, cost_bpf_ns, cost_runs, cost_wall_ns; for gp-record also startup_ns
+# (its CPU before the measured interval) and rss (peak, KiB).
+measure_cost() {
+  local c0 c1 b0 b1 t0 t1
+  sysctl -qw kernel.bpf_stats_enabled=1
+  start_sampler "$1" "$2"
+  c0=$(cpu_ns "$sampler_pid"); b0=$(bpf_stats "$sampler_pid"); t0=$(date +%s%N)
+  "$tmp/work" "$ncpu" $((iters * cost_seconds / work_seconds)) >/dev/null
+  c1=$(cpu_ns "$sampler_pid"); b1=$(bpf_stats "$sampler_pid"); t1=$(date +%s%N)
+  [ "$1" = gp-record ] && { startup_ns=$c0; rss=$(awk '/VmHWM/ { print $2 }' "/proc/$sampler_pid/status"); }
+  stop_sampler
+  sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"
+  cost_user_ns=$((c1 - c0)); cost_bpf_ns=$((${b1% *} - ${b0% *})); cost_runs=$((${b1#* } - ${b0#* }))
+  cost_wall_ns=$((t1 - t0))
 }
 
 samples_in_archive() {  # sample count from the recorder's own summary line
@@ -129,30 +165,46 @@ samples_in_archive() {  # sample count from the recorder's own summary line
 }
 
 if [ "$long_minutes" -gt 0 ]; then long_run "$long_minutes"; exit 0; fi
+bpf_stats_before=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; rm -rf "$tmp"' EXIT
 
-printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; medians\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
-printf '%-6s %-10s %10s %10s %9s\n' "Hz" "sampler" "base(s)" "prof(s)" "slowdown"
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
+printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
+printf 'direct costs over %ss of the workload per cell; load before: %s\n\n' "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %-10s %9s %10s %10s %10s %13s\n' "Hz" "sampler" "slowdown" "user CPU%" "BPF ns/run" "runs/s" "above floor%"
 for hz in $freqs; do
+  floor_ns_per_run=0
   for s in empty gp-record perf bpftrace; do
-    : >"$tmp/base"; : >"$tmp/prof"
+    : >"$tmp/ratios"
     for ((r = 0; r < rounds; r++)); do
-      "$tmp/work" "$ncpu" "$iters" >>"$tmp/base"
+      b=$("$tmp/work" "$ncpu" "$iters")
       start_sampler "$s" "$hz"
-      "$tmp/work" "$ncpu" "$iters" >>"$tmp/prof"
+      p=$("$tmp/work" "$ncpu" "$iters")
       stop_sampler
+      awk -v b="$b" -v p="$p" 'BEGIN { print (p / b - 1) * 100 }' >>"$tmp/ratios"
     done
-    b=$(median <"$tmp/base"); p=$(median <"$tmp/prof")
-    printf '%-6s %-10s %10.3f %10.3f %8.2f%%\n' "$hz" "$s" "$b" "$p" "$(awk -v b="$b" -v p="$p" 'BEGIN { print (p / b - 1) * 100 }')"
+    slowdown=$(median <"$tmp/ratios")
     if [ "$s" = gp-record ]; then gp_bytes=$(stat -c %s "$tmp/rec.gpa"); gp_samples=$(samples_in_archive); fi
     if [ "$s" = perf ]; then
       perf_bytes=$(stat -c %s "$tmp/perf.data")
       perf_samples=$(perf script -i "$tmp/perf.data" -F pid 2>/dev/null | wc -l)
     fi
+    measure_cost "$s" "$hz"
+    ns_per_run=$(awk -v n="$cost_bpf_ns" -v r="$cost_runs" 'BEGIN { printf "%.0f", r ? n / r : 0 }')
+    [ "$s" = empty ] && floor_ns_per_run=$ns_per_run
+    # CPU time above the floor, as a share of every CPU over the interval.
+    above=$(awk -v n="$cost_bpf_ns" -v r="$cost_runs" -v f="$floor_ns_per_run" -v u="$cost_user_ns" \
+      -v w="$cost_wall_ns" -v c="$ncpu" 'BEGIN { x = n - r * f; if (x < 0) x = 0; printf "%.3f", (x + u) / (w * c) * 100 }')
+    case "$s" in empty) above="(floor)" ;; perf) above="$above*"; ns_per_run="-" ;; esac
+    printf '%-6s %-10s %8.2f%% %10s %10s %10s %13s\n' "$hz" "$s" "$slowdown" "$(pct "$cost_user_ns" "$cost_wall_ns")" \
+      "$ns_per_run" "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above"
+    [ "$s" = gp-record ] && gp_cost="$above $cost_user_ns $cost_wall_ns $startup_ns $rss"
   done
+  read -r gp_above gp_user gp_wall gp_startup gp_rss <<<"$gp_cost"
   printf '%-6s archive: gp-record %d B / %d samples = %.1f B/sample; perf.data %d B / %d samples = %.1f B/sample\n' \
     "$hz" "$gp_bytes" "$gp_samples" "$(awk -v a="$gp_bytes" -v n="$gp_samples" 'BEGIN { print n ? a / n : 0 }')" \
     "$perf_bytes" "$perf_samples" "$(awk -v a="$perf_bytes" -v n="$perf_samples" 'BEGIN { print n ? a / n : 0 }')"
-  measure_gp_record "$hz" 10
-  printf '%-6s gp-record itself over 10 s: %s CPU-s (%.3f%% of one core), peak RSS %s KiB\n' \
-    "$hz" "$cpu_s" "$(awk -v c="$cpu_s" 'BEGIN { print c / 10 * 100 }')" "$rss"
+  printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
+    "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done
+echo "* perf: its user-space CPU only; its kernel-side sampling cost shows only in the slowdown column."
