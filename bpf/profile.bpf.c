@@ -162,6 +162,21 @@ static __always_inline void note_stack_error(__s32 id, __u32 collision_counter)
 		count(GP_COUNTER_STACK_ERRORS);
 }
 
+/*
+ * True when the interrupted CPU was in user mode: its kernel stack is empty, so the walk is
+ * skipped (it costs about as much as a short user stack on a VM). Unknown architectures walk.
+ */
+static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (ctx->regs.cs & 3) != 0;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0; /* EL0 */
+#else
+	return false;
+#endif
+}
+
 /* A stack id from the main map, or on a collision from the overflow map (tagged). */
 static __always_inline __s32 stack_id(struct bpf_perf_event_data *ctx, void *stacks, void *overflow,
 				      __u64 flags)
@@ -186,7 +201,12 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, void *stacks,
 
 	key.pid = pid;
 	key.tid = tid;
-	key.kernel_stack_id = kernel_stacks ? stack_id(ctx, stacks, overflow, 0) : GP_NO_STACK;
+	if (!kernel_stacks)
+		key.kernel_stack_id = GP_NO_STACK;
+	else if (in_user_mode(ctx))
+		key.kernel_stack_id = -EFAULT; /* what bpf_get_stackid says for an empty kernel stack */
+	else
+		key.kernel_stack_id = stack_id(ctx, stacks, overflow, 0);
 	if (kernel_only && key.kernel_stack_id == -EFAULT) {
 		count(GP_COUNTER_FILTERED); /* the CPU was in user mode */
 		return 0;
