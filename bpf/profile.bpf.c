@@ -35,6 +35,8 @@ const volatile bool kernel_only = false;   /* drop samples taken in user mode */
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
+/* Bumped by every exec: a CPU's cached "already announced" pid holds only within a generation. */
+__u32 exec_generation = 0;
 
 #define GP_NO_STACK (-1)
 
@@ -91,6 +93,19 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } seen_pids SEC(".maps");
+
+/* Per CPU: the pid its previous sample found announced, and the exec generation of then. */
+struct seen_cache {
+	__u32 pid;
+	__u32 generation;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct seen_cache);
+} last_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -152,6 +167,29 @@ static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 	event->time_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(event->comm, sizeof(event->comm));
 	bpf_ringbuf_submit(event, 0);
+}
+
+/*
+ * Announces pid the first time one of its threads is sampled (and again after an exec). Most
+ * samples repeat their CPU's previous pid, and a per-CPU array answers those without the LRU
+ * hash lookup (which also dirties the element's reference bit).
+ */
+static __always_inline void note_process(__u32 pid, __u32 tid)
+{
+	__u32 zero = 0, generation = *(volatile __u32 *)&exec_generation;
+	struct seen_cache *cache = bpf_map_lookup_elem(&last_seen, &zero);
+	__u8 one = 1;
+
+	if (cache && cache->pid == pid && cache->generation == generation)
+		return;
+	if (!bpf_map_lookup_elem(&seen_pids, &pid)) {
+		bpf_map_update_elem(&seen_pids, &pid, &one, BPF_ANY);
+		announce(GP_EVENT_NEW_PROCESS, pid, tid);
+	}
+	if (cache) {
+		cache->pid = pid;
+		cache->generation = generation;
+	}
 }
 
 static __always_inline void note_stack_error(__s32 id, __u32 collision_counter)
@@ -236,16 +274,13 @@ int gp_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
-	__u8 one = 1;
 
 	if ((tid == 0 && !include_idle) || !wanted(pid, tid)) {
 		count(GP_COUNTER_FILTERED);
 		return 0;
 	}
-	if (pid != 0 && !bpf_map_lookup_elem(&seen_pids, &pid)) {
-		bpf_map_update_elem(&seen_pids, &pid, &one, BPF_ANY);
-		announce(GP_EVENT_NEW_PROCESS, pid, tid);
-	}
+	if (pid != 0)
+		note_process(pid, tid);
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
 		return record(ctx, &stacks_b, &overflow_b, &counts_b, pid, tid);
@@ -261,8 +296,10 @@ int gp_exec(void *ctx)
 
 	if (!wanted(pid, tid))
 		return 0;
-	/* The next sample announces the process again, once the new image has loaded its libraries. */
+	/* The next sample announces the process again, once the new image has loaded its libraries;
+	 * the new generation makes every CPU look the pid up again. */
 	bpf_map_delete_elem(&seen_pids, &pid);
+	__sync_fetch_and_add(&exec_generation, 1);
 	announce(GP_EVENT_EXEC, pid, tid);
 	return 0;
 }

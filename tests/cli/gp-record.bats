@@ -17,6 +17,7 @@ setup_file() {
   cc "${cflags[@]}" -o "$bin/shortlived" "$src/shortlived.c"
   cc "${cflags[@]}" -fPIC -shared -o "$bin/libdlwork.so" "$src/libdlwork.c"
   cc "${cflags[@]}" -o "$bin/dlopen" "$src/dlopen.c" -ldl
+  cc "${cflags[@]}" -o "$bin/execchain" "$src/execchain.c"
   chmod 755 "$bin" "$bin"/*
 }
 
@@ -267,6 +268,21 @@ record() {
   wait "$pid"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^dlopen;.*;main;dl_spin;dl_inner [0-9]+$'
+}
+
+@test "a process that execs another program is symbolized before and after the exec" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/execchain" 1.2 "$FIX/chain" 1.2 &
+  local pid=$!
+  record 3 -F 499 --flush-interval 0.2 -p "$pid"
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  # Both images under the one pid (named by its newest comm: samples carry no comm of their own).
+  assert_line --regexp '^chain;.*main;before_exec [0-9]+$'
+  assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
+  # Samples taken before the exec but drained after it still resolve in the old image.
+  refute_line --regexp '^chain;\[unknown\]'
 }
 
 @test "continuous mode writes one valid session file per interval" {

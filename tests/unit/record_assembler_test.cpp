@@ -177,6 +177,25 @@ TEST(SessionAssembler, ExecAppendsANewProcessEntry) {
   EXPECT_EQ(s.find_process(10)->comm, "python3");
 }
 
+TEST(SessionAssembler, SampleTakenBeforeAnExecButDrainedAfterKeepsTheOldImage) {
+  FakeSource src;
+  src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  src.add(10, "python3", {user_map(10, 0x3000, 0x4000, 0, "/usr/bin/python3")});
+  a.on_process_event(10, true);
+  // The kernel aggregated both samples in one interval; the drain comes after the exec.
+  a.add(sample(10, {0x1100}));
+  a.add(sample(10, {0x3100}));
+  auto path_of = [&](size_t i) {
+    return s.mapping(s.location(s.stack(s.samples[i].stack_id).location_ids[0]).mapping_id).path;
+  };
+  EXPECT_EQ(path_of(0), "/bin/sh");
+  EXPECT_EQ(path_of(1), "/usr/bin/python3");
+}
+
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
   FakeSource src;
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

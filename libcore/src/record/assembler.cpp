@@ -49,6 +49,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   auto maps = source_.mappings(pid);
   p.meta = std::move(*meta);
   if (maps) {
+    if (p.have_snapshot) p.previous_mappings = std::move(p.mappings);  // exec: keep the old image
     p.mappings = std::move(*maps);
     std::sort(p.mappings.begin(), p.mappings.end(),
               [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
@@ -76,16 +77,16 @@ TrackedProcess& SessionAssembler::track(int32_t pid, const std::string& comm) {
   return p;
 }
 
-const model::Mapping* SessionAssembler::find_mapping(const TrackedProcess& p, uint64_t ip) const {
-  auto it = std::upper_bound(p.mappings.begin(), p.mappings.end(), ip,
+const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip) {
+  auto it = std::upper_bound(maps.begin(), maps.end(), ip,
                              [](uint64_t a, const model::Mapping& m) { return a < m.start; });
-  if (it == p.mappings.begin()) return nullptr;
+  if (it == maps.begin()) return nullptr;
   --it;
   return ip < it->end ? &*it : nullptr;
 }
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return) {
-  const model::Mapping* m = find_mapping(p, ip);
+  const model::Mapping* m = find_mapping(p.mappings, ip);
   if (m == nullptr && pid > 0 && resnapshotted_this_drain_.insert(pid).second) {
     // Probably a library loaded after the last snapshot (dlopen): look again, once per drain.
     ++resnapshots_;
@@ -95,8 +96,9 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       std::sort(p.mappings.begin(), p.mappings.end(),
                 [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
     }
-    m = find_mapping(p, ip);
+    m = find_mapping(p.mappings, ip);
   }
+  if (m == nullptr) m = find_mapping(p.previous_mappings, ip);  // taken before the last exec
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
   return builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
 }

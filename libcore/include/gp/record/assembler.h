@@ -54,6 +54,8 @@ class ProcessSource {
 struct TrackedProcess {
   model::Process meta;
   std::vector<model::Mapping> mappings;  // sorted by start
+  // The image before the last exec: samples taken before it may be drained after it.
+  std::vector<model::Mapping> previous_mappings;
   bool have_snapshot = false;  // meta/mappings came from the source (not only from a sample)
   uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
 };
@@ -89,7 +91,7 @@ class SessionAssembler {
   void take_snapshot(TrackedProcess& p, int32_t pid);
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return);
   uint64_t kernel_location(uint64_t ip, bool is_return);
-  const model::Mapping* find_mapping(const TrackedProcess& p, uint64_t ip) const;
+  static const model::Mapping* find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip);
 
   ProcessSource& source_;
   std::string kernel_build_id_;
