@@ -18,6 +18,7 @@ setup_file() {
   cc "${cflags[@]}" -fPIC -shared -o "$bin/libdlwork.so" "$src/libdlwork.c"
   cc "${cflags[@]}" -o "$bin/dlopen" "$src/dlopen.c" -ldl
   cc "${cflags[@]}" -o "$bin/execchain" "$src/execchain.c"
+  cc "${cflags[@]}" -o "$bin/vdsoloop" "$src/vdsoloop.c"
   chmod 755 "$bin" "$bin"/*
 }
 
@@ -283,6 +284,23 @@ record() {
   assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
   # Samples taken before the exec but drained after it still resolve in the old image.
   refute_line --regexp '^chain;\[unknown\]'
+}
+
+@test "vDSO frames are named as perf names them, also off-host from an exported store" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/vdsoloop" 2 &
+  local pid=$!
+  record 1.5 -F 499 -p "$pid"
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^vdsoloop;.*main;.*clock_gettime.*;__vdso_clock_gettime [0-9]+$'
+  # --stores-only ignores this machine's vDSO: the exported store alone must name the frames.
+  gp-symbolize -q --export-symbols "$OUT/store" "$OUT/rec.gpa"
+  run -0 bash -c "gp-symbolize -q --stores-only '$OUT/rec.gpa' | gp-fold -f folded"
+  refute_output --partial '__vdso_clock_gettime'
+  run -0 bash -c "gp-symbolize -q --stores-only --debug-dir '$OUT/store' '$OUT/rec.gpa' | gp-fold -f folded"
+  assert_output --partial ';__vdso_clock_gettime '
 }
 
 @test "continuous mode writes one valid session file per interval" {

@@ -2,10 +2,13 @@
 
 #include <elfutils/debuginfod.h>
 #include <limits.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "gp/symbolize/elf_file.h"
 
@@ -44,6 +47,37 @@ std::vector<std::string> store_candidates(const std::string& dir, const std::str
   std::string base = dir + "/" + rel;
   if (debug) return {base + ".debug", base + "/debug"};
   return {base, base + "/elf"};
+}
+
+// The size of this process's [vDSO] mapping at `base`, from /proc/self/maps; 0 when not found.
+size_t own_vdso_size(uintptr_t base) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.size() < 6 || line.compare(line.size() - 6, 6, "[vdso]") != 0) continue;
+    uintptr_t start = std::strtoull(line.c_str(), nullptr, 16);
+    uintptr_t end = std::strtoull(line.c_str() + line.find('-') + 1, nullptr, 16);
+    return start == base && end > start ? end - start : 0;
+  }
+  return 0;
+}
+
+// This machine's own vDSO image, copied once into a memfd and named by a path any ELF reader can
+// open ("/proc/self/fd/N"), so a recorded [vdso] with the same build-id (the same kernel build)
+// is symbolized like a file. "" when there is none.
+const std::string& own_vdso_path() {
+  static const std::string path = [] {
+    uintptr_t base = getauxval(AT_SYSINFO_EHDR);
+    size_t size = base ? own_vdso_size(base) : 0;
+    int fd = size ? memfd_create("gp-vdso", MFD_CLOEXEC) : -1;
+    if (fd < 0) return std::string();
+    if (write(fd, reinterpret_cast<const void*>(base), size) != static_cast<ssize_t>(size)) {
+      close(fd);
+      return std::string();
+    }
+    return "/proc/self/fd/" + std::to_string(fd);  // kept open for the whole run
+  }();
+  return path;
 }
 
 }  // namespace
@@ -97,6 +131,8 @@ bool DebugInfoFinder::find_binary(const std::string& path, const std::string& bu
   bool absolute = !path.empty() && path[0] == '/';
   if (absolute && !opt_.sysroot.empty() && take(opt_.sysroot + path, "sysroot")) return true;
   if (absolute && opt_.use_recorded_path && take(path, "path")) return true;
+  if (path == "[vdso]" && opt_.use_recorded_path && !build_id.empty() && take(own_vdso_path(), "vdso"))
+    return true;
   return false;
 }
 

@@ -7,7 +7,8 @@
 //     1. each --debug-dir DIR: DIR/.build-id/xx/rest (and perf's DIR/.build-id/xx/rest/elf)
 //        then the sidecar store next to the archive (ARCHIVE.symbols), laid out the same way
 //     2. --sysroot ROOT: ROOT + recorded path
-//     3. the recorded path itself
+//     3. the recorded path itself; for a recorded [vdso], this machine's own vDSO (same kernel
+//        build: the build-id must match)
 //   debug info (DWARF, full .symtab), sought when the binary has no DWARF:
 //     4. each --debug-dir DIR: DIR/.build-id/xx/rest.debug (and DIR/.build-id/xx/rest/debug),
 //        then the sidecar store
