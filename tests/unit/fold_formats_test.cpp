@@ -37,7 +37,7 @@ std::string body(const std::string& text) { return text.substr(text.find('\n') +
 std::string folded(const model::Archive& a, const gp::fold::StackOptions& so,
                    const FoldedOptions& fo) {
   std::ostringstream out;
-  gp::fold::write_folded(gp::fold::fold_stacks(a, so), fo, out);
+  gp::fold::write_folded(a, so, fo, out);
   return out.str();
 }
 

@@ -115,7 +115,7 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     fold::FoldedOptions o;
     o.annotate = a.annotate;
     o.kernel_delimiter = a.kernel_delimiter;
-    fold::write_folded(fold::fold_stacks(archive, stack_options(a)), o, out);
+    fold::write_folded(archive, stack_options(a), o, out);
     return ok_status();
   }
   if (format == "pprof") return fold::write_pprof(archive, out);

@@ -32,16 +32,18 @@ uint64_t filter_samples(model::Archive& archive, const SampleFilter& f) {
       if (f.exclude_idle && smp.pid == 0) return false;
       if (!f.pids.empty() && !contains(f.pids, smp.pid)) return false;
       if (!f.comms.empty() && !contains(f.comms, procs.comm(smp.pid, smp.tid))) return false;
-      if (!f.containers.empty() && !container_matches(procs.find(smp.pid), f.containers)) return false;
+      if (!f.containers.empty() && !container_matches(procs.find(smp.pid), f.containers))
+        return false;
       return true;
     };
-    std::vector<model::Sample> out;
+    // In place: a copy of the kept samples would double the largest table at the peak.
+    size_t n = 0;
     for (const model::Sample& smp : s.samples) {
       if (!keep(smp)) continue;
       kept += smp.count;
-      out.push_back(smp);
+      s.samples[n++] = smp;
     }
-    s.samples = std::move(out);
+    s.samples.resize(n);
   }
   return kept;
 }

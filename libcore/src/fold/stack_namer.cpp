@@ -34,8 +34,24 @@ const model::Mapping* StackNamer::mapping_of(const model::Location& loc) const {
   return nullptr;
 }
 
+const std::string& StackNamer::dso_name(uint64_t mapping_id) {
+  std::string& name = dso_names_[mapping_id];  // mapping_of checked the id
+  if (name.empty()) dso_frame_name(s_.mapping(mapping_id).path, name);
+  return name;
+}
+
+const std::string& StackNamer::python_name(uint64_t function_id, const model::Line& line) {
+  const model::Function& f = s_.function(function_id);
+  // The name shows the function's first line when known, else the sample's line.
+  uint32_t at = f.start_line != 0 ? f.start_line : line.line;
+  auto [it, inserted] = python_names_.try_emplace((function_id << 32) | at);
+  if (inserted) python_frame_name(f, line, it->second);
+  return it->second;
+}
+
 const NamedLocation& StackNamer::location(uint64_t id) {
   static const NamedLocation kInvalid{{{"[unknown]", model::FrameKind::unknown}}, false, true};
+  if (locations_.empty()) locations_.resize(s_.locations.size() + 1);
   if (id >= locations_.size()) return kInvalid;
   NamedLocation& nl = locations_[id];
   if (!nl.named) {

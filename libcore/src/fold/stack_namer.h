@@ -22,23 +22,28 @@ struct NamedLocation {
 
 class StackNamer {
  public:
-  explicit StackNamer(const model::Session& s) : s_(s), locations_(s.locations.size() + 1) {}
+  explicit StackNamer(const model::Session& s) : s_(s), dso_names_(s.mappings.size() + 1) {}
 
   // The frames of location `id` (cached); an invalid id gives "[unknown]".
   const NamedLocation& location(uint64_t id);
 
-  // The same frames without a cache or copies: calls emit(std::string_view name, FrameKind kind)
-  // for each, outermost first (a name is valid during its call only). Returns whether the
-  // location is a kernel one.
+  // The same frames without copies: calls emit(std::string_view name, FrameKind kind) for
+  // each, outermost first. Returns whether the location is a kernel one. A name stays valid as
+  // long as the namer and the session, and one view (data pointer and size) always spells the
+  // same name, so callers may cache on the pointer instead of hashing the text.
   template <typename Emit>
   bool for_each_frame(uint64_t id, Emit&& emit);
 
  private:
   const model::Mapping* mapping_of(const model::Location& loc) const;
+  const std::string& dso_name(uint64_t mapping_id);
+  const std::string& python_name(uint64_t function_id, const model::Line& line);
 
   const model::Session& s_;
-  std::vector<NamedLocation> locations_;
-  std::string scratch_;  // names that must be composed (DSO frames, Python frames)
+  std::vector<NamedLocation> locations_;  // sized on first use: for_each_frame needs none
+  // Composed names, kept for the namer's lifetime (see for_each_frame).
+  std::vector<std::string> dso_names_;                      // by mapping id; "" = not yet
+  std::unordered_map<uint64_t, std::string> python_names_;  // (function id, line) → name
 };
 
 // Composed names, written into out (replacing its content).
@@ -64,8 +69,7 @@ bool StackNamer::for_each_frame(uint64_t id, Emit&& emit) {
     if (kernel) {
       emit(std::string_view("[unknown]"), FrameKind::kernel);
     } else if (m != nullptr && !m->path.empty()) {
-      dso_frame_name(m->path, scratch_);
-      emit(std::string_view(scratch_), base);
+      emit(std::string_view(dso_name(loc.mapping_id)), base);
     } else {
       emit(std::string_view("[unknown]"), base);
     }
@@ -79,8 +83,7 @@ bool StackNamer::for_each_frame(uint64_t id, Emit&& emit) {
     const model::Function& f = s_.function(line.function_id);
     FrameKind kind = line.inlined ? FrameKind::inlined : base;
     if (base == FrameKind::python && !f.file_name.empty()) {
-      python_frame_name(f, line, scratch_);
-      emit(std::string_view(scratch_), kind);
+      emit(std::string_view(python_name(line.function_id, line)), kind);
       continue;
     }
     const std::string& name = f.name.empty() ? f.system_name : f.name;

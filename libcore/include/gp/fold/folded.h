@@ -3,9 +3,9 @@
 // "frame;frame;frame count\n", root first, one line per unique stack, sorted.
 
 #include <ostream>
-#include <vector>
 
 #include "gp/fold/stacks.h"
+#include "gp/model/session.h"
 
 namespace gp::fold {
 
@@ -14,10 +14,11 @@ struct FoldedOptions {
   bool kernel_delimiter = false;  // a "-" frame between the user and kernel parts (bcc -d)
 };
 
-// Writes stacks as folded lines. Frames are re-aggregated after formatting (two stacks that
-// differ only in frame kinds print the same text when not annotated). `;` inside a name is
-// written as `|`, newlines as spaces.
-void write_folded(const std::vector<FoldedStack>& stacks, const FoldedOptions& options,
-                  std::ostream& out);
+// Writes the samples of `archive`, shaped by `stacks` (process frame, idle, user/kernel-only)
+// as fold_stacks would give them, as folded lines sorted by text. Lines that print the same
+// are summed (two stacks that differ only in frame kinds print alike when not annotated). `;`
+// inside a name is written as `|`, newlines as spaces.
+void write_folded(const model::Archive& archive, const StackOptions& stacks,
+                  const FoldedOptions& options, std::ostream& out);
 
 }  // namespace gp::fold

@@ -1,0 +1,75 @@
+#pragma once
+// A flat, open-addressing map from a pair of integers to an integer (internal to
+// libcore/src/fold), for the per-sample and per-frame lookups of folding: keys sit inline in
+// the slot, so a probe touches one cache line and never compares bytes elsewhere. `B` is
+// the key's second half; with B = void the key is `a` alone (a 16-byte slot). The key whose
+// every part is all ones is reserved (marks an empty slot).
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace gp::fold::detail {
+
+template <typename B, typename V>
+class PairMap {
+  struct NoB {
+    bool operator==(const NoB&) const = default;
+  };
+  using KeyB = std::conditional_t<std::is_void_v<B>, NoB, B>;
+
+ public:
+  // The value of (a, b), inserted as `init` when absent; second: whether it was inserted.
+  std::pair<V*, bool> try_insert(uint64_t a, KeyB b, V init) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    for (size_t i = hash(a, b) & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.a == a && s.b == b) return {&s.value, false};
+      if (s.a == kEmpty && s.b == empty_b()) {
+        s = {a, b, init};
+        ++count_;
+        return {&s.value, true};
+      }
+    }
+  }
+  std::pair<V*, bool> try_insert(uint64_t a, V init) { return try_insert(a, KeyB{}, init); }
+
+  // Calls f(a, b, value) for every entry, in no particular order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (!(s.a == kEmpty && s.b == empty_b())) f(s.a, s.b, s.value);
+  }
+  size_t size() const { return count_; }
+
+ private:
+  static constexpr uint64_t kEmpty = UINT64_MAX;
+  static KeyB empty_b() {
+    if constexpr (std::is_void_v<B>) return {};
+    else return static_cast<KeyB>(~KeyB{});
+  }
+  struct Slot {
+    uint64_t a = kEmpty;
+    [[no_unique_address]] KeyB b = empty_b();
+    V value{};
+  };
+  static uint64_t hash(uint64_t a, KeyB b) {
+    uint64_t h = a;
+    if constexpr (!std::is_void_v<B>) h ^= static_cast<uint64_t>(b) * 0x9e3779b97f4a7c15ull;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 31);
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    count_ = 0;
+    for (const Slot& s : old)
+      if (!(s.a == kEmpty && s.b == empty_b())) try_insert(s.a, s.b, s.value);
+  }
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+  size_t mask_ = 0;
+};
+
+}  // namespace gp::fold::detail
