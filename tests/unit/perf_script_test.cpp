@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
@@ -302,6 +307,85 @@ TEST(PerfScriptImport, GivesTheSameSessionWhateverTheFeedSizes) {
     EXPECT_EQ(s.locations.size(), whole.locations.size()) << piece;
     EXPECT_EQ(s.stacks.size(), whole.stacks.size()) << piece;
     EXPECT_EQ(s.functions.size(), whole.functions.size()) << piece;
+  }
+}
+
+// Thousands of distinct frames, repeated in a scrambled order by two processes: more than the
+// importer's cache of recent lines holds, so lookups go through its eviction and its big table.
+// Every sample must still get exactly the frames printed, with one location per process, frame
+// line and role (leaf or return address), whatever the feed sizes.
+TEST(PerfScriptImport, InternsManyRepeatedFramesPerProcess) {
+  constexpr uint64_t kFrames = 5000;
+  constexpr size_t kDepth = 12;
+  size_t frame_line_bytes = 0;  // all alike: 4-digit names and addresses
+  std::string text;
+  uint64_t x = 12345;
+  std::vector<std::vector<uint64_t>> printed;  // addresses of each sample, leaf first
+  for (int n = 0; n < 4000; ++n) {
+    int pid = 100 + n % 2;
+    text += "w " + std::to_string(pid) + " [000] 1.000001: 1 cpu-clock:\n";
+    printed.emplace_back();
+    for (size_t d = 0; d < kDepth; ++d) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t a = 0x1000 + (x >> 33) % kFrames;
+      printed.back().push_back(a);
+      char line[96];
+      std::snprintf(line, sizeof line, "\t%16llx f%llu+0x4 (/usr/bin/w)\n",
+                    static_cast<unsigned long long>(a), static_cast<unsigned long long>(a));
+      text += line;
+      frame_line_bytes = std::strlen(line);
+    }
+    text += "\n";
+  }
+  // Feeds a whole number of frame lines long put the lines of a sample that continues in the next
+  // feed at the same buffer offsets as lines of the previous one: stale state must not match.
+  for (size_t piece : {size_t{97}, 5 * frame_line_bytes, text.size()}) {
+    Session s;
+    PerfScriptParser p(s);
+    std::string buffer(piece, '\0');  // reused for every feed, as gp-import reuses its buffer
+    for (size_t i = 0; i < text.size(); i += piece) {
+      size_t n = text.copy(buffer.data(), piece, i);
+      p.feed(std::string_view(buffer).substr(0, n));
+    }
+    p.finish();
+    ASSERT_EQ(p.stats().samples, printed.size());
+    ASSERT_EQ(p.stats().skipped_lines, 0u);
+    std::map<std::tuple<int32_t, uint64_t, bool>, uint64_t> location_of;
+    uint64_t sampled = 0;
+    for (const auto& smp : s.samples) {
+      sampled += smp.count;
+      const auto& ids = s.stack(smp.stack_id).location_ids;
+      ASSERT_EQ(ids.size(), kDepth);
+      for (size_t d = 0; d < ids.size(); ++d) {
+        const model::Location& l = s.location(ids[d]);
+        EXPECT_EQ(l.is_return_address, d > 0);
+        EXPECT_EQ(s.function(l.lines.at(0).function_id).name, "f" + std::to_string(l.address));
+        auto [it, fresh] = location_of.try_emplace({smp.pid, l.address, d > 0}, ids[d]);
+        EXPECT_EQ(it->second, ids[d]) << "one location per process and frame";
+      }
+    }
+    EXPECT_EQ(sampled, printed.size());
+    // A frame line's own location is made when it is first seen, its return-address twin when
+    // first used as one: one of each per process and frame, no more.
+    std::set<std::pair<int32_t, uint64_t>> frames_seen;
+    size_t returns = 0;
+    for (const auto& [key, id] : location_of) {
+      frames_seen.insert({std::get<0>(key), std::get<1>(key)});
+      returns += std::get<2>(key);
+    }
+    EXPECT_EQ(s.locations.size(), frames_seen.size() + returns);
+    // Samples are summed per (pid, tid, stack): the stacks must be the printed ones, in order
+    // of first appearance.
+    std::map<std::pair<int32_t, std::vector<uint64_t>>, uint64_t> want, got;
+    for (size_t n = 0; n < printed.size(); ++n)
+      ++want[{100 + static_cast<int32_t>(n % 2), printed[n]}];
+    for (const auto& smp : s.samples) {
+      std::vector<uint64_t> addrs;
+      for (uint64_t id : s.stack(smp.stack_id).location_ids)
+        addrs.push_back(s.location(id).address);
+      got[{smp.pid, addrs}] += smp.count;
+    }
+    EXPECT_EQ(got, want) << piece;
   }
 }
 

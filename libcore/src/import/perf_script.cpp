@@ -5,8 +5,10 @@
 
 #include "gp/import/perf_line.h"
 #include "gp/model/builder.h"
+#include "import/key_table.h"
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
+#include "import/recent_frames.h"
 #include "model/string_table.h"
 
 namespace gp::import {
@@ -38,10 +40,30 @@ struct StackEntry {
   uint32_t chunk = UINT32_MAX;  // the chunk `sample` belongs to
 };
 
+// A frame line after the current sample header, hashed ahead of its turn (see prefetch_frames).
+struct AheadFrame {
+  const char* text = nullptr;
+  size_t size = 0;
+  uint64_t hash = 0;
+  uint32_t guess = 0;  // its entry as the recent-line cache told, or RecentFrames::kNone
+};
+
+// A finished sample whose stack is interned at the end of the next one (see end_sample).
+struct PendingSample {
+  int32_t pid = 0, tid = 0, cpu = -1;
+  uint64_t period = 0;
+  uint64_t hash = 0;  // of the stack key
+};
+
 struct ThreadInfo {
   int32_t pid = 0;
   std::string comm;
 };
+
+// The hash of a frame line's cache key (pid, text), used by both frame caches.
+uint64_t frame_hash(int32_t pid, std::string_view text) {
+  return model::hash_bytes(text) ^ (static_cast<uint32_t>(pid) * 0x9e3779b97f4a7c15ull);
+}
 
 bool event_selected(std::string_view wanted, std::string_view printed) {
   if (printed == wanted) return true;
@@ -60,7 +82,7 @@ class PerfScriptParser::Impl {
 
   void feed(std::string_view bytes);
   void finish();
-  void forget_samples() {
+  void forget_samples() {  // between feeds, so no sample is pending
     b_.forget_samples();
     sample_index_.clear();
     ++chunk_;
@@ -72,11 +94,14 @@ class PerfScriptParser::Impl {
   bool on_frame_line(std::string_view line);
   void begin_sample(const PerfSampleHeader& h);
   void end_sample();
-  void add_sample(StackEntry& stack);
+  void flush_sample();
+  void add_sample(StackEntry& stack, const PendingSample& smp);
+  void prefetch_frames();
+  uint64_t frame_line_hash(std::string_view text);
   bool select_event(std::string_view event);
   void note_thread(int32_t pid, int32_t tid, std::string_view comm);
   void skip_line();
-  FrameEntry& resolve_frame(const PerfFrame& f);
+  uint32_t resolve_frame(const PerfFrame& f, uint64_t hash);
   uint64_t make_location(const PerfFrame& f, bool is_return);
   const DsoEntry& dso_entry(std::string_view dso);
 
@@ -84,6 +109,7 @@ class PerfScriptParser::Impl {
   model::SessionBuilder b_;
   PerfScriptOptions opt_;
   std::string partial_;
+  std::string_view ahead_;   // the bytes after the line being parsed, in the current feed
   bool discarding_ = false;  // inside an over-long line
 
   // The sample being read.
@@ -96,9 +122,17 @@ class PerfScriptParser::Impl {
 
   int64_t first_time_ = -1, last_time_ = -1;
   std::vector<PerfEventAttr> event_attrs_;
-  std::string key_;                             // reused lookup key: no allocation on cache hits
-  model::StringTable<FrameEntry> frame_cache_;  // (pid, frame line text) → locations
-  model::StringTable<StackEntry> stack_cache_;  // leaf-first location ids → stack
+  std::string key_;                        // reused lookup key: no allocation on cache hits
+  std::vector<FrameEntry> frame_entries_;  // distinct frame lines, in first-seen order
+  KeyTable<uint32_t> frame_cache_;         // (pid, frame line text) → frame entry
+  RecentFrames recent_frames_;             // the same, for recent lines (stays in L2)
+  KeyTable<StackEntry> stack_cache_;       // leaf-first location ids → stack
+  static constexpr size_t kAhead = 64;
+  AheadFrame ahead_frames_[kAhead];
+  size_t ahead_count_ = 0, ahead_next_ = 0;
+  bool sample_pending_ = false;
+  PendingSample pending_;
+  std::vector<uint64_t> pending_frames_;
   model::StringTable<size_t> sample_index_;  // (pid, tid, stack id) → sample, for the other threads
   uint32_t chunk_ = 0;
   model::StringTable<uint64_t> function_cache_;  // symbol → function id
@@ -114,6 +148,7 @@ void PerfScriptParser::Impl::feed(std::string_view bytes) {
     size_t len = nl ? static_cast<size_t>(nl - bytes.data()) : bytes.size();
     std::string_view piece = bytes.substr(0, len);
     bytes.remove_prefix(nl ? len + 1 : len);
+    ahead_ = bytes;
     if (!nl) {  // keep the start of a line that continues in the next feed
       if (!discarding_ && partial_.size() + piece.size() > opt_.max_line_bytes) {
         discarding_ = true;
@@ -136,6 +171,11 @@ void PerfScriptParser::Impl::feed(std::string_view bytes) {
       partial_.clear();
     }
   }
+  // The caller may reuse its buffer: lines hashed ahead must not be matched by address later.
+  ahead_ = {};
+  ahead_count_ = ahead_next_ = 0;
+  // Samples go out complete with each feed: a caller may write a chunk between feeds.
+  flush_sample();
 }
 
 void PerfScriptParser::Impl::finish() {
@@ -150,6 +190,7 @@ void PerfScriptParser::Impl::finish() {
   }
   discarding_ = false;
   end_sample();
+  flush_sample();
   s_.header.sampling.event = stats_.event;
   apply_event_attrs(event_attrs_, s_.header.sampling);
   if (first_time_ >= 0) {
@@ -193,14 +234,21 @@ bool PerfScriptParser::Impl::on_frame_line(std::string_view line) {
   while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
   if (start == line.size()) return false;
   std::string_view text = line.substr(start);
-  key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
-  key_.append(text);
-  FrameEntry* e = frame_cache_.find(key_);
-  if (e == nullptr) {
-    PerfFrame f;
-    if (!parse_frame_line(text, f)) return false;
-    e = &resolve_frame(f);
+  uint64_t hash = frame_line_hash(text);
+  uint32_t index = recent_frames_.find(hash, pid_, text);
+  if (index == RecentFrames::kNone) {
+    key_.assign(reinterpret_cast<const char*>(&pid_), sizeof pid_);
+    key_.append(text);
+    if (uint32_t* found = frame_cache_.find(key_, hash)) {
+      index = *found;
+    } else {
+      PerfFrame f;
+      if (!parse_frame_line(text, f)) return false;
+      index = resolve_frame(f, hash);
+    }
+    recent_frames_.put(hash, pid_, text, index);
   }
+  FrameEntry* e = &frame_entries_[index];
   // The first frame of each context (kernel, then user) is the interrupted ip; the others are
   // return addresses.
   bool context_leaf = frames_.empty() || (prev_kernel_ && !e->kernel);
@@ -219,12 +267,54 @@ bool PerfScriptParser::Impl::on_frame_line(std::string_view line) {
   return true;
 }
 
+// The cache hash of a frame line of the current sample: computed ahead by prefetch_frames when
+// the line was in view then.
+uint64_t PerfScriptParser::Impl::frame_line_hash(std::string_view text) {
+  while (ahead_next_ < ahead_count_ && ahead_frames_[ahead_next_].text < text.data()) ++ahead_next_;
+  if (ahead_next_ < ahead_count_) {
+    const AheadFrame& a = ahead_frames_[ahead_next_];
+    if (a.text == text.data() && a.size == text.size()) return a.hash;
+  }
+  return frame_hash(pid_, text);
+}
+
+// Called on a sample header: hashes the frame lines that follow it in the current feed and asks
+// for the memory their lookups will read (cache slots, then the big table's key bytes), so the
+// lookups of a whole call chain overlap instead of waiting for memory one after the other.
+void PerfScriptParser::Impl::prefetch_frames() {
+  ahead_count_ = ahead_next_ = 0;
+  std::string_view rest = ahead_;
+  while (ahead_count_ < kAhead && !rest.empty() && rest.front() == '\t') {
+    const char* nl = static_cast<const char*>(std::memchr(rest.data(), '\n', rest.size()));
+    if (nl == nullptr) break;
+    std::string_view line(rest.data(), static_cast<size_t>(nl - rest.data()));
+    rest.remove_prefix(line.size() + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t start = 0;
+    while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+    std::string_view text = line.substr(start);
+    uint64_t hash = frame_hash(pid_, text);
+    // The recent-line cache stays in L2: read it now. Its hits need their frame entry; the
+    // others a slot of the big table, then their key bytes there (second loop).
+    uint32_t guess = recent_frames_.guess(hash, pid_, text.size());
+    if (guess != RecentFrames::kNone) __builtin_prefetch(&frame_entries_[guess]);
+    else frame_cache_.prefetch(hash);
+    ahead_frames_[ahead_count_++] = {text.data(), text.size(), hash, guess};
+  }
+  for (size_t i = 0; i < ahead_count_; ++i)
+    if (ahead_frames_[i].guess == RecentFrames::kNone)
+      frame_cache_.prefetch_key(ahead_frames_[i].hash);
+}
+
 // Interns a frame seen for the first time in this process; key_ holds its cache key.
-FrameEntry& PerfScriptParser::Impl::resolve_frame(const PerfFrame& f) {
+uint32_t PerfScriptParser::Impl::resolve_frame(const PerfFrame& f, uint64_t hash) {
   FrameEntry e;
   e.exact = make_location(f, false);
   e.kernel = s_.location(e.exact).kind == FrameKind::kernel;
-  return frame_cache_.insert(key_, e);
+  auto index = static_cast<uint32_t>(frame_entries_.size());
+  frame_entries_.push_back(e);
+  frame_cache_.insert(key_, hash, index);
+  return index;
 }
 
 uint64_t PerfScriptParser::Impl::make_location(const PerfFrame& f, bool is_return) {
@@ -283,6 +373,8 @@ void PerfScriptParser::Impl::begin_sample(const PerfSampleHeader& h) {
     if (first_time_ < 0) first_time_ = h.time_ns;
     last_time_ = h.time_ns;
   }
+  prefetch_frames();
+  if (sample_pending_) stack_cache_.prefetch_key(pending_.hash);
   note_thread(pid_, tid_, h.comm);
   // Without a call chain perf prints the sampled ip on the header line itself.
   if (!h.rest.empty()) {
@@ -325,50 +417,64 @@ void PerfScriptParser::Impl::note_thread(int32_t pid, int32_t tid, std::string_v
   }
 }
 
+// A finished sample's stack is looked up one sample later: its slot in the (big) stack table is
+// prefetched now and has arrived by then. Stacks and samples come out in the same order.
 void PerfScriptParser::Impl::end_sample() {
   if (!in_sample_) return;
   in_sample_ = false;
   if (!accept_) return;
+  flush_sample();
+  pending_ = {pid_, tid_, cpu_, period_, 0};
+  pending_frames_.swap(frames_);
+  pending_.hash = model::hash_bytes({reinterpret_cast<const char*>(pending_frames_.data()),
+                                     pending_frames_.size() * sizeof(uint64_t)});
+  stack_cache_.prefetch(pending_.hash);
+  sample_pending_ = true;
+  ++stats_.samples;
+}
+
+void PerfScriptParser::Impl::flush_sample() {
+  if (!sample_pending_) return;
+  sample_pending_ = false;
   // Stacks and samples are interned here, not by the builder (which this parser never asks for
   // either): its string keys cost an allocation per sample.
-  std::string_view frames_key(reinterpret_cast<const char*>(frames_.data()),
-                              frames_.size() * sizeof(uint64_t));
-  StackEntry* stack = stack_cache_.find(frames_key);
+  std::string_view frames_key(reinterpret_cast<const char*>(pending_frames_.data()),
+                              pending_frames_.size() * sizeof(uint64_t));
+  StackEntry* stack = stack_cache_.find(frames_key, pending_.hash);
   if (stack == nullptr) {
-    s_.stacks.push_back({frames_});
-    stack = &stack_cache_.insert(frames_key, {s_.stacks.size()});
+    s_.stacks.push_back({pending_frames_});
+    stack = &stack_cache_.insert(frames_key, pending_.hash, {s_.stacks.size()});
   }
-  add_sample(*stack);
-  ++stats_.samples;
+  add_sample(*stack, pending_);
 }
 
 // Samples are summed per (pid, tid, stack), not per CPU: a stack that ran on several CPUs is one
 // sample with cpu -1 (formats/README.md §4.3), which keeps recordings of busy machines small.
-void PerfScriptParser::Impl::add_sample(StackEntry& stack) {
+void PerfScriptParser::Impl::add_sample(StackEntry& stack, const PendingSample& p) {
   size_t at;
   if (stack.chunk != chunk_) {  // the stack's first sample in this chunk
     stack.chunk = chunk_;
     stack.sample = s_.samples.size();
     at = stack.sample;
-  } else if (s_.samples[stack.sample].pid == pid_ && s_.samples[stack.sample].tid == tid_) {
+  } else if (s_.samples[stack.sample].pid == p.pid && s_.samples[stack.sample].tid == p.tid) {
     at = stack.sample;
   } else {  // a stack seen in another thread first
     char key[16];
-    std::memcpy(key, &pid_, 4);
-    std::memcpy(key + 4, &tid_, 4);
+    std::memcpy(key, &p.pid, 4);
+    std::memcpy(key + 4, &p.tid, 4);
     std::memcpy(key + 8, &stack.id, 8);
     std::string_view sample_key(key, sizeof key);
     auto [index, inserted] = sample_index_.try_insert(sample_key, s_.samples.size());
     at = *index;
   }
   if (at == s_.samples.size()) {
-    s_.samples.push_back({pid_, tid_, stack.id, 1, cpu_, period_});
+    s_.samples.push_back({p.pid, p.tid, stack.id, 1, p.cpu, p.period});
     return;
   }
   model::Sample& smp = s_.samples[at];
   smp.count += 1;
-  smp.weight += period_;
-  if (smp.cpu != cpu_) smp.cpu = -1;
+  smp.weight += p.period;
+  if (smp.cpu != p.cpu) smp.cpu = -1;
 }
 
 PerfScriptParser::PerfScriptParser(model::Session& session, PerfScriptOptions options)

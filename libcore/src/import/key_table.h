@@ -1,0 +1,120 @@
+#pragma once
+// The importer's open-addressing table from byte strings to small values, like
+// model::StringTable (keys in one arena, lookups by string_view and a caller-given hash), plus
+// prefetch(): the frame and stack tables of a system-wide recording hold hundreds of thousands of
+// keys, far beyond the CPU caches, and a lookup that waits for its slot and then for its key
+// bytes costs two memory round trips. Keys are kept in fixed blocks rather than one growing
+// string: doubling copied (and faulted in) the whole arena again and again. The importer knows the
+// hashes of the next frame lines and of the finished stack a little before it needs the answers,
+// and asks for the memory early.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gp::import {
+
+template <typename V>
+class KeyTable {
+ public:
+  // The value for key (whose hash is h), or nullptr.
+  V* find(std::string_view key, uint64_t h) {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.len == kEmpty) return nullptr;
+      if (s.hash == h && s.len == key.size() &&
+          (key.empty() || std::memcmp(s.key, key.data(), key.size()) == 0))
+        return &s.value;
+    }
+  }
+  // Inserts key (which must be absent) and returns its value slot.
+  V& insert(std::string_view key, uint64_t h, V value) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) grow();
+    ++count_;
+    Slot& s = place(h);
+    s.key = store(key);
+    s.len = static_cast<uint32_t>(key.size());
+    s.value = std::move(value);
+    return s.value;
+  }
+  // Starts loading the slot where a lookup of hash h begins.
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
+  // Starts loading the key bytes of the slot where a lookup of h begins, when that slot holds
+  // hash h (call some time after prefetch(h), when the slot is likely cached).
+  void prefetch_key(uint64_t h) const {
+    if (slots_.empty()) return;
+    const Slot& s = slots_[h & mask_];
+    if (s.hash == h && s.len != kEmpty) __builtin_prefetch(s.key);
+  }
+  void clear() {
+    slots_.clear();
+    blocks_.clear();
+    block_ = nullptr;
+    used_ = kBlockBytes;
+    count_ = 0;
+    mask_ = 0;
+  }
+  size_t size() const { return count_; }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kBlockBytes = 1 << 20;
+  struct Slot {
+    uint64_t hash = 0;
+    const char* key = nullptr;
+    uint32_t len = kEmpty;
+    V value{};
+  };
+  // A copy of key in the current block, or in a new one when it does not fit there; a long key
+  // gets a block of its own and the current block stays.
+  const char* store(std::string_view key) {
+    if (key.empty()) return nullptr;
+    if (key.size() > kBlockBytes / 4) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(key.size()));
+      std::memcpy(blocks_.back().get(), key.data(), key.size());
+      return blocks_.back().get();
+    }
+    if (key.size() > kBlockBytes - used_) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
+      block_ = blocks_.back().get();
+      used_ = 0;
+    }
+    char* at = block_ + used_;
+    std::memcpy(at, key.data(), key.size());
+    used_ += key.size();
+    return at;
+  }
+  Slot& place(uint64_t h) {
+    size_t i = h & mask_;
+    while (slots_[i].len != kEmpty) i = (i + 1) & mask_;
+    slots_[i].hash = h;
+    return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (Slot& o : old) {
+      if (o.len == kEmpty) continue;
+      Slot& s = place(o.hash);
+      s.key = o.key;
+      s.len = o.len;
+      s.value = std::move(o.value);
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* block_ = nullptr;      // the block new keys go to
+  size_t used_ = kBlockBytes;  // bytes used in block_
+  size_t count_ = 0;
+  size_t mask_ = 0;
+};
+
+}  // namespace gp::import
