@@ -18,7 +18,9 @@
 #
 # Both sides symbolize the same binaries on this machine; the figures are CPU time (user+sys,
 # what the machine does not share) and wall time, the median of REPEAT runs, and samples/s on
-# CPU time. Needs root (system-wide sampling), perf, /usr/bin/time, g++.
+# CPU time. Needs root (system-wide sampling), perf, /usr/bin/time, g++. With the
+# symbolize_double_session helper built (target of tests/unit/symbolize.cmake), it also prints
+# gp-symbolize's peak RSS on one session twice as long as the recording.
 set -euo pipefail
 
 build=$(cd "${1:-build}" && pwd)
@@ -134,4 +136,13 @@ speedup() {  # label gp_cpu gp_wall
 speedup "-f folded" "$gp_cpu" "$gp_wall"
 speedup "(.col)" "$gpc_cpu" "$gpc_wall"
 echo "peak RSS: gp-symbolize $(( $(peak t.sym) / 1024 )) MiB, gp-fold -f folded $(( $(peak t.fold) / 1024 )) MiB, gp-fold (.col) $(( $(peak t.col) / 1024 )) MiB; perf stackcollapse $(( $(peak t.perf) / 1024 )) MiB"
+# Memory must not grow with the session's length: the same recording written as one session
+# twice as long (twice the samples, stacks and locations; symbolize_double_session) against it.
+if [ -x "$bin/symbolize_double_session" ]; then
+  "$bin/symbolize_double_session" rec.gpa double.gpa
+  rm -f t.sym1 t.sym2
+  measure t.sym1 "$bin/gp-symbolize" -q --no-compress rec.gpa -o /dev/null
+  measure t.sym2 "$bin/gp-symbolize" -q --no-compress double.gpa -o /dev/null
+  echo "peak RSS of gp-symbolize: one session $(( $(peak t.sym1) / 1024 )) MiB, one session twice as long $(( $(peak t.sym2) / 1024 )) MiB (cpu $(median t.sym1 2) s, $(median t.sym2 2) s)"
+fi
 [ "$gp_samples" -ge 1000000 ] || echo "note: fewer than 1M samples; raise FREQ or DURATION for the issue's figure"

@@ -211,5 +211,190 @@ TEST(ArchiveReader, LooksLikeArchiveTellsTextFromBinary) {
   EXPECT_FALSE(gp::archive::looks_like_archive("bash 123/123 [000] 1.0: cpu-clock:\n"));
 }
 
+// Streaming: Reader::next_event and Writer::write_delta.
+
+using gp::archive::ChunkDelta;
+using gp::archive::ReadEvent;
+using gp::archive::Reader;
+
+// Every event of a stream, stopping after end_of_stream or an Error.
+struct Events {
+  std::vector<ReadEvent> events;
+  std::string error;    // the Error, if one ended the stream
+  std::string problem;  // reader.problem() at the end
+};
+Events read_events(const std::string& bytes) {
+  auto in = InputStream::from_memory(bytes);
+  Reader reader(*in);
+  Events out;
+  for (int guard = 0; guard < 1000000; ++guard) {
+    auto ev = reader.next_event();
+    if (!ev) {
+      out.error = ev.error().message;
+      break;
+    }
+    out.events.push_back(std::move(*ev));
+    if (out.events.back().kind == ReadEvent::Kind::end_of_stream) break;
+  }
+  out.problem = reader.problem();
+  return out;
+}
+
+size_t count_chunks(const Events& e) {
+  size_t n = 0;
+  for (const auto& ev : e.events) n += ev.kind == ReadEvent::Kind::chunk;
+  return n;
+}
+
+TEST(ArchiveStream, EventsAreHeaderChunksWithRunningBasesThenEnd) {
+  auto bytes = write(make_session(5, 20), false, 2048);
+  auto whole = read(bytes);
+  ASSERT_TRUE(whole.ok());
+  const model::Session& s = whole->sessions.at(0);
+  Events e = read_events(bytes);
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  ASSERT_GE(e.events.size(), 4u);
+  EXPECT_EQ(e.events.front().kind, ReadEvent::Kind::header);
+  EXPECT_EQ(e.events.front().header.host.hostname, "h1");
+  EXPECT_EQ(e.events.back().kind, ReadEvent::Kind::end_of_stream);
+  const ReadEvent& end = e.events[e.events.size() - 2];
+  ASSERT_EQ(end.kind, ReadEvent::Kind::end_of_session);
+  EXPECT_FALSE(end.truncated);
+  ASSERT_TRUE(end.trailer.has_value());
+  EXPECT_EQ(end.trailer->chunk_count, count_chunks(e));
+  EXPECT_GT(count_chunks(e), 3u);
+
+  // Deltas follow each other, and their entries are the session's, id for id.
+  gp::archive::TableCounts counts;
+  uint64_t samples = 0;
+  for (const auto& ev : e.events) {
+    if (ev.kind != ReadEvent::Kind::chunk) continue;
+    EXPECT_TRUE(ev.chunk.base == counts);
+    const auto& d = ev.chunk.entries;
+    for (size_t i = 0; i < d.locations.size(); ++i) {
+      const auto& want = s.location(counts.locations + i + 1);
+      EXPECT_EQ(d.locations[i].address, want.address);
+      EXPECT_EQ(d.locations[i].lines.size(), want.lines.size());
+    }
+    for (size_t i = 0; i < d.stacks.size(); ++i)
+      EXPECT_EQ(d.stacks[i].location_ids, s.stack(counts.stacks + i + 1).location_ids);
+    for (const auto& smp : d.samples) samples += smp.count;
+    counts = counts.plus(d);
+  }
+  EXPECT_EQ(counts.locations, s.locations.size());
+  EXPECT_EQ(counts.functions, s.functions.size());
+  EXPECT_EQ(samples, s.total_samples());
+}
+
+// Copying every delta with write_delta rewrites the stream byte for byte.
+std::string copy_by_deltas(const std::string& bytes, size_t chunk_bytes) {
+  std::string out;
+  auto stream = OutputStream::to_string(&out, false);
+  WriterOptions opt;
+  opt.chunk_bytes = chunk_bytes;
+  Writer w(*stream, opt);
+  Events e = read_events(bytes);
+  EXPECT_TRUE(e.error.empty()) << e.error;
+  for (auto& ev : e.events) {
+    if (ev.kind == ReadEvent::Kind::header) {
+      model::Session head;
+      head.header = ev.header;
+      EXPECT_TRUE(w.begin_session(head).ok());
+    } else if (ev.kind == ReadEvent::Kind::chunk) {
+      EXPECT_TRUE(w.write_delta(ev.chunk).ok());
+    } else if (ev.kind == ReadEvent::Kind::end_of_session) {
+      EXPECT_TRUE(w.end_deltas(ev.trailer.value_or(model::Trailer{}), !ev.truncated).ok());
+    }
+  }
+  EXPECT_TRUE(stream->close().ok());
+  return out;
+}
+
+TEST(ArchiveStream, DeltasWrittenAgainGiveTheSameBytes) {
+  auto one = write(make_session(5, 20), false, 2048);
+  auto two = write(make_session(2, 3), false, 2048);
+  EXPECT_EQ(copy_by_deltas(one + two, 2048), one + two);
+}
+
+TEST(ArchiveStream, WriteDeltaRefusesAGapInTheIds) {
+  std::string out;
+  auto stream = OutputStream::to_string(&out, false);
+  Writer w(*stream);
+  model::Session head = make_session(1, 1);
+  ASSERT_TRUE(w.begin_session(head).ok());
+  ChunkDelta d;
+  d.base.locations = 3;  // nothing was written: ids would shift by 3
+  d.entries.locations.resize(1);
+  auto st = w.write_delta(d);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("ids would shift"), std::string::npos);
+}
+
+TEST(ArchiveStream, LocationUpdatesOfEarlierChunksAreKeptNotApplied) {
+  model::Session s;
+  model::SessionBuilder b(s);
+  uint64_t f = b.function("late_name", "", 0);
+  uint64_t loc = b.address_location(0, 0x1234, model::FrameKind::native, false);
+  b.add_sample(1, 1, b.stack({loc}), 1);
+  std::string out;
+  auto stream = OutputStream::to_string(&out, false);
+  Writer w(*stream);
+  ASSERT_TRUE(w.begin_session(s).ok());
+  ASSERT_TRUE(w.write_chunk(s).ok());
+  s.location_updates.push_back({loc, {{f, 0, 0, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
+  ASSERT_TRUE(w.end_session(s).ok());
+  ASSERT_TRUE(stream->close().ok());
+
+  Events e = read_events(out);
+  ASSERT_TRUE(e.error.empty());
+  ASSERT_EQ(count_chunks(e), 2u);
+  const auto& second = e.events[2];
+  ASSERT_EQ(second.kind, ReadEvent::Kind::chunk);
+  EXPECT_EQ(second.chunk.base.locations, 1u);
+  ASSERT_EQ(second.chunk.entries.location_updates.size(), 1u);
+  EXPECT_EQ(second.chunk.entries.location_updates[0].location_id, loc);
+  auto whole = read(out);  // next() applies it
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->sessions[0].location(loc).status, model::SymbolStatus::resolved);
+}
+
+TEST(ArchiveStream, EveryCutPointGivesTheChunksNextKeeps) {
+  auto bytes = write(make_session(3, 5), false, 256);
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    std::string cut = bytes.substr(0, n);
+    auto a = read(cut);
+    Events e = read_events(cut);
+    if (!a.ok()) {
+      EXPECT_FALSE(e.error.empty()) << "cut at " << n;
+      continue;
+    }
+    ASSERT_TRUE(e.error.empty()) << "cut at " << n << ": " << e.error;
+    ASSERT_GE(e.events.size(), 3u);
+    const ReadEvent& end = e.events[e.events.size() - 2];
+    EXPECT_EQ(end.kind, ReadEvent::Kind::end_of_session);
+    EXPECT_TRUE(end.truncated) << "cut at " << n;
+    EXPECT_FALSE(e.problem.empty());
+    uint64_t samples = 0;
+    for (const auto& ev : e.events)
+      for (const auto& smp : ev.chunk.entries.samples) samples += smp.count;
+    EXPECT_EQ(samples, a->sessions.at(0).total_samples()) << "cut at " << n;
+  }
+}
+
+TEST(ArchiveStream, FlippedBytesNeverCrashAndReferencesStayInRange) {
+  auto bytes = write(make_session(4, 6), false, 512);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    std::string copy = bytes;
+    copy[i] = static_cast<char>(copy[i] ^ 0x5a);
+    Events e = read_events(copy);
+    for (const auto& ev : e.events) {
+      if (ev.kind != ReadEvent::Kind::chunk) continue;
+      auto after = ev.chunk.base.plus(ev.chunk.entries);
+      for (const auto& smp : ev.chunk.entries.samples) EXPECT_LE(smp.stack_id, after.stacks);
+      for (const auto& u : ev.chunk.entries.location_updates) EXPECT_LE(u.location_id, after.locations);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gp::test::archive

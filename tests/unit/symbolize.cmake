@@ -9,6 +9,7 @@ target_sources(gp_unit_tests PRIVATE
   unit/symbolize_live_test.cpp
   unit/symbolize_fixture_test.cpp
   unit/symbolize_scope_test.cpp
+  unit/symbolize_stream_test.cpp
 )
 
 set(gp_sym_fixtures ${CMAKE_CURRENT_BINARY_DIR}/fixtures/symbolize)
@@ -57,3 +58,8 @@ endif()
 
 target_compile_definitions(gp_unit_tests PRIVATE GP_SYM_FIXTURES="${gp_sym_fixtures}"
                                                  GP_SYM_SOURCES="${gp_sym_src}")
+
+# tests/bench/symbolize_bench.sh: one session twice as long as a recording (memory scaling).
+add_executable(symbolize_double_session ${CMAKE_CURRENT_SOURCE_DIR}/bench/symbolize_double_session.cpp)
+target_link_libraries(symbolize_double_session PRIVATE gp_core)
+set_target_properties(symbolize_double_session PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)

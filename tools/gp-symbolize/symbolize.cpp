@@ -8,6 +8,7 @@
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
 #include "gp/symbolize/elf_file.h"
+#include "gp/symbolize/stream_symbolizer.h"
 #include "gp/symbolize/symbol_export.h"
 #include "gp/symbolize/symbolizer.h"
 #include "gp/util/version.h"
@@ -133,6 +134,88 @@ Result<Output> open_output(const SymbolizeArgs& args) {
   return out;
 }
 
+int write_failed(const Output& out, const Status& st) {
+  if (out.stream->last_errno() == EPIPE) return gp::cli::kExitOk;
+  gp::cli::error(st.error().message);
+  return gp::cli::kExitFailure;
+}
+
+int finish(const SymbolizeArgs& args, Output& out, const symbolize::SymbolizeReport& total, bool truncated,
+           bool write_archive, size_t not_exported) {
+  if (out.stream) {
+    auto st = out.stream->close();
+    if (!st && out.stream->last_errno() != EPIPE) {
+      gp::cli::error(st.error().message);
+      return gp::cli::kExitFailure;
+    }
+  }
+  if (write_archive) {
+    report_modules(total);
+    print_summary(total);
+  }
+  if (truncated) return gp::cli::kExitPartial;
+  if (args.strict && write_archive && total.misses() > 0) {
+    gp::cli::warning(std::to_string(total.misses()) + " frames unresolved (--strict)");
+    return gp::cli::kExitPartial;
+  }
+  if (args.strict && not_exported > 0) return gp::cli::kExitPartial;
+  return gp::cli::kExitOk;
+}
+
+// Streams each session: every input chunk is passed on as soon as it is read (samples and stacks
+// are never held), and the session's frames are named at its end, binary by binary, as location
+// updates (StreamSymbolizer), so memory does not grow with samples or stacks.
+int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
+  archive::Reader reader(in);
+  Output out;
+  symbolize::SymbolizeReport total;
+  symbolize::StreamSymbolizer symbolizer(make_options(args));
+  bool truncated = false;
+  size_t sessions = 0;
+  for (;;) {
+    auto ev = reader.next_event();
+    if (!ev) {
+      gp::cli::error(ev.error().message);
+      if (sessions == 0) return gp::cli::kExitFailure;
+      truncated = true;
+      break;
+    }
+    Status st = ok_status();
+    if (ev->kind == archive::ReadEvent::Kind::end_of_stream) break;
+    if (ev->kind == archive::ReadEvent::Kind::header) {
+      ++sessions;
+      if (!out.stream) {
+        auto opened = open_output(args);
+        if (!opened) {
+          gp::cli::error(opened.error().message);
+          return gp::cli::kExitFailure;
+        }
+        out = std::move(*opened);
+      }
+      model::Session head;
+      head.header = std::move(ev->header);
+      symbolizer.begin_session(head.header);
+      st = out.writer->begin_session(head);
+    } else if (ev->kind == archive::ReadEvent::Kind::chunk) {
+      symbolizer.symbolize_chunk(ev->chunk);
+      st = out.writer->write_delta(ev->chunk);
+    } else {  // end_of_session
+      st = symbolizer.end_session([&](archive::ChunkDelta& d) { return out.writer->write_delta(d); });
+      model::Trailer trailer = ev->trailer.value_or(model::Trailer{});
+      trailer.counters = symbolizer.counters();
+      // A session that was cut stays marked as cut, so every later tool still reports it.
+      if (st) st = out.writer->end_deltas(trailer, !ev->truncated);
+      add_up(total, symbolizer.take_report());
+      if (ev->truncated) {
+        truncated = true;
+        gp::cli::warning("archive '" + args.input + "' is truncated: " + reader.problem());
+      }
+    }
+    if (!st) return write_failed(out, st);
+  }
+  return finish(args, out, total, truncated, true, 0);
+}
+
 }  // namespace
 
 int run(const SymbolizeArgs& args) {
@@ -147,6 +230,8 @@ int run(const SymbolizeArgs& args) {
     gp::cli::error(in.error().message);
     return gp::cli::kExitFailure;
   }
+  if (args.export_dir.empty()) return stream_sessions(args, **in);
+  // --export-symbols looks at whole sessions (every binary a session refers to).
   archive::Reader reader(**in);
   Output out;
   symbolize::SymbolizeReport total;
@@ -177,35 +262,14 @@ int run(const SymbolizeArgs& args) {
       }
       add_up(total, symbolize::symbolize_session(s, options));
       auto st = out.writer->write_session(s);
-      if (!st) {
-        if (out.stream->last_errno() == EPIPE) return gp::cli::kExitOk;
-        gp::cli::error(st.error().message);
-        return gp::cli::kExitFailure;
-      }
+      if (!st) return write_failed(out, st);
     }
     if (s.truncated) {
       truncated = true;
       gp::cli::warning("archive '" + args.input + "' is truncated: " + reader.problem());
     }
   }
-  if (out.stream) {
-    auto st = out.stream->close();
-    if (!st && out.stream->last_errno() != EPIPE) {
-      gp::cli::error(st.error().message);
-      return gp::cli::kExitFailure;
-    }
-  }
-  if (write_archive) {
-    report_modules(total);
-    print_summary(total);
-  }
-  if (truncated) return gp::cli::kExitPartial;
-  if (args.strict && write_archive && total.misses() > 0) {
-    gp::cli::warning(std::to_string(total.misses()) + " frames unresolved (--strict)");
-    return gp::cli::kExitPartial;
-  }
-  if (args.strict && not_exported > 0) return gp::cli::kExitPartial;
-  return gp::cli::kExitOk;
+  return finish(args, out, total, truncated, write_archive, not_exported);
 }
 
 }  // namespace gp::symbolize_tool

@@ -34,14 +34,13 @@ void fill_lines(capnp::List<schema::Line>::Builder b, const std::vector<model::L
   }
 }
 
-Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r,
-                                            const model::Session& s) {
+Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r, uint64_t functions) {
   std::vector<model::Line> out;
   out.reserve(r.size());
   for (auto l : r) {
-    if (l.getFunctionId() == 0 || l.getFunctionId() > s.functions.size())
+    if (l.getFunctionId() == 0 || l.getFunctionId() > functions)
       return make_error("line refers to function " + std::to_string(l.getFunctionId()) + " of " +
-                        std::to_string(s.functions.size()));
+                        std::to_string(functions));
     out.push_back({l.getFunctionId(), l.getLine(), l.getColumn(), l.getInlined()});
   }
   return out;
@@ -272,7 +271,8 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
     fill_counters(b.initCounters(s.counters.size()), s.counters);
 }
 
-Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
+Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts& base,
+                   bool apply_updates) {
   for (auto p : r.getProcesses()) {
     model::Process m;
     m.pid = p.getPid();
@@ -316,32 +316,41 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
   for (auto l : r.getLocations()) {
     model::Location v;
     v.mapping_id = l.getMappingId();
-    if (v.mapping_id > s.mappings.size())
+    if (v.mapping_id > base.mappings + s.mappings.size())
       return make_error("location refers to mapping " + std::to_string(v.mapping_id) + " of " +
-                        std::to_string(s.mappings.size()));
+                        std::to_string(base.mappings + s.mappings.size()));
     v.address = l.getAddress();
     v.file_offset = l.getFileOffset();
     v.kind =
         enum_in_range<model::FrameKind>(static_cast<uint16_t>(l.getKind()), model::kFrameKindCount);
-    auto lines = read_lines(l.getLines(), s);
+    auto lines = read_lines(l.getLines(), base.functions + s.functions.size());
     if (!lines) return lines.error();
     v.lines = std::move(*lines);
     v.status = enum_in_range<model::SymbolStatus>(static_cast<uint16_t>(l.getStatus()), 7);
     v.is_return_address = l.getIsReturnAddress();
     s.locations.push_back(std::move(v));
   }
+  const uint64_t locations = base.locations + s.locations.size();
   for (auto u : r.getLocationUpdates()) {
-    uint64_t id = u.getLocationId();
-    if (id == 0 || id > s.locations.size())
-      return make_error("location update refers to location " + std::to_string(id) + " of " +
-                        std::to_string(s.locations.size()));
-    auto lines = read_lines(u.getLines(), s);
+    model::LocationUpdate v;
+    v.location_id = u.getLocationId();
+    if (v.location_id == 0 || v.location_id > locations)
+      return make_error("location update refers to location " + std::to_string(v.location_id) +
+                        " of " + std::to_string(locations));
+    auto lines = read_lines(u.getLines(), base.functions + s.functions.size());
     if (!lines) return lines.error();
-    auto& loc = s.location(id);
-    loc.lines = std::move(*lines);
-    loc.status = enum_in_range<model::SymbolStatus>(static_cast<uint16_t>(u.getStatus()), 7);
-    loc.kind =
+    v.lines = std::move(*lines);
+    v.status = enum_in_range<model::SymbolStatus>(static_cast<uint16_t>(u.getStatus()), 7);
+    v.kind =
         enum_in_range<model::FrameKind>(static_cast<uint16_t>(u.getKind()), model::kFrameKindCount);
+    if (!apply_updates || v.location_id <= base.locations) {  // not a location `s` holds
+      s.location_updates.push_back(std::move(v));
+      continue;
+    }
+    auto& loc = s.location(v.location_id);
+    loc.lines = std::move(v.lines);
+    loc.status = v.status;
+    loc.kind = v.kind;
   }
   make_room(s.stacks, r.getStacks().size());
   for (auto st : r.getStacks()) {
@@ -349,18 +358,18 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     auto ids = st.getLocationIds();
     v.location_ids.reserve(ids.size());
     for (uint64_t id : ids) {
-      if (id == 0 || id > s.locations.size())
+      if (id == 0 || id > locations)
         return make_error("stack refers to location " + std::to_string(id) + " of " +
-                          std::to_string(s.locations.size()));
+                          std::to_string(locations));
       v.location_ids.push_back(id);
     }
     s.stacks.push_back(std::move(v));
   }
   make_room(s.samples, r.getSamples().size());
   for (auto sm : r.getSamples()) {
-    if (sm.getStackId() == 0 || sm.getStackId() > s.stacks.size())
+    if (sm.getStackId() == 0 || sm.getStackId() > base.stacks + s.stacks.size())
       return make_error("sample refers to stack " + std::to_string(sm.getStackId()) + " of " +
-                        std::to_string(s.stacks.size()));
+                        std::to_string(base.stacks + s.stacks.size()));
     s.samples.push_back(
         {sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight()});
   }
@@ -382,7 +391,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s) {
     for (uint64_t reg : c.getRegisters()) v.registers.push_back(reg);
     v.stack = str(c.getStack());
     v.kernel_stack_id = c.getKernelStackId();
-    if (v.kernel_stack_id > s.stacks.size())
+    if (v.kernel_stack_id > base.stacks + s.stacks.size())
       return make_error("stack copy refers to a missing kernel stack");
     v.count = c.getCount();
     s.stack_copies.push_back(std::move(v));

@@ -2,6 +2,7 @@
 // Conversions between the capnp schema and model structs. Internal to libcore/src/archive.
 
 #include "archive.capnp.h"
+#include "gp/archive/reader.h"
 #include "gp/model/session.h"
 #include "gp/util/result.h"
 
@@ -19,8 +20,12 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
 void fill_trailer(schema::Trailer::Builder b, const model::Trailer& t);
 
 Result<model::Header> read_header(schema::Header::Reader r);
-// Appends a chunk's entries to the session, checking every reference.
-Status apply_chunk(schema::Chunk::Reader r, model::Session& s);
+// Appends a chunk's entries to the session, checking every reference. `base` counts the entries
+// the session had before `s` (all zero when `s` is the whole session): a reference is valid up
+// to base + what `s` holds. Location updates are applied to s's locations when apply_updates,
+// else kept in s.location_updates (a delta: they may name locations `s` does not hold).
+Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts& base = {},
+                   bool apply_updates = true);
 model::Trailer read_trailer(schema::Trailer::Reader r);
 
 }  // namespace gp::archive::codec

@@ -86,9 +86,11 @@ struct Decoded {
   model::Trailer trailer;
 };
 
-// Parses one message and, for chunks, applies it to `session`. kj exceptions (bad pointers,
-// traversal limit) become Errors.
-Result<Decoded> decode(const RawMessage& raw, model::Session* session) {
+// Parses one message and, for chunks, applies it to `session` (whose tables follow `base`
+// entries; updates applied when `apply_updates`). kj exceptions (bad pointers, traversal limit)
+// become Errors.
+Result<Decoded> decode(const RawMessage& raw, model::Session* session, const TableCounts& base = {},
+                       bool apply_updates = true) {
   capnp::ReaderOptions options;
   // Bound the work to a small multiple of the message's size (amplification attacks).
   options.traversalLimitInWords = std::max<uint64_t>(raw.words.size() * 4, 1024);
@@ -107,7 +109,7 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session) {
       }
       case schema::Message::CHUNK:
         out.kind = Kind::chunk;
-        if (session) status = codec::apply_chunk(root.getChunk(), *session);
+        if (session) status = codec::apply_chunk(root.getChunk(), *session, base, apply_updates);
         break;
       case schema::Message::TRAILER:
         out.kind = Kind::trailer;
@@ -125,13 +127,19 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session) {
 
 }  // namespace
 
-Result<std::optional<model::Session>> Reader::next() {
-  if (done_) return std::optional<model::Session>{};
-  problem_.clear();
-  model::Session session;
+TableCounts TableCounts::plus(const model::Session& e) const {
+  return {processes + e.processes.size(), threads + e.threads.size(),   mappings + e.mappings.size(),
+          functions + e.functions.size(), locations + e.locations.size(), stacks + e.stacks.size(),
+          kernel_symbols + e.kernel_symbols.size(), jit_maps + e.jit_maps.size()};
+}
 
+// Reads the header that starts the next session (or the one that cut the previous one short).
+Result<ReadEvent> Reader::start_session() {
+  ReadEvent ev;
+  if (done_) return ev;  // end_of_stream
+  problem_.clear();
   if (pending_header_) {
-    session.header = std::move(*pending_header_);
+    ev.header = std::move(*pending_header_);
     pending_header_.reset();
   } else {
     auto raw = read_raw_message(in_, limits_);
@@ -140,14 +148,14 @@ Result<std::optional<model::Session>> Reader::next() {
     if (raw->state == ReadState::end) {
       done_ = true;
       if (first) return make_error("'" + in_.name() + "' is empty: not a gp archive");
-      return std::optional<model::Session>{};
+      return ev;
     }
     if (raw->state != ReadState::message) {
       done_ = true;
       if (first) return make_error("'" + in_.name() + "' is not a gp archive: " + raw->problem);
       problem_ = "archive '" + in_.name() + "' has trailing garbage at byte " +
                  std::to_string(raw->offset) + ": " + raw->problem;
-      return std::optional<model::Session>{};
+      return ev;
     }
     auto d = decode(*raw, nullptr);
     if (!d || d->kind != Kind::header) {
@@ -155,54 +163,88 @@ Result<std::optional<model::Session>> Reader::next() {
       std::string why = d ? "it does not start with a session header" : d.error().message;
       if (first) return make_error("'" + in_.name() + "' is not a gp archive: " + why);
       problem_ = "archive '" + in_.name() + "' is corrupt at byte " + std::to_string(raw->offset) + ": " + why;
-      return std::optional<model::Session>{};
+      return ev;
     }
-    session.header = std::move(d->header);
+    ev.header = std::move(d->header);
   }
   ++sessions_read_;
+  in_session_ = true;
+  chunks_ = 0;
+  counts_ = {};
+  ev.kind = ReadEvent::Kind::header;
+  return ev;
+}
 
-  uint64_t chunks = 0;
-  for (;;) {
-    auto raw = read_raw_message(in_, limits_);
-    std::string why;
-    uint64_t offset = in_.position();
-    if (!raw) {
-      why = raw.error().message;
-    } else if (raw->state == ReadState::message) {
-      auto d = decode(*raw, &session);
-      if (!d) {
-        why = d.error().message;
-        offset = raw->offset;
-      } else if (d->kind == Kind::chunk) {
-        ++chunks;
-        continue;
-      } else if (d->kind == Kind::trailer) {
-        session.trailer = std::move(d->trailer);
-        if (!session.trailer->clean_close) {
-          session.truncated = true;
-          problem_ = "archive '" + in_.name() + "': session " + std::to_string(sessions_read_) +
-                     " was not closed cleanly";
-        }
-        return std::optional<model::Session>(std::move(session));
-      } else {  // a new header: this session was cut, the next one starts here
-        pending_header_ = std::move(d->header);
-        session.truncated = true;
-        problem_ = "archive '" + in_.name() + "' is truncated: session " +
-                   std::to_string(sessions_read_) + " has no trailer (kept " +
-                   std::to_string(chunks) + " chunks)";
-        return std::optional<model::Session>(std::move(session));
-      }
-    } else if (raw->state == ReadState::end) {
-      why = "";
-    } else {
-      why = raw->problem;
+Result<ReadEvent> Reader::step(model::Session* full) {
+  if (!in_session_) return start_session();
+  ReadEvent ev;
+  auto raw = read_raw_message(in_, limits_);
+  std::string why;
+  uint64_t offset = in_.position();
+  if (!raw) {
+    why = raw.error().message;
+  } else if (raw->state == ReadState::message) {
+    model::Session* into = full != nullptr ? full : &ev.chunk.entries;
+    auto d = decode(*raw, into, full != nullptr ? TableCounts{} : counts_, full != nullptr);
+    if (!d) {
+      why = d.error().message;
       offset = raw->offset;
+    } else if (d->kind == Kind::chunk) {
+      ++chunks_;
+      ev.kind = ReadEvent::Kind::chunk;
+      if (full == nullptr) {
+        ev.chunk.base = counts_;
+        counts_ = counts_.plus(ev.chunk.entries);
+      }
+      return ev;
+    } else if (d->kind == Kind::trailer) {
+      in_session_ = false;
+      ev.kind = ReadEvent::Kind::end_of_session;
+      ev.trailer = std::move(d->trailer);
+      if (!ev.trailer->clean_close) {
+        ev.truncated = true;
+        problem_ = "archive '" + in_.name() + "': session " + std::to_string(sessions_read_) +
+                   " was not closed cleanly";
+      }
+      return ev;
+    } else {  // a new header: this session was cut, the next one starts here
+      in_session_ = false;
+      pending_header_ = std::move(d->header);
+      ev.kind = ReadEvent::Kind::end_of_session;
+      ev.truncated = true;
+      problem_ = "archive '" + in_.name() + "' is truncated: session " +
+                 std::to_string(sessions_read_) + " has no trailer (kept " +
+                 std::to_string(chunks_) + " chunks)";
+      return ev;
     }
-    done_ = true;
-    session.truncated = true;
-    problem_ = "archive '" + in_.name() + "' is truncated: kept the first " + std::to_string(chunks) +
-               " chunks of session " + std::to_string(sessions_read_);
-    if (!why.empty()) problem_ += " (" + why + " at byte " + std::to_string(offset) + ")";
+  } else if (raw->state != ReadState::end) {
+    why = raw->problem;
+    offset = raw->offset;
+  }
+  in_session_ = false;
+  done_ = true;
+  ev.kind = ReadEvent::Kind::end_of_session;
+  ev.truncated = true;
+  problem_ = "archive '" + in_.name() + "' is truncated: kept the first " + std::to_string(chunks_) +
+             " chunks of session " + std::to_string(sessions_read_);
+  if (!why.empty()) problem_ += " (" + why + " at byte " + std::to_string(offset) + ")";
+  return ev;
+}
+
+Result<ReadEvent> Reader::next_event() { return step(nullptr); }
+
+Result<std::optional<model::Session>> Reader::next() {
+  auto start = step(nullptr);  // not in a session here: reads a header or ends
+  if (!start) return start.error();
+  if (start->kind != ReadEvent::Kind::header) return std::optional<model::Session>{};
+  model::Session session;
+  session.header = std::move(start->header);
+  for (;;) {
+    auto ev = step(&session);
+    if (!ev) return ev.error();  // not reached: step turns errors inside a session into a cut
+    if (ev->kind == ReadEvent::Kind::chunk) continue;
+    session.trailer = std::move(ev->trailer);
+    session.truncated = ev->truncated;
     return std::optional<model::Session>(std::move(session));
   }
 }

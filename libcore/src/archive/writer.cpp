@@ -32,8 +32,8 @@ size_t estimate(const model::LocationUpdate& u) { return 40 + 24 * u.lines.size(
 // Takes entries [from, end) of `table` into `range` while `budget` lasts; at least one entry
 // when the chunk is still empty so that oversized entries still make progress. Once a table
 // stops short (`full`), later tables take nothing: their entries may refer to the ones left out.
-template <typename T>
-void take(const std::vector<T>& table, size_t& from, size_t (&range)[2], size_t& budget, bool& any,
+template <typename T, typename Index>
+void take(const std::vector<T>& table, Index& from, size_t (&range)[2], size_t& budget, bool& any,
           bool& full) {
   range[0] = range[1] = from;
   while (!full && from < table.size()) {
@@ -70,7 +70,19 @@ Status Writer::begin_session(model::Session& s) {
   return out_.flush();
 }
 
-Status Writer::write_chunk(model::Session& s) {
+Status Writer::write_chunk(model::Session& s) { return write_lists(s, written_); }
+
+Status Writer::write_delta(ChunkDelta& delta) {
+  if (!(delta.base == written_))
+    return make_error("chunk delta does not follow the entries written so far (ids would shift)");
+  Cursor from;
+  auto st = write_lists(delta.entries, from);
+  written_ = written_.plus(delta.entries);
+  delta.entries = {};
+  return st;
+}
+
+Status Writer::write_lists(model::Session& s, Cursor& from) {
   size_t samples_from = 0, copies_from = 0, updates_from = 0;
   bool counters_pending = !s.counters.empty();
   for (;;) {
@@ -78,16 +90,16 @@ Status Writer::write_chunk(model::Session& s) {
     size_t budget = opt_.chunk_bytes;
     bool any = false;
     bool full = false;
-    take(s.processes, written_.processes, r.processes, budget, any, full);
-    take(s.threads, written_.threads, r.threads, budget, any, full);
-    take(s.mappings, written_.mappings, r.mappings, budget, any, full);
-    take(s.functions, written_.functions, r.functions, budget, any, full);
-    take(s.locations, written_.locations, r.locations, budget, any, full);
+    take(s.processes, from.processes, r.processes, budget, any, full);
+    take(s.threads, from.threads, r.threads, budget, any, full);
+    take(s.mappings, from.mappings, r.mappings, budget, any, full);
+    take(s.functions, from.functions, r.functions, budget, any, full);
+    take(s.locations, from.locations, r.locations, budget, any, full);
     take(s.location_updates, updates_from, r.location_updates, budget, any, full);
-    take(s.stacks, written_.stacks, r.stacks, budget, any, full);
+    take(s.stacks, from.stacks, r.stacks, budget, any, full);
     take(s.samples, samples_from, r.samples, budget, any, full);
-    take(s.kernel_symbols, written_.kernel_symbols, r.kernel_symbols, budget, any, full);
-    take(s.jit_maps, written_.jit_maps, r.jit_maps, budget, any, full);
+    take(s.kernel_symbols, from.kernel_symbols, r.kernel_symbols, budget, any, full);
+    take(s.jit_maps, from.jit_maps, r.jit_maps, budget, any, full);
     take(s.stack_copies, copies_from, r.stack_copies, budget, any, full);
     if (!any && !counters_pending) break;
     r.with_counters = counters_pending;
@@ -114,14 +126,24 @@ Status Writer::end_session(model::Session& s, bool clean_close) {
   auto st = write_chunk(s);
   if (!st) return st;
   model::Trailer t = s.trailer.value_or(model::Trailer{});
+  t.counters = s.counters;
+  st = write_trailer(t, clean_close);
   t.clean_close = clean_close;
   t.chunk_count = chunks_;
   t.sample_count = samples_;
-  t.counters = s.counters;
+  s.trailer = t;
+  return st;
+}
+
+Status Writer::end_deltas(model::Trailer t, bool clean_close) { return write_trailer(std::move(t), clean_close); }
+
+Status Writer::write_trailer(model::Trailer t, bool clean_close) {
+  t.clean_close = clean_close;
+  t.chunk_count = chunks_;
+  t.sample_count = samples_;
   capnp::MallocMessageBuilder builder;
   codec::fill_trailer(builder.initRoot<schema::Message>().initTrailer(), t);
-  s.trailer = t;
-  st = write_message(out_, builder);
+  auto st = write_message(out_, builder);
   if (!st) return st;
   st = out_.end_frame();
   if (!st) return st;

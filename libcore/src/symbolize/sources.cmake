@@ -11,6 +11,7 @@ target_sources(gp_core PRIVATE
   src/symbolize/scope_index.cpp
   src/symbolize/kernel_symbols.cpp
   src/symbolize/symbolizer.cpp
+  src/symbolize/stream_symbolizer.cpp
   src/symbolize/symbol_export.cpp
 )
 target_link_libraries(gp_core PUBLIC PkgConfig::DW)

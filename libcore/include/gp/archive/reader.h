@@ -17,6 +17,36 @@ struct ReaderLimits {
   uint32_t max_segments = 1024;
 };
 
+// How many entries each table of a session held before a chunk: the ids of the chunk's first
+// entries are these plus one (formats/README.md §4.1).
+struct TableCounts {
+  uint64_t processes = 0, threads = 0, mappings = 0, functions = 0, locations = 0, stacks = 0,
+           kernel_symbols = 0, jit_maps = 0;
+  bool operator==(const TableCounts&) const = default;
+  // The counts after a chunk holding `entries`.
+  TableCounts plus(const model::Session& entries) const;
+};
+
+// One chunk on its own, for tools that stream a session instead of holding it. `entries` holds
+// only this chunk's lists: its n-th location has id base.locations + n, and so on for every
+// table. Every reference was checked against the session's running totals. Location updates are
+// not applied (they may name locations of earlier chunks): they stay in entries.location_updates.
+// entries.counters holds the counters this chunk carried; entries.header is unused.
+struct ChunkDelta {
+  TableCounts base;
+  model::Session entries;
+};
+
+// What Reader::next_event() read: a session starts, one of its chunks, or it ends.
+struct ReadEvent {
+  enum class Kind { header, chunk, end_of_session, end_of_stream };
+  Kind kind = Kind::end_of_stream;
+  model::Header header;                   // header
+  ChunkDelta chunk;                       // chunk
+  std::optional<model::Trailer> trailer;  // end_of_session: the trailer, if the session had one
+  bool truncated = false;                 // end_of_session: cut or not closed cleanly (see problem())
+};
+
 class Reader {
  public:
   explicit Reader(InputStream& in, ReaderLimits limits = {}) : in_(in), limits_(limits) {}
@@ -26,12 +56,26 @@ class Reader {
   // reading stops. An Error means no session could be read at all (not an archive, unreadable,
   // newer major format) — or an I/O error.
   Result<std::optional<model::Session>> next();
+  // The streaming form of next(), one message at a time: header, chunk..., end_of_session (for
+  // every session, also a cut one: then `truncated` is set and problem() says why), and finally
+  // end_of_stream (problem() set when garbage followed the last session). Memory stays that of
+  // one chunk. An Error means the stream is not an archive (first header) or an I/O error before
+  // any session. Do not mix with next() on one Reader.
+  Result<ReadEvent> next_event();
   // Why the last session was truncated; empty otherwise.
   const std::string& problem() const { return problem_; }
 
  private:
+  // One step of the session state machine; chunks go into `full` (a whole session: updates
+  // applied) when given, else into the event as a delta.
+  Result<ReadEvent> step(model::Session* full);
+  Result<ReadEvent> start_session();
+
   InputStream& in_;
   ReaderLimits limits_;
+  bool in_session_ = false;
+  uint64_t chunks_ = 0;   // chunks of the current session
+  TableCounts counts_;    // tables of the current session so far (streaming)
   std::string problem_;
   bool done_ = false;
   size_t sessions_read_ = 0;

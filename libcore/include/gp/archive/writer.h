@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "gp/archive/byte_io.h"
+#include "gp/archive/reader.h"
 #include "gp/model/session.h"
 #include "gp/util/result.h"
 
@@ -32,11 +33,25 @@ class Writer {
   // begin + chunk + end for a session built in memory.
   Status write_session(model::Session& s);
 
+  // Streaming copy, for a session that is never held whole: after begin_session, write each
+  // chunk as a delta (ChunkDelta: only the new entries, and the ids they start after), then
+  // end_deltas. delta.base must equal the entries written so far in this session (else an
+  // Error: ids would shift). Writes every list of delta.entries (in chunks of about
+  // chunk_bytes, counters once) and clears them.
+  Status write_delta(ChunkDelta& delta);
+  // Ends a session written with write_delta: the trailer t, with its chunk and sample counts
+  // filled in (t.counters as given) and clean_close as given.
+  Status end_deltas(model::Trailer t, bool clean_close);
+  // Entries written so far in this session.
+  const TableCounts& written() const { return written_; }
+
  private:
-  struct Cursor {
-    size_t processes = 0, threads = 0, mappings = 0, functions = 0, locations = 0, stacks = 0,
-           kernel_symbols = 0, jit_maps = 0;
-  };
+  using Cursor = TableCounts;
+  // Writes the lists of s from `from` on (and all of s.samples, stack_copies, location_updates
+  // and counters) as chunks, advancing `from`.
+  Status write_lists(model::Session& s, Cursor& from);
+  Status write_trailer(model::Trailer t, bool clean_close);
+
   OutputStream& out_;
   WriterOptions opt_;
   Cursor written_;
