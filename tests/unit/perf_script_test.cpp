@@ -343,9 +343,19 @@ TEST(PerfScriptImport, InternsManyRepeatedFramesPerProcess) {
     Session s;
     PerfScriptParser p(s);
     std::string buffer(piece, '\0');  // reused for every feed, as gp-import reuses its buffer
+    uint64_t ended = 0;               // samples whose blank line was fed
+    size_t next_end = text.find("\n\n");
     for (size_t i = 0; i < text.size(); i += piece) {
       size_t n = text.copy(buffer.data(), piece, i);
       p.feed(std::string_view(buffer).substr(0, n));
+      // gp-import writes chunks between feeds: every sample ended so far must be in them.
+      uint64_t in_session = 0;
+      for (const auto& smp : s.samples) in_session += smp.count;
+      while (next_end != std::string::npos && next_end + 2 <= i + n) {
+        ++ended;
+        next_end = text.find("\n\n", next_end + 1);
+      }
+      ASSERT_EQ(in_session, ended) << "after " << i + n << " bytes in feeds of " << piece;
     }
     p.finish();
     ASSERT_EQ(p.stats().samples, printed.size());
@@ -361,7 +371,7 @@ TEST(PerfScriptImport, InternsManyRepeatedFramesPerProcess) {
         EXPECT_EQ(l.is_return_address, d > 0);
         EXPECT_EQ(s.function(l.lines.at(0).function_id).name, "f" + std::to_string(l.address));
         auto [it, fresh] = location_of.try_emplace({smp.pid, l.address, d > 0}, ids[d]);
-        EXPECT_EQ(it->second, ids[d]) << "one location per process and frame";
+        EXPECT_EQ(it->second, ids[d]) << "one location per process and frame; feeds of " << piece;
       }
     }
     EXPECT_EQ(sampled, printed.size());

@@ -155,7 +155,7 @@ void PerfScriptParser::Impl::feed(std::string_view bytes) {
         partial_.clear();
       }
       if (!discarding_) partial_.append(piece);
-      return;
+      break;
     }
     if (discarding_) {
       discarding_ = false;
