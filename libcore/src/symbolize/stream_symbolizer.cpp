@@ -41,9 +41,42 @@ struct Job {
   ModuleReport report;
   bool is_go = false;
   SymbolStatus miss = SymbolStatus::no_symbol;  // status of every frame without a name
-  std::vector<std::vector<Frame>> results;      // distinct lookups' chains; empty = no symbol
-  std::vector<uint32_t> result_of;              // parallel to module->ids
+  // The answers, compact (a binary's frames repeat a few thousand functions): distinct lookup r
+  // has the chain frames[begin[r], begin[r + 1]), outermost first; empty = no symbol.
+  struct CompactFrame {
+    uint32_t function;  // index into functions
+    uint32_t line, column;
+  };
+  std::vector<Frame> functions;  // name, system_name, decl_file, decl_line of each one
+  std::vector<CompactFrame> frames;
+  std::vector<uint32_t> begin{0};
+  std::vector<uint32_t> result_of;  // parallel to module->ids
+  std::vector<uint32_t> function_of_slot;                   // Frame::function_slot -> index + 1
+  std::unordered_map<std::string, uint32_t> function_of_key;  // frames without a slot
+
+  void add_result(std::vector<Frame>&& chain);
 };
+
+void Job::add_result(std::vector<Frame>&& chain) {
+  for (Frame& f : chain) {
+    uint32_t* index = nullptr;
+    if (f.function_slot != 0) {
+      if (function_of_slot.size() <= f.function_slot) function_of_slot.resize(f.function_slot + 1, 0);
+      index = &function_of_slot[f.function_slot];
+    } else {
+      std::string key = f.name + '\0' + f.system_name + '\0' + f.decl_file + '\0' + std::to_string(f.decl_line);
+      index = &function_of_key.try_emplace(std::move(key), 0).first->second;
+    }
+    if (*index == 0) {
+      functions.push_back({std::move(f.name), std::move(f.system_name), {}, 0, 0, std::move(f.decl_file), f.decl_line, 0});
+      *index = static_cast<uint32_t>(functions.size());
+    }
+    frames.push_back({*index - 1, f.line, f.column});
+  }
+  begin.push_back(static_cast<uint32_t>(frames.size()));
+}
+
+constexpr size_t kUpdatesPerFlush = 1 << 15;
 
 bool same_lines(const std::vector<model::Line>& a, const std::vector<model::Line>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const model::Line& x, const model::Line& y) {
@@ -237,26 +270,40 @@ void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
     if (i == 0 || queries[i - 1].key() != q.key())
-      job.results.push_back((*resolver)->resolve(q.file_offset, q.return_address, q.mapping_offset));
-    job.result_of[q.index] = static_cast<uint32_t>(job.results.size() - 1);
+      job.add_result((*resolver)->resolve(q.file_offset, q.return_address, q.mapping_offset));
+    job.result_of[q.index] = static_cast<uint32_t>(job.begin.size() - 2);
   }
 }
 
 void StreamSymbolizer::State::apply_job(Job& job) {
-  std::vector<uint64_t> slots;
+  std::vector<uint64_t> function_ids(job.functions.size(), 0);  // interned on first use
   const auto& ids = job.module->ids;
   for (size_t i = 0; i < ids.size(); ++i) {
     model::Location loc = current(ids[i]);
-    if (job.result_of.empty() || job.results[job.result_of[i]].empty()) {  // not looked up, or no symbol
+    uint32_t from = 0, to = 0;
+    if (!job.result_of.empty()) from = job.begin[job.result_of[i]], to = job.begin[job.result_of[i] + 1];
+    if (from == to) {  // not looked up, or no symbol
       loc.status = job.miss;
       ++job.report.unresolved;
     } else {
-      apply_frames(functions, slots, loc, job.results[job.result_of[i]]);
+      loc.lines.clear();
+      for (uint32_t k = from; k < to; ++k) {
+        const auto& f = job.frames[k];
+        uint64_t& id = function_ids[f.function];
+        if (id == 0) {
+          const Frame& fn = job.functions[f.function];
+          id = functions.intern(fn.name, fn.system_name, fn.decl_file, fn.decl_line);
+        }
+        loc.lines.push_back({id, f.line, f.column, k > from});
+      }
+      loc.status = SymbolStatus::resolved;
       ++report.newly_resolved;
       if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
       if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;
     }
     emit(ids[i], loc);
+    // Bounded output buffer; cut at fixed points, so the output does not depend on `jobs`.
+    if (updates.size() >= kUpdatesPerFlush) flush();
   }
 }
 
