@@ -149,6 +149,16 @@ folded() {
   stderr_has "gp-symbolize: warning: archive 'cut.gpa' is truncated"
 }
 
+@test "garbage after a complete session: the session is kept, a warning, status 3" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  { cat rec.gpa; printf 'not an archive\n'; } > tail.gpa
+  run -3 --separate-stderr gp-symbolize tail.gpa -o out.gpa
+  stderr_has "gp-symbolize: warning: archive 'tail.gpa' has trailing garbage"
+  run -0 folded out.gpa
+  assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
+}
+
 @test "an archive is never written to a terminal" {
   run -2 --separate-stderr script -qec "gp-symbolize /dev/null" /dev/null
   assert_output --partial 'refusing to write a binary archive to a terminal'

@@ -125,6 +125,14 @@ struct Output {
   std::unique_ptr<archive::Writer> writer;
 };
 
+// Bytes after the last complete session that are not an archive (formats/README.md §5): the
+// sessions before them are kept, with a warning and exit 3. True when there were any.
+bool warn_trailing_garbage(const archive::Reader& reader) {
+  if (reader.problem().empty()) return false;
+  gp::cli::warning(reader.problem());
+  return true;
+}
+
 Result<Output> open_output(const SymbolizeArgs& args) {
   Output out;
   auto stream = archive::OutputStream::open(args.output.empty() ? "-" : args.output, !args.no_compress);
@@ -181,7 +189,10 @@ int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
       break;
     }
     Status st = ok_status();
-    if (ev->kind == archive::ReadEvent::Kind::end_of_stream) break;
+    if (ev->kind == archive::ReadEvent::Kind::end_of_stream) {
+      truncated |= warn_trailing_garbage(reader);
+      break;
+    }
     if (ev->kind == archive::ReadEvent::Kind::header) {
       ++sessions;
       if (!out.stream) {
@@ -246,7 +257,10 @@ int run(const SymbolizeArgs& args) {
       truncated = true;
       break;
     }
-    if (!next->has_value()) break;
+    if (!next->has_value()) {
+      truncated |= warn_trailing_garbage(reader);
+      break;
+    }
     model::Session& s = **next;
     ++sessions;
     if (!args.export_dir.empty()) not_exported += export_session(args, s, &failed);
