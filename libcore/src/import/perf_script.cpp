@@ -5,7 +5,6 @@
 
 #include "gp/import/perf_line.h"
 #include "gp/model/builder.h"
-#include "import/key_table.h"
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
 #include "import/recent_frames.h"
@@ -124,9 +123,9 @@ class PerfScriptParser::Impl {
   std::vector<PerfEventAttr> event_attrs_;
   std::string key_;                        // reused lookup key: no allocation on cache hits
   std::vector<FrameEntry> frame_entries_;  // distinct frame lines, in first-seen order
-  KeyTable<uint32_t> frame_cache_;         // (pid, frame line text) → frame entry
+  model::StringTable<uint32_t> frame_cache_;         // (pid, frame line text) → frame entry
   RecentFrames recent_frames_;             // the same, for recent lines (stays in L2)
-  KeyTable<StackEntry> stack_cache_;       // leaf-first location ids → stack
+  model::StringTable<StackEntry> stack_cache_;       // leaf-first location ids → stack
   static constexpr size_t kAhead = 64;
   AheadFrame ahead_frames_[kAhead];
   size_t ahead_count_ = 0, ahead_next_ = 0;

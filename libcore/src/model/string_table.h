@@ -1,13 +1,16 @@
 #pragma once
 // A flat, open-addressing hash table from byte strings to small values (internal to libcore),
-// for interning on hot paths: the importer's caches (one lookup per perf script line), the
-// SessionBuilder's tables and gp-fold's aggregation. Keys live in one arena string, so an entry
-// costs no allocation of its own and the table is freed in a few blocks — std::unordered_map
-// <std::string> spent a third of gp-import's time in node allocation, pointer chasing and teardown.
-// Lookups take a string_view: callers build keys in a reused buffer, never a new std::string.
+// for interning on hot paths: the importer's tables (one lookup per perf script line), the
+// SessionBuilder's tables and gp-fold's aggregation. Keys live in 1 MiB blocks, so an entry
+// costs no allocation of its own, the table is freed in a few blocks, and growing never copies
+// the keys — std::unordered_map<std::string> spent a third of gp-import's time in node
+// allocation, pointer chasing and teardown. Lookups take a string_view: callers build keys in a
+// reused buffer, never a new std::string. Tables of hundreds of thousands of keys outgrow the CPU
+// caches: a caller that knows a hash early can prefetch() its slot and later its key bytes.
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,27 +42,25 @@ class StringTable {
  public:
   // The value for key, or nullptr.
   V* find(std::string_view key) { return find(key, hash_bytes(key)); }
+  // The same for a key whose hash_bytes() is h.
   V* find(std::string_view key, uint64_t h) {
     if (slots_.empty()) return nullptr;
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.len == kEmpty) return nullptr;
       if (s.hash == h && s.len == key.size() &&
-          (key.empty() || std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0))
+          (key.empty() || std::memcmp(s.key, key.data(), key.size()) == 0))
         return &s.value;
     }
   }
   // Inserts key (which must be absent) and returns its value slot.
-  V& insert(std::string_view key, V value) {
-    return insert(key, hash_bytes(key), std::move(value));
-  }
+  V& insert(std::string_view key, V value) { return insert(key, hash_bytes(key), std::move(value)); }
   V& insert(std::string_view key, uint64_t h, V value) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
     ++count_;
     Slot& s = place(h);
-    s.off = arena_.size();
+    s.key = store(key);
     s.len = static_cast<uint32_t>(key.size());
-    if (!key.empty()) arena_.append(key.data(), key.size());
     s.value = std::move(value);
     return s.value;
   }
@@ -69,9 +70,22 @@ class StringTable {
     if (V* v = find(key, h)) return {v, false};
     return {&insert(key, h, std::move(value)), true};
   }
+  // Starts loading the slot where a lookup of hash h begins.
+  void prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
+  }
+  // Starts loading the key bytes of the slot where a lookup of h begins, when that slot holds
+  // hash h (call some time after prefetch(h), when the slot is likely cached).
+  void prefetch_key(uint64_t h) const {
+    if (slots_.empty()) return;
+    const Slot& s = slots_[h & mask_];
+    if (s.hash == h && s.len != kEmpty) __builtin_prefetch(s.key);
+  }
   void clear() {
     slots_.clear();
-    arena_.clear();
+    blocks_.clear();
+    block_ = nullptr;
+    used_ = kBlockBytes;
     count_ = 0;
     mask_ = 0;
   }
@@ -79,12 +93,32 @@ class StringTable {
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kBlockBytes = 1 << 20;
   struct Slot {
     uint64_t hash = 0;
-    size_t off = 0;
+    const char* key = nullptr;
     uint32_t len = kEmpty;
     V value{};
   };
+  // A copy of key in the current block, or in a new one when it does not fit there; a long key
+  // gets a block of its own and the current block stays.
+  const char* store(std::string_view key) {
+    if (key.empty()) return nullptr;
+    if (key.size() > kBlockBytes / 4) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(key.size()));
+      std::memcpy(blocks_.back().get(), key.data(), key.size());
+      return blocks_.back().get();
+    }
+    if (key.size() > kBlockBytes - used_) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
+      block_ = blocks_.back().get();
+      used_ = 0;
+    }
+    char* at = block_ + used_;
+    std::memcpy(at, key.data(), key.size());
+    used_ += key.size();
+    return at;
+  }
   Slot& place(uint64_t h) {
     size_t i = h & mask_;
     while (slots_[i].len != kEmpty) i = (i + 1) & mask_;
@@ -98,13 +132,15 @@ class StringTable {
     for (Slot& o : old) {
       if (o.len == kEmpty) continue;
       Slot& s = place(o.hash);
-      s.off = o.off;
+      s.key = o.key;
       s.len = o.len;
       s.value = std::move(o.value);
     }
   }
   std::vector<Slot> slots_;
-  std::string arena_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* block_ = nullptr;      // the block new keys go to
+  size_t used_ = kBlockBytes;  // bytes used in block_
   size_t count_ = 0;
   size_t mask_ = 0;
 };
