@@ -8,15 +8,16 @@
 #
 # BEFORE, AFTER: gp-fold binaries; ARCHIVE: any input gp-fold reads (e.g. the symbolized
 # archive of tests/bench/symbolize_bench.sh); PID and COMM: values for the filter runs (default:
-# the comm and pid of the first folded line). Prints one line per differing run and a summary;
-# exits 1 when any output or exit status differs.
+# the pid and comm of the process frame with the most lines). Prints one line per differing run
+# and a summary; exits 1 when any output or exit status differs.
 set -uo pipefail
 
 [ $# -ge 3 ] || { sed -n '2,12p' "$0"; exit 2; }
 before="$1" after="$2" archive="$3"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-first="$("$before" -f folded --with-pid "$archive" | head -1 | cut -d';' -f1)"
+first="$("$before" -f folded --with-pid "$archive" | cut -d';' -f1 | grep -E -- '-[0-9]+$' |
+  sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')"
 pid="${4:-${first##*-}}"
 comm="${5:-${first%-*}}"
 
