@@ -7,6 +7,7 @@ target_sources(gp_core PRIVATE
   src/symbolize/demangle.cpp
   src/symbolize/go_pclntab.cpp
   src/symbolize/module_resolver.cpp
+  src/symbolize/module_opener.cpp
   src/symbolize/symbol_index.cpp
   src/symbolize/scope_index.cpp
   src/symbolize/kernel_symbols.cpp

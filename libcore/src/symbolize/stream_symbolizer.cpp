@@ -9,6 +9,7 @@
 #include "function_table.h"
 #include "gp/symbolize/kernel_symbols.h"
 #include "location_kind.h"
+#include "module_opener.h"
 
 namespace gp::symbolize {
 namespace {
@@ -233,25 +234,10 @@ std::vector<Module> StreamSymbolizer::State::user_modules(std::vector<uint64_t>&
 
 void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
   const Module& mod = *job.module;
-  job.report.path = mod.paths.empty() ? std::string() : mod.paths.front();
-  job.report.build_id = mod.build_id;
   job.report.frames = mod.ids.size();
-  for (const auto& path : mod.paths) {
-    job.report.files = finder.find(path, mod.build_id);
-    if (job.report.files.status == FindStatus::found) break;
-  }
-  switch (job.report.files.status) {
-    case FindStatus::no_file: job.miss = SymbolStatus::no_file; return;
-    case FindStatus::build_id_mismatch: job.miss = SymbolStatus::build_id_mismatch; return;
-    case FindStatus::found: break;
-  }
-  auto resolver = ModuleResolver::open(job.report.files, opt.resolver);
-  if (!resolver) {
-    job.report.error = resolver.error().message;
-    job.miss = SymbolStatus::no_file;
-    return;
-  }
-  job.is_go = (*resolver)->is_go();
+  auto resolver = open_module(finder, mod.paths, mod.build_id, opt.resolver, job.report, &job.miss);
+  if (!resolver) return;
+  job.is_go = resolver->is_go();
   // Address order (neighbours share CUs and line tables), each distinct lookup once.
   struct Query {
     uint64_t file_offset, mapping_offset;
@@ -270,7 +256,7 @@ void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
     if (i == 0 || queries[i - 1].key() != q.key())
-      job.add_result((*resolver)->resolve(q.file_offset, q.return_address, q.mapping_offset));
+      job.add_result(resolver->resolve(q.file_offset, q.return_address, q.mapping_offset));
     job.result_of[q.index] = static_cast<uint32_t>(job.begin.size() - 2);
   }
 }

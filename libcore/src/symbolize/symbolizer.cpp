@@ -12,6 +12,7 @@
 #include "gp/symbolize/kernel_symbols.h"
 #include "function_table.h"
 #include "location_kind.h"
+#include "module_opener.h"
 
 namespace gp::symbolize {
 namespace {
@@ -58,27 +59,11 @@ void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob&
 
 void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugInfoFinder& finder,
              ModuleJob& job) {
-  job.report.path = job.ref.paths.empty() ? std::string() : job.ref.paths.front();
-  job.report.build_id = job.ref.build_id;
   job.report.frames = job.ref.location_ids.size();
-  for (const auto& path : job.ref.paths) {
-    job.report.files = finder.find(path, job.ref.build_id);
-    if (job.report.files.status == FindStatus::found) break;
-  }
-  if (job.ref.paths.empty()) job.report.files = finder.find("", job.ref.build_id);
-  switch (job.report.files.status) {
-    case FindStatus::no_file: job.miss = SymbolStatus::no_file; return;
-    case FindStatus::build_id_mismatch: job.miss = SymbolStatus::build_id_mismatch; return;
-    case FindStatus::found: break;
-  }
-  auto resolver = ModuleResolver::open(job.report.files, opt.resolver);
-  if (!resolver) {
-    job.report.error = resolver.error().message;
-    job.miss = SymbolStatus::no_file;
-    return;
-  }
-  job.is_go = (*resolver)->is_go();
-  resolve_batch(s, **resolver, job);
+  auto resolver = open_module(finder, job.ref.paths, job.ref.build_id, opt.resolver, job.report, &job.miss);
+  if (!resolver) return;
+  job.is_go = resolver->is_go();
+  resolve_batch(s, *resolver, job);
 }
 
 void run_jobs(const model::Session& s, const SymbolizeOptions& opt, std::vector<ModuleJob>& jobs) {
