@@ -13,7 +13,7 @@
 
 #include "fold/pair_map.h"
 #include "gp/model/session.h"
-#include "model/string_table.h"
+#include "gp/model/string_table.h"
 
 namespace gp::fold::detail {
 

@@ -8,7 +8,7 @@
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
 #include "import/recent_frames.h"
-#include "model/string_table.h"
+#include "gp/model/string_table.h"
 
 namespace gp::import {
 

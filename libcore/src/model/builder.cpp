@@ -18,11 +18,9 @@ void put_str(std::string& key, std::string_view s) {
 }  // namespace
 
 uint64_t SessionBuilder::intern(Table& table, uint64_t next_id, bool& inserted) {
-  auto it = table.find(std::string_view(key_));
-  inserted = it == table.end();
-  if (!inserted) return it->second;
-  table.emplace(key_, next_id);
-  return next_id;
+  auto [id, fresh] = table.try_insert(key_, next_id);
+  inserted = fresh;
+  return *id;
 }
 
 uint64_t SessionBuilder::function(std::string_view name, std::string_view file_name,

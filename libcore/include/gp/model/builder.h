@@ -3,13 +3,13 @@
 // reader, gp-record). Equal functions, locations and stacks get one id; samples with the same
 // (pid, tid, stack) are summed. The Session stays a plain struct the writer can stream.
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "gp/model/session.h"
+#include "gp/model/string_table.h"
 
 namespace gp::model {
 
@@ -41,12 +41,9 @@ class SessionBuilder {
   void forget_samples() { sample_index_.clear(); }
 
  private:
-  // Keys are looked up as string_views of key_ (heterogeneous lookup): a hit allocates nothing.
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using Table = std::unordered_map<std::string, uint64_t, KeyHash, std::equal_to<>>;
+  // Keys are built in key_ (reused by every call) and looked up as string_views: a hit
+  // allocates nothing.
+  using Table = StringTable<uint64_t>;
   // The id stored under key_, or next_id (then stored) when key_ is new; `inserted` tells which.
   uint64_t intern(Table& table, uint64_t next_id, bool& inserted);
 

@@ -1,5 +1,5 @@
 #pragma once
-// A flat, open-addressing hash table from byte strings to small values (internal to libcore),
+// A flat, open-addressing hash table from byte strings to small values,
 // for interning on hot paths: the importer's tables (one lookup per perf script line), the
 // SessionBuilder's tables and gp-fold's aggregation. Keys live in 1 MiB blocks, so an entry
 // costs no allocation of its own, the table is freed in a few blocks, and growing never copies
