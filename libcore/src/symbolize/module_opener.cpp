@@ -1,6 +1,21 @@
 #include "module_opener.h"
 
+#include <algorithm>
+
 namespace gp::symbolize {
+
+void ModuleGrouper::add(uint64_t location_id, uint64_t mapping_id, const model::Mapping& mapping) {
+  size_t& ref_index = ref_of_mapping_[mapping_id];
+  if (ref_index == SIZE_MAX) {
+    std::string key = mapping.build_id.empty() ? "p" + mapping.path : "b" + mapping.build_id;
+    auto [it, inserted] = index_.try_emplace(key, refs_.size());
+    if (inserted) refs_.push_back({mapping.build_id, {}, {}});
+    ref_index = it->second;
+    auto& paths = refs_[ref_index].paths;
+    if (std::find(paths.begin(), paths.end(), mapping.path) == paths.end()) paths.push_back(mapping.path);
+  }
+  refs_[ref_index].location_ids.push_back(location_id);
+}
 
 std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder, const std::vector<std::string>& paths,
                                             const std::string& build_id, const ResolverOptions& options,

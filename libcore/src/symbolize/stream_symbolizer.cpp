@@ -30,15 +30,9 @@ struct LocState {
 };
 
 // One binary of the session, and its frames to name at the end of the session.
-struct Module {
-  std::string build_id;
-  std::vector<std::string> paths;  // distinct recorded paths, first seen first
-  std::vector<uint64_t> ids;       // location ids
-};
-
 // The work on one binary at the end of the session, filled by a worker thread.
 struct Job {
-  Module* module = nullptr;
+  ModuleRef* module = nullptr;
   ModuleReport report;
   bool is_go = false;
   SymbolStatus miss = SymbolStatus::no_symbol;  // status of every frame without a name
@@ -110,10 +104,10 @@ struct StreamSymbolizer::State {
   void take_tables(archive::ChunkDelta& chunk);
   void follow_location(uint64_t id, model::Location& loc);
   void follow_update(model::LocationUpdate& u);
-  std::vector<Module> user_modules(std::vector<uint64_t>& others);
+  std::vector<ModuleRef> user_modules(std::vector<uint64_t>& others);
   void run_job(Job& job, const SymbolizeOptions& opt);
   void apply_job(Job& job);
-  void name_users(std::vector<Module>& modules, const SymbolizeOptions& opt);
+  void name_users(std::vector<ModuleRef>& modules, const SymbolizeOptions& opt);
   void name_pending(const std::vector<uint64_t>& ids);
   std::vector<model::Counter> set_counters();
 };
@@ -201,40 +195,27 @@ void StreamSymbolizer::State::follow_update(model::LocationUpdate& u) {
 
 // The binaries of the pending user frames, in order of first use (grouped by build-id, else
 // path); the other pending ids (kernel, JIT) go to `others`.
-std::vector<Module> StreamSymbolizer::State::user_modules(std::vector<uint64_t>& others) {
+std::vector<ModuleRef> StreamSymbolizer::State::user_modules(std::vector<uint64_t>& others) {
   std::sort(pending.begin(), pending.end());
   pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
-  std::vector<Module> modules;
-  std::unordered_map<std::string, size_t> index;
-  std::vector<size_t> module_of_mapping(tables.mappings.size() + 1, SIZE_MAX);
+  ModuleGrouper grouper(tables.mappings.size());
   for (uint64_t id : pending) {
     const LocState& st = locations[id - 1];
     if (!st.pending) continue;
-    model::Location loc = current(id);
-    if (classify(tables, loc) != LocationClass::user) {
+    if (classify(tables, current(id)) != LocationClass::user) {
       others.push_back(id);
       continue;
     }
-    size_t& m = module_of_mapping[st.mapping_id];
-    if (m == SIZE_MAX) {
-      const auto& map = tables.mapping(st.mapping_id);
-      std::string key = map.build_id.empty() ? "p" + map.path : "b" + map.build_id;
-      auto [it, inserted] = index.try_emplace(key, modules.size());
-      if (inserted) modules.push_back({map.build_id, {}, {}});
-      m = it->second;
-      auto& paths = modules[m].paths;
-      if (std::find(paths.begin(), paths.end(), map.path) == paths.end()) paths.push_back(map.path);
-    }
-    modules[m].ids.push_back(id);
+    grouper.add(id, st.mapping_id, tables.mapping(st.mapping_id));
   }
   pending.clear();
   pending.shrink_to_fit();
-  return modules;
+  return grouper.take();
 }
 
 void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
-  const Module& mod = *job.module;
-  job.report.frames = mod.ids.size();
+  const ModuleRef& mod = *job.module;
+  job.report.frames = mod.location_ids.size();
   auto resolver = open_module(finder, mod.paths, mod.build_id, opt.resolver, job.report, &job.miss);
   if (!resolver) return;
   job.is_go = resolver->is_go();
@@ -246,13 +227,13 @@ void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
     auto key() const { return std::tie(file_offset, return_address, mapping_offset); }
   };
   std::vector<Query> queries;
-  queries.reserve(mod.ids.size());
-  for (size_t i = 0; i < mod.ids.size(); ++i) {
-    const LocState& st = locations[mod.ids[i] - 1];
+  queries.reserve(mod.location_ids.size());
+  for (size_t i = 0; i < mod.location_ids.size(); ++i) {
+    const LocState& st = locations[mod.location_ids[i] - 1];
     queries.push_back({st.file_offset, tables.mapping(st.mapping_id).file_offset, st.is_return_address, i});
   }
   std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.key() < b.key(); });
-  job.result_of.assign(mod.ids.size(), 0);
+  job.result_of.assign(mod.location_ids.size(), 0);
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
     if (i == 0 || queries[i - 1].key() != q.key())
@@ -263,7 +244,7 @@ void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
 
 void StreamSymbolizer::State::apply_job(Job& job) {
   std::vector<uint64_t> function_ids(job.functions.size(), 0);  // interned on first use
-  const auto& ids = job.module->ids;
+  const auto& ids = job.module->location_ids;
   for (size_t i = 0; i < ids.size(); ++i) {
     model::Location loc = current(ids[i]);
     uint32_t from = 0, to = 0;
@@ -295,7 +276,7 @@ void StreamSymbolizer::State::apply_job(Job& job) {
 
 // User frames, binary by binary as symbolize_session does; `jobs` binaries at a time over
 // threads, each closed (and its answers applied and freed) before the next wave.
-void StreamSymbolizer::State::name_users(std::vector<Module>& modules, const SymbolizeOptions& opt) {
+void StreamSymbolizer::State::name_users(std::vector<ModuleRef>& modules, const SymbolizeOptions& opt) {
   size_t wave = std::max(1u, opt.jobs);
   for (size_t first = 0; first < modules.size(); first += wave) {
     std::vector<Job> jobs(std::min(wave, modules.size() - first));
@@ -307,7 +288,7 @@ void StreamSymbolizer::State::name_users(std::vector<Module>& modules, const Sym
     for (auto& job : jobs) {
       apply_job(job);
       report.modules.push_back(std::move(job.report));
-      job.module->ids = {};
+      job.module->location_ids = {};
       flush();  // per binary, not per wave: the output must not depend on `jobs`
     }
   }

@@ -120,25 +120,12 @@ uint64_t SymbolizeReport::misses() const {
 }
 
 std::vector<ModuleRef> modules_to_resolve(const model::Session& s, bool all) {
-  std::vector<ModuleRef> refs;
-  std::unordered_map<std::string, size_t> index;
-  std::vector<size_t> ref_of_mapping(s.mappings.size() + 1, SIZE_MAX);  // by mapping id
+  ModuleGrouper grouper(s.mappings.size());
   for (size_t i = 0; i < s.locations.size(); ++i) {
     const Location& loc = s.locations[i];
-    if (classify(s, loc, all) != LocationClass::user) continue;
-    size_t& ref_index = ref_of_mapping[loc.mapping_id];
-    if (ref_index == SIZE_MAX) {
-      const auto& m = s.mapping(loc.mapping_id);
-      std::string key = m.build_id.empty() ? "p" + m.path : "b" + m.build_id;
-      auto [it, inserted] = index.try_emplace(key, refs.size());
-      if (inserted) refs.push_back({m.build_id, {}, {}});
-      ref_index = it->second;
-      ModuleRef& ref = refs[ref_index];
-      if (std::find(ref.paths.begin(), ref.paths.end(), m.path) == ref.paths.end()) ref.paths.push_back(m.path);
-    }
-    refs[ref_index].location_ids.push_back(i + 1);
+    if (classify(s, loc, all) == LocationClass::user) grouper.add(i + 1, loc.mapping_id, s.mapping(loc.mapping_id));
   }
-  return refs;
+  return grouper.take();
 }
 
 SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt) {
