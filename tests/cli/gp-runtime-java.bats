@@ -67,6 +67,7 @@ start_jvm() {
   start_jvm
   run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 2 -o rt.gpa
   assert_failure 1
+  [[ "$stderr" == *"[Profiling skipped: async-profiler is not installed"* ]] || fail "stderr: $stderr"
   run --separate-stderr gp-fold rt.gpa
   assert_success
   assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling skipped: async-profiler is not installed \(no asprof or profiler\.sh on PATH\)\] 1$'
