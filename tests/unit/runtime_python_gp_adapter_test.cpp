@@ -43,6 +43,9 @@ TEST(RuntimePythonGpAdapter, SamplesGilHoldersWithPySpyStyleFrames) {
   uint64_t total = 0;
   for (const auto& s : p.stacks) {
     ASSERT_FALSE(s.frames.empty());
+    // The main thread holds the GIL only while it writes its snapshot file for the test (a
+    // sample may catch that moment under load); every other stack is a busy worker's.
+    if (s.frames.back().name == "write_snapshot" && s.frames.front().name == "<module>") continue;
     EXPECT_NE(s.tid, 0);
     for (const auto& f : s.frames) {
       EXPECT_EQ(f.kind, model::FrameKind::python);
