@@ -297,10 +297,13 @@ int gp_exec(void *ctx)
 	if (!wanted(pid, tid))
 		return 0;
 	/* The next sample announces the process again, once the new image has loaded its libraries;
-	 * the new generation makes every CPU look the pid up again. */
-	bpf_map_delete_elem(&seen_pids, &pid);
+	 * the new generation makes every CPU look the pid up again. Only a process announced before
+	 * is news to user space: most execs (shell pipelines, wrapper scripts) are never sampled. */
+	bool announced = bpf_map_delete_elem(&seen_pids, &pid) == 0;
+
 	__sync_fetch_and_add(&exec_generation, 1);
-	announce(GP_EVENT_EXEC, pid, tid);
+	if (announced)
+		announce(GP_EVENT_EXEC, pid, tid);
 	return 0;
 }
 

@@ -29,7 +29,7 @@ struct gp_sample_key {
 
 enum gp_event_type {
 	GP_EVENT_NEW_PROCESS = 1, /* first sample of a pid (or first after its exec) */
-	GP_EVENT_EXEC = 2,        /* sched_process_exec of a pid that passes the filters */
+	GP_EVENT_EXEC = 2,        /* sched_process_exec of an announced pid that passes the filters */
 };
 
 /* Ring-buffer record: rare events that make user space snapshot /proc/PID at once. */

@@ -131,16 +131,12 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { 
 # perf_event (sampling) programs. Needs kernel.bpf_stats_enabled=1.
 bpf_stats() {
   local id
+  # awk, not python: a helper process that runs long enough to be sampled would add its own
+  # snapshot to the sampler's measured CPU.
   for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-    bpftool prog show id "$id" -j 2>/dev/null; echo
-  done | python3 -c '
-import json, sys
-ns = runs = 0
-for line in filter(str.strip, sys.stdin):
-    p = json.loads(line)
-    ns += p.get("run_time_ns", 0)
-    runs += p.get("run_cnt", 0) if p.get("type") == "perf_event" else 0
-print(ns, runs)'
+    bpftool prog show id "$id" 2>/dev/null | awk "NR == 1"
+  done | awk '{ for (i = 1; i < NF; i++) { if ($i == "run_time_ns") ns += $(i + 1); if ($i == "run_cnt" && $2 == "perf_event") runs += $(i + 1) } }
+    END { printf "%d %d\n", ns, runs }'
 }
 
 # One run of sampler $1 at $2 Hz over cost_seconds of the workload, with BPF statistics on.

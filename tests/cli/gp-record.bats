@@ -282,8 +282,9 @@ record() {
   # Both images under the one pid (named by its newest comm: samples carry no comm of their own).
   assert_line --regexp '^chain;.*main;before_exec [0-9]+$'
   assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
-  # Samples taken before the exec but drained after it still resolve in the old image.
-  refute_line --regexp '^chain;\[unknown\]'
+  # Samples taken before the exec but drained after it still resolve in the old image (unmapped,
+  # every frame would be [unknown]; one frame-less libc leaf during start-up may lose its caller).
+  refute_line --regexp '^chain(;\[unknown\])+ [0-9]+$'
 }
 
 @test "vDSO frames are named as perf names them, also off-host from an exported store" {

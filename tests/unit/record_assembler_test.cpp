@@ -177,6 +177,28 @@ TEST(SessionAssembler, ExecAppendsANewProcessEntry) {
   EXPECT_EQ(s.find_process(10)->comm, "python3");
 }
 
+TEST(SessionAssembler, ExecIsSnapshottedOnlyWhenTheNewImageIsSampled) {
+  FakeSource src;
+  src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
+  src.add(11, "wrapper", {user_map(11, 0x1000, 0x2000, 0, "/bin/wrapper")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(11, true);  // never sampled: its exec costs nothing
+  a.on_process_event(11, true);
+  EXPECT_EQ(src.snapshot_calls, 0);
+  a.on_process_event(10, false);
+  src.add(10, "python3", {user_map(10, 0x3000, 0x4000, 0, "/usr/bin/python3")});
+  a.on_process_event(10, true);
+  a.on_process_event(10, true);  // exec chains (wrapper scripts) are snapshotted once
+  EXPECT_EQ(src.snapshot_calls, 1);
+  a.on_process_event(10, false);  // the first sample of the new image
+  EXPECT_EQ(src.snapshot_calls, 2);
+  a.add(sample(10, {0x3100}));
+  EXPECT_EQ(src.snapshot_calls, 2);
+  EXPECT_EQ(s.find_process(10)->comm, "python3");
+}
+
 TEST(SessionAssembler, SampleTakenBeforeAnExecButDrainedAfterKeepsTheOldImage) {
   FakeSource src;
   src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});

@@ -162,7 +162,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   auto next_flush = start + interval;
   while (g_signals == 0 && Clock::now() < deadline) {
     auto wake = std::min(next_flush, deadline);
-    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now()).count();
+    // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
     if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 100)), on_event); !st) {
       gp::cli::error(st.error().message);
       return kExitFailure;

@@ -44,6 +44,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
     // Gone already: keep what an earlier snapshot (or the sample) told us.
     p.meta.pid = pid;
     p.meta.exited = true;
+    p.exec_pending = false;
     return;
   }
   auto maps = source_.mappings(pid);
@@ -55,19 +56,27 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
               [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
   }
   p.have_snapshot = true;
+  p.exec_pending = false;
   ++p.generation;
 }
 
 void SessionAssembler::on_process_event(int32_t pid, bool exec) {
   if (pid <= 0) return;
+  if (exec) {
+    auto it = processes_.find(pid);
+    if (it != processes_.end() && it->second.have_snapshot) it->second.exec_pending = true;
+    return;
+  }
   auto [it, inserted] = processes_.try_emplace(pid);
-  if (inserted || exec || !it->second.have_snapshot) take_snapshot(it->second, pid);
+  if (inserted || !it->second.have_snapshot || it->second.exec_pending) take_snapshot(it->second, pid);
 }
 
 TrackedProcess& SessionAssembler::track(int32_t pid, const std::string& comm) {
   auto [it, inserted] = processes_.try_emplace(pid);
   TrackedProcess& p = it->second;
-  if (inserted && pid > 0) take_snapshot(p, pid);  // the announcement was lost or not sent
+  // The announcement was lost or not sent, or the process exec'd since its snapshot (samples
+  // of the old image drained now still find it in previous_mappings).
+  if (pid > 0 && (inserted || p.exec_pending)) take_snapshot(p, pid);
   if (p.meta.pid == 0) {
     p.meta.pid = pid;
     p.meta.ns_pid = pid;

@@ -57,6 +57,7 @@ struct TrackedProcess {
   // The image before the last exec: samples taken before it may be drained after it.
   std::vector<model::Mapping> previous_mappings;
   bool have_snapshot = false;  // meta/mappings came from the source (not only from a sample)
+  bool exec_pending = false;   // exec'd since the last snapshot: snapshot again when next sampled
   uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
 };
 
@@ -70,7 +71,9 @@ class SessionAssembler {
   // session is forgotten.
   void begin_session(model::Session& session);
 
-  // A sampler announced pid (first sample, or exec: the image changed, snapshot again).
+  // A sampler announced pid: its first sample (snapshot now, while it lives), or an exec. An
+  // exec only marks a tracked process for a new snapshot at its next announcement or sample:
+  // shells and wrappers exec far more processes than a sampler ever samples.
   void on_process_event(int32_t pid, bool exec);
   // Adds one sample to the current session.
   void add(const RawSample& sample);
