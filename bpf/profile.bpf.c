@@ -7,9 +7,10 @@
  * Double buffering: there are two slots (A and B), each a counts map plus the stack map its stack
  * ids refer to. `active_slot` picks the slot samples go to. Every flush, user space flips it, then
  * waits for programs still running with the old value (an update of the `rcu_barrier`
- * map-of-maps returns only after synchronize_rcu()), then drains and clears the idle slot. A
- * sample therefore lands in exactly one drain, and stack ids are read before their map is
- * cleared.
+ * map-of-maps returns only after synchronize_rcu()), then takes the idle slot's counts out. A
+ * sample therefore lands in exactly one drain. The slot's stack maps are kept across drains (a
+ * stack id names the same stack until its map is cleared; user space keeps a copy of each) and
+ * cleared, while idle, once they fill.
  *
  * Processes are announced on a ring buffer the first time one of their threads is sampled and
  * when they exec, so user space snapshots /proc/PID while the process (even a short-lived one)

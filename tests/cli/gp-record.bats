@@ -147,6 +147,25 @@ record() {
   assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
 }
 
+@test "short flush intervals neither lose nor double-count samples" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 4 &
+  local pid=$!
+  # 40 drains with stacks kept in the kernel's maps across them.
+  run -0 record 2 -F 999 --flush-interval 0.05 -p "$pid" -v
+  wait "$pid"
+  local delivered counted
+  delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
+  counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
+  [ "$delivered" -gt 1000 ]
+  assert_equal "$delivered" "$counted"
+  run -0 fold "$OUT/rec.gpa"
+  local folded
+  folded=$(awk '{ s += $NF } END { print s }' <<<"$output")
+  assert_equal "$folded" "$counted"
+}
+
 @test "the perf sampler records the same chain" {
   # bats test_tags=root
   "$FIX/chain" 4 &

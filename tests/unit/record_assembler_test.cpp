@@ -135,6 +135,30 @@ TEST(SessionAssembler, ResnapshotsMappingsOnceWhenAnAddressIsUnknown) {
   EXPECT_EQ(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id, 0u);
 }
 
+TEST(SessionAssembler, AnAddressNoFreshReadCoversStopsReReadingTheMappings) {
+  FakeSource src;
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.add(sample(10, {0x6d6d6f632f343937, 0x1100}));  // frame-pointer garbage under a real frame
+  a.end_drain();
+  EXPECT_EQ(a.resnapshots(), 1u);
+  // The same garbage in every later drain (the stack repeats) costs no /proc read...
+  for (int drain = 0; drain < 3; ++drain) {
+    a.add(sample(10, {0x6d6d6f632f343937, 0x1100}));
+    a.end_drain();
+  }
+  EXPECT_EQ(a.resnapshots(), 1u);
+  // ...while a new address still finds a library loaded since (dlopen).
+  src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/tmp/libdlwork.so"));
+  a.add(sample(10, {0x7100, 0x1100}));
+  EXPECT_EQ(a.resnapshots(), 2u);
+  EXPECT_EQ(s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
+            "/tmp/libdlwork.so");
+}
+
 TEST(SessionAssembler, KeepsAProcessThatExitedBeforeItsSnapshot) {
   FakeSource src;  // pid 42 is not there any more
   SessionAssembler a(src, "");

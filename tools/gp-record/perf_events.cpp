@@ -1,6 +1,7 @@
 // perf_event_open helpers shared by the BPF and the perf samplers.
 #include "perf_events.h"
 
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,6 +68,10 @@ const std::vector<std::string>& perf_event_names() {
     return v;
   }();
   return names;
+}
+
+void disable_events(const std::vector<PerfFd>& fds) {
+  for (const PerfFd& fd : fds) ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
 }
 
 uint32_t max_sample_rate() {

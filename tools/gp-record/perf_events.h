@@ -36,6 +36,9 @@ Result<perf_event_attr> sampling_attr(const SamplerConfig& config);
 Result<PerfFd> open_perf_event(perf_event_attr& attr, int pid, int cpu, const SamplerConfig& config,
                                std::string* hint);
 
+// Disables every event (PERF_EVENT_IOC_DISABLE): no sample is taken after this returns.
+void disable_events(const std::vector<PerfFd>& fds);
+
 // kernel.perf_event_max_sample_rate, 0 when unreadable.
 uint32_t max_sample_rate();
 

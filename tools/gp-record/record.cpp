@@ -177,6 +177,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       progress(start, false);
     }
   }
+  // The last session: stop sampling first, so its final drain holds every sample counted.
+  if (!args_.continuous || g_signals != 0) sampler_.stop();
   if (auto st = flush(writer); !st) {
     gp::cli::error(st.error().message);
     return kExitFailure;
@@ -190,6 +192,9 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   }
   progress(start, true);
   report_counters();
+  std::string counters;
+  for (const auto& c : session_.counters) counters += " " + c.name + "=" + std::to_string(c.value);
+  gp::cli::info(1, "session counters:" + counters);
   totals_.samples += session_samples_;
   ++totals_.sessions;
   return kExitOk;

@@ -49,6 +49,9 @@ class Sampler {
   // Moves every sample taken since the previous drain to on_sample (announcements that are
   // still queued are delivered first). No sample is delivered twice or lost between drains.
   virtual Status drain(const EventSink& on_event, const SampleSink& on_sample) = 0;
+  // Stops sampling, at the end of the last session: the next drain then holds every sample the
+  // counters counted.
+  virtual void stop() = 0;
   // Cumulative counters ("samples.lost", "stacks.collisions", ...), named as in the archive.
   virtual std::vector<model::Counter> counters() = 0;
 };

@@ -65,6 +65,8 @@ class BpfSampler final : public Sampler {
   Status open(std::string* hint);
   Status poll(int timeout_ms, const EventSink& on_event) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
+  // Programs still running finish before the drain reads their slot (its RCU wait).
+  void stop() override { disable_events(perf_fds_); }
   std::vector<model::Counter> counters() override;
 
  private:
@@ -72,13 +74,14 @@ class BpfSampler final : public Sampler {
   Status fill_filters();
   Status attach(std::string* hint);
   Status wait_for_running_programs();
-  Status read_counts(int counts_fd, std::vector<gp_sample_key>& keys, std::vector<uint64_t>& values);
+  // Takes every entry out of an idle counts map into keys_/values_; returns how many.
+  Result<size_t> read_counts(int counts_fd);
   struct SlotFds {
     int stacks;
     int overflow;
   };
-  std::vector<uint64_t> read_stack(const SlotFds& slot, int32_t id,
-                                   std::unordered_map<int32_t, std::vector<uint64_t>>& cache);
+  using StackCache = std::unordered_map<int32_t, std::vector<uint64_t>>;
+  const std::vector<uint64_t>& read_stack(const SlotFds& slot, int32_t id, StackCache& cache);
   void clear_stacks(int stacks_fd);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
@@ -88,6 +91,12 @@ class BpfSampler final : public Sampler {
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
   const EventSink* sink_ = nullptr;  // valid during poll/drain
+  // Each slot's stack maps outlive a drain: a stack seen before is a hit in the kernel and in
+  // this copy of its frames, not a new insert, lookup and delete every interval.
+  StackCache stack_cache_[2];
+  // Room for a whole counts map, allocated once (the map's max_entries).
+  std::vector<gp_sample_key> keys_;
+  std::vector<uint64_t> values_;
   int cgroup_fd_ = -1;
 };
 
@@ -199,29 +208,29 @@ Status BpfSampler::wait_for_running_programs() {
   return ok_status();
 }
 
-Status BpfSampler::read_counts(int fd, std::vector<gp_sample_key>& keys, std::vector<uint64_t>& values) {
-  // Nothing writes the idle slot now: walk it, then delete what we read.
-  gp_sample_key key{}, next{};
-  const gp_sample_key* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    keys.push_back(next);
-    key = next;
-    prev = &key;
+Result<size_t> BpfSampler::read_counts(int fd) {
+  // Nothing writes the idle slot now: take every entry out in one batch (a batch as large as
+  // the map never stops early for a crowded hash bucket).
+  keys_.resize(config_.stack_storage_size);
+  values_.resize(config_.stack_storage_size);
+  size_t taken = 0;
+  uint32_t token = 0;
+  bool first = true;
+  while (taken < keys_.size()) {
+    uint32_t n = static_cast<uint32_t>(keys_.size() - taken);
+    int err = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &token, &token, keys_.data() + taken,
+                                              values_.data() + taken, &n, nullptr);
+    first = false;
+    taken += n;
+    if (err != 0 && errno == ENOENT) break;  // the end of the map
+    if (err != 0) return make_error("cannot read the sample counts: " + errno_text(errno));
   }
-  values.resize(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (bpf_map_lookup_elem(fd, &keys[i], &values[i]) != 0) values[i] = 0;
-  }
-  uint32_t n = static_cast<uint32_t>(keys.size());
-  if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0) {
-    for (auto& k : keys) bpf_map_delete_elem(fd, &k);
-  }
-  return ok_status();
+  return taken;
 }
 
-std::vector<uint64_t> BpfSampler::read_stack(const SlotFds& slot, int32_t id,
-                                             std::unordered_map<int32_t, std::vector<uint64_t>>& cache) {
-  if (id < 0) return {};
+const std::vector<uint64_t>& BpfSampler::read_stack(const SlotFds& slot, int32_t id, StackCache& cache) {
+  static const std::vector<uint64_t> none;
+  if (id < 0) return none;
   auto [it, inserted] = cache.try_emplace(id);
   if (inserted) {
     uint64_t ips[GP_MAX_STACK_DEPTH] = {};
@@ -258,23 +267,27 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   int counts_fd = bpf_map__fd(idle ? skel_->maps.counts_b : skel_->maps.counts_a);
   SlotFds slot{bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a),
                bpf_map__fd(idle ? skel_->maps.overflow_b : skel_->maps.overflow_a)};
-  std::vector<gp_sample_key> keys;
-  std::vector<uint64_t> values;
-  if (auto st = read_counts(counts_fd, keys, values); !st) return st;
-  std::unordered_map<int32_t, std::vector<uint64_t>> cache;
+  auto entries = read_counts(counts_fd);
+  if (!entries) return entries.error();
+  StackCache& cache = stack_cache_[idle];
   record::RawSample sample;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const gp_sample_key& k = keys[i];
+  for (size_t i = 0; i < *entries; ++i) {
+    const gp_sample_key& k = keys_[i];
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
     sample.user_ips = read_stack(slot, k.user_stack_id, cache);
     sample.kernel_ips = read_stack(slot, k.kernel_stack_id, cache);
-    sample.count = values[i];
+    sample.count = values_[i];
     on_sample(sample);
   }
-  clear_stacks(slot.stacks);
-  clear_stacks(slot.overflow);
+  // Stacks stay until the slot's maps fill enough that new stacks would often collide with old
+  // ones (1/16 of the entries: about 3% of the hash buckets).
+  if (cache.size() > config_.stack_storage_size / 16) {
+    clear_stacks(slot.stacks);
+    clear_stacks(slot.overflow);
+    cache.clear();
+  }
   return ok_status();
 }
 

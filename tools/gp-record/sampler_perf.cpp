@@ -91,6 +91,7 @@ class PerfSampler final : public Sampler {
   Status open(std::string* hint);
   Status poll(int timeout_ms, const EventSink& on_event) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
+  void stop() override { disable_events(fds_); }
   std::vector<model::Counter> counters() override;
 
  private:

@@ -6,6 +6,10 @@
 
 namespace gp::record {
 
+namespace {
+constexpr size_t kMaxUnmappedIps = 4096;  // per process
+}  // namespace
+
 model::Mapping kernel_mapping(const std::string& kernel_build_id) {
   model::Mapping m;
   m.pid = 0;
@@ -57,6 +61,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   }
   p.have_snapshot = true;
   p.exec_pending = false;
+  p.unmapped_ips.clear();  // a new image
   ++p.generation;
 }
 
@@ -96,7 +101,7 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
-  if (m == nullptr && pid > 0 && resnapshotted_this_drain_.insert(pid).second) {
+  if (m == nullptr && pid > 0 && !p.unmapped_ips.contains(ip) && resnapshotted_this_drain_.insert(pid).second) {
     // Probably a library loaded after the last snapshot (dlopen): look again, once per drain.
     ++resnapshots_;
     auto maps = source_.mappings(pid);
@@ -108,6 +113,10 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     m = find_mapping(p.mappings, ip);
   }
   if (m == nullptr) m = find_mapping(p.previous_mappings, ip);  // taken before the last exec
+  if (m == nullptr && pid > 0 && resnapshotted_this_drain_.contains(pid)) {
+    if (p.unmapped_ips.size() >= kMaxUnmappedIps) p.unmapped_ips.clear();  // a bound, not a cache policy
+    p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
+  }
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
   return builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
 }

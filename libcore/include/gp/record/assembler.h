@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gp/model/builder.h"
@@ -58,6 +59,9 @@ struct TrackedProcess {
   std::vector<model::Mapping> previous_mappings;
   bool have_snapshot = false;  // meta/mappings came from the source (not only from a sample)
   bool exec_pending = false;   // exec'd since the last snapshot: snapshot again when next sampled
+  // Addresses that a fresh read of the mappings did not cover either (frame-pointer garbage,
+  // mostly): they no longer trigger a re-read every drain.
+  std::unordered_set<uint64_t> unmapped_ips;
   uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
 };
 
