@@ -158,12 +158,13 @@ record() {
   local delivered counted
   delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
   counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
-  [ "$delivered" -gt 1000 ]
+  [ "$delivered" -gt 200 ]
   assert_equal "$delivered" "$counted"
+  # The archive holds them all, less any sample whose stack walks both failed (no frames).
   run -0 fold "$OUT/rec.gpa"
   local folded
   folded=$(awk '{ s += $NF } END { print s }' <<<"$output")
-  assert_equal "$folded" "$counted"
+  [ "$folded" -le "$counted" ] && [ "$folded" -ge $((counted * 99 / 100)) ]
 }
 
 @test "the perf sampler records the same chain" {
