@@ -3,6 +3,7 @@
 #
 #   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"] [-c SECONDS]
 #   tests/bench/record_overhead.sh -l MINUTES      only the long run: RSS over time
+#   tests/bench/record_overhead.sh -L MINUTES      the long run with process churn
 #
 # A workload keeps every core busy with a fixed amount of work and times itself. For each
 # frequency and each sampler, rounds alternate between an unprofiled baseline and a profiled
@@ -26,21 +27,25 @@
 # points at the build.
 # With -l, gp-record samples at 99 Hz for MINUTES while a steady workload (one long-lived
 # process per core, at nice 19) runs, and its RSS is printed every 30 s: it must stay flat.
+# -L adds churn: a short-lived worker process (and a shell) started about twice a second, as on
+# a host running cron jobs and scripts.
 set -euo pipefail
 
 rounds=3
 work_seconds=2
 freqs="99 999 4999"
 long_minutes=0
+churn=0
 cost_seconds=10
-while getopts "r:w:f:l:c:h" opt; do
+while getopts "r:w:f:l:L:c:h" opt; do
   case "$opt" in
     r) rounds=$OPTARG ;;
     w) work_seconds=$OPTARG ;;
     f) freqs=$OPTARG ;;
     l) long_minutes=$OPTARG ;;
+    L) long_minutes=$OPTARG; churn=1 ;;
     c) cost_seconds=$OPTARG ;;
-    *) sed -n '2,29p' "$0"; exit 2 ;;
+    *) sed -n '2,32p' "$0"; exit 2 ;;
   esac
 done
 
@@ -53,7 +58,10 @@ done
 [ -x "$bin/gp-record" ] || { echo "record_overhead.sh: error: '$bin/gp-record' is not built" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+sampler_pid=""
+# On any exit (an error too), no sampler may be left running: it would sample every later run.
+cleanup() { [ -z "$sampler_pid" ] || kill -INT "$sampler_pid" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
 ncpu=$(nproc)
 
 # The workload: one process per core, each doing the same fixed number of iterations; prints
@@ -87,9 +95,14 @@ iters=$(awk -v i="$iters" -v t="$t" -v w="$work_seconds" 'BEGIN { printf "%d", i
 long_run() {
   local minutes=$1 pid work_pids=() rss first="" max=0
   for ((c = 0; c < ncpu; c++)); do nice -n 19 "$tmp/work" 1 $((iters * 1000)) >/dev/null & work_pids+=($!); done
+  if [ "$churn" = 1 ]; then
+    (while :; do nice -n 19 "$tmp/work" 1 $((iters / work_seconds / 4)) >/dev/null; sh -c 'exit 0'; done) &
+    work_pids+=($!)
+  fi
   "$bin/gp-record" -q -F 99 -d $((minutes * 60 + 5)) -o "$tmp/long.gpa" &
   pid=$!
-  printf 'long run: gp-record -F 99 for %d min, %d busy processes at nice 19\n%8s %10s %8s\n' "$minutes" "$ncpu" "t(s)" "RSS(KiB)" "CPU-s"
+  printf 'long run: gp-record -F 99 for %d min, %d busy processes at nice 19%s\n%8s %10s %8s\n' "$minutes" "$ncpu" \
+    "$([ "$churn" = 1 ] && echo ', a new process about twice a second')" "t(s)" "RSS(KiB)" "CPU-s"
   for ((t = 30; t <= minutes * 60; t += 30)); do
     sleep 30
     rss=$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")
@@ -122,6 +135,7 @@ start_sampler() {
 stop_sampler() {
   kill -INT "$sampler_pid" 2>/dev/null || true
   wait "$sampler_pid" 2>/dev/null || true
+  sampler_pid=""
 } 2>/dev/null
 
 # CPU nanoseconds of every thread of process $1 so far (schedstat: exact, unlike clock ticks).
@@ -162,7 +176,7 @@ samples_in_archive() {  # sample count from the recorder's own summary line
 
 if [ "$long_minutes" -gt 0 ]; then long_run "$long_minutes"; exit 0; fi
 bpf_stats_before=$(sysctl -n kernel.bpf_stats_enabled)
-trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; rm -rf "$tmp"' EXIT
+trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; cleanup' EXIT
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
 printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
