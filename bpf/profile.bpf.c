@@ -14,7 +14,7 @@
  *
  * Processes are announced on a ring buffer the first time one of their threads is sampled and
  * when they exec, so user space snapshots /proc/PID while the process (even a short-lived one)
- * still exists. Needs no vmlinux.h: only the perf_event context and helpers are used.
+ * still exists; the exit of an announced process is announced too, so user space can forget it. Needs no vmlinux.h: only the perf_event context and helpers are used.
  */
 #include <stdbool.h>
 #include <linux/types.h>
@@ -36,7 +36,8 @@ const volatile bool kernel_only = false;   /* drop samples taken in user mode */
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
-/* Bumped by every exec: a CPU's cached "already announced" pid holds only within a generation. */
+/* Bumped by every exec and announced exit: a CPU's cached "already announced" pid holds only
+ * within a generation. */
 __u32 exec_generation = 0;
 
 #define GP_NO_STACK (-1)
@@ -305,6 +306,23 @@ int gp_exec(void *ctx)
 	__sync_fetch_and_add(&exec_generation, 1);
 	if (announced)
 		announce(GP_EVENT_EXEC, pid, tid);
+	return 0;
+}
+
+/* The exit of an announced process's main thread: user space forgets the process once its last
+ * samples are drained, and a new process that reuses the pid is announced afresh. */
+SEC("raw_tp/sched_process_exit")
+int gp_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32, tid = (__u32)id;
+
+	if (pid != tid || pid == 0) /* another thread: the process lives on */
+		return 0;
+	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
+		return 0; /* never announced: nothing to tell */
+	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */
+	announce(GP_EVENT_EXIT, pid, tid);
 	return 0;
 }
 

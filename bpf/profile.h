@@ -30,9 +30,11 @@ struct gp_sample_key {
 enum gp_event_type {
 	GP_EVENT_NEW_PROCESS = 1, /* first sample of a pid (or first after its exec) */
 	GP_EVENT_EXEC = 2,        /* sched_process_exec of an announced pid that passes the filters */
+	GP_EVENT_EXIT = 3,        /* sched_process_exit of an announced pid's main thread */
 };
 
-/* Ring-buffer record: rare events that make user space snapshot /proc/PID at once. */
+/* Ring-buffer record: rare events that make user space snapshot /proc/PID at once (or forget a
+ * process that exited). */
 struct gp_event {
 	__u32 type; /* enum gp_event_type */
 	__u32 pid;

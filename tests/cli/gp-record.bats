@@ -206,6 +206,29 @@ record() {
   assert_line --regexp '^shortlived;.*;main;short_lived_work [0-9]+$'
 }
 
+@test "exited processes are forgotten during the session, their samples stay symbolized" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 5 &
+  local chain=$!
+  (sleep 0.5; for i in $(seq 20); do "$FIX/shortlived" 50; done) &
+  local churn=$!
+  run -0 --separate-stderr record 4 -F 999 --flush-interval 0.2 -v
+  wait "$chain" "$churn"
+  # Each short process was announced by its first sample and forgotten two drains after its
+  # exit; a few may have been too quick to be sampled at all.
+  [[ "$stderr" =~ processes\.forgotten=([0-9]+) ]] || fail "no processes.forgotten counter: $stderr"
+  [ "${BASH_REMATCH[1]}" -ge 15 ] || fail "only ${BASH_REMATCH[1]} of 20 exited processes forgotten"
+  run -0 fold "$OUT/rec.gpa" --with-pid
+  local short_pids
+  short_pids=$(grep -cE '^shortlived-[0-9]+;.*;main;short_lived_work [0-9]+$' <<<"$output")
+  [ "$short_pids" -ge 15 ] || fail "only $short_pids short-lived processes symbolized: $output"
+  assert_line --regexp "^chain-$chain;.*;main;a;b;spin [0-9]+\$"
+  # Whole chains: libc was mapped after the first sample (ld.so start-up), and is still known.
+  run -0 bash -c "grep -E '^shortlived-[0-9]+;.*short_lived_work' <<<\"\$0\" | grep -vE '^shortlived-[0-9]+;__libc_start_call_main;main;short_lived_work' || true" "$output"
+  assert_output ''
+}
+
 @test "--pid keeps only that process" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -1,6 +1,7 @@
 // SessionAssembler: raw sampled addresses -> processes, hit mappings, locations, stacks.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 
@@ -46,6 +47,7 @@ class FakeSource : public gp::record::ProcessSource {
     if (it == maps.end()) return make_error("process exited");
     return it->second;
   }
+  bool alive(int32_t pid) override { return procs.count(pid) != 0; }
   void add(int32_t pid, const std::string& comm, std::vector<model::Mapping> m) {
     model::Process p;
     p.pid = pid;
@@ -306,6 +308,163 @@ TEST(SessionAssembler, ChunksReadBackAsOneSession) {
   EXPECT_EQ(r.total_samples(), 5u);
   EXPECT_EQ(r.stacks.size(), 1u);
   EXPECT_EQ(r.mappings.size(), 1u);
+}
+
+int64_t fake_now = 0;
+int64_t fake_clock() { return fake_now; }
+
+TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
+  FakeSource src;  // announced while ld.so had mapped only the executable
+  src.add(10, "short", {user_map(10, 0x1000, 0x2000, 0, "/bin/short")});
+  SessionAssembler a(src, "");
+  a.set_clock(fake_clock);
+  fake_now = 1000;
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  EXPECT_EQ(a.next_follow_up_ns(), 1000 + SessionAssembler::kFollowUpDelayNs);
+  src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/lib/libc.so.6"));
+  a.follow_up(1000 + SessionAssembler::kFollowUpDelayNs - 1);  // not yet
+  EXPECT_EQ(src.mapping_calls, 1);
+  a.follow_up(1000 + SessionAssembler::kFollowUpDelayNs);
+  EXPECT_EQ(src.mapping_calls, 2);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
+  src.procs.clear();  // gone before the drain: no re-read could find libc now
+  src.maps.clear();
+  a.add(sample(10, {0x7010, 0x1100}));
+  const model::Stack& st = s.stack(s.samples[0].stack_id);
+  EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
+  EXPECT_EQ(s.location(st.location_ids[0]).file_offset, 0x1010u);
+  EXPECT_EQ(a.follow_up_snapshots(), 1u);
+}
+
+TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {
+  FakeSource src;
+  src.add(10, "short", {user_map(10, 0x1000, 0x2000, 0, "/bin/short")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  src.procs.clear();  // it exits
+  src.maps.clear();
+  a.on_process_exit(10);
+  a.end_drain();  // the drain that ran when the exit came
+  a.add(sample(10, {0x1100}));  // taken just before the exit, drained now: still described
+  EXPECT_EQ(s.mappings.back().path, "/bin/short");
+  EXPECT_EQ(a.tracked_processes(), 1u);
+  a.end_drain();
+  EXPECT_EQ(a.tracked_processes(), 0u);
+  EXPECT_EQ(a.forgotten(), 1u);
+  EXPECT_TRUE(a.sampled_pids().empty());
+  EXPECT_EQ(a.sampled_process_count(), 1u);
+}
+
+TEST(SessionAssembler, KeepsAProcessWhoseMainThreadExitedWhileOthersRun) {
+  FakeSource src;  // still alive after its main thread's exit
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.on_process_exit(10);
+  a.end_drain();
+  a.end_drain();
+  a.end_drain();
+  EXPECT_EQ(a.tracked_processes(), 1u);
+  EXPECT_EQ(a.forgotten(), 0u);
+}
+
+TEST(SessionAssembler, ANewProcessWithAnExitedPidIsSnapshottedAnew) {
+  FakeSource src;
+  src.add(10, "old", {user_map(10, 0x1000, 0x2000, 0, "/bin/old")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.on_process_exit(10);
+  src.add(10, "new", {user_map(10, 0x5000, 0x6000, 0, "/bin/new")});  // the pid is reused
+  a.on_process_event(10, false);
+  a.add(sample(10, {0x5100}));
+  EXPECT_EQ(s.processes.back().comm, "new");
+  EXPECT_EQ(s.mappings.back().path, "/bin/new");
+  a.end_drain();
+  a.end_drain();
+  EXPECT_EQ(a.tracked_processes(), 1u);  // alive: not forgotten
+}
+
+// gp-record's long sessions: each drain's entries are written as a delta and dropped; short-lived
+// processes come and go, one long-lived process is sampled throughout. Interning restarts keep
+// memory flat, and the archive still reads back with every frame in its own binary.
+TEST(SessionAssembler, StreamedSessionWithChurnForgetsAndStaysCorrect) {
+  FakeSource src;
+  src.add(10, "server", {user_map(10, 0x1000, 0x2000, 0, "/bin/server")});
+  SessionAssembler a(src, "KBID", /*restart_after=*/16);
+  model::Session s;
+  std::string bytes;
+  auto out = archive::OutputStream::to_string(&bytes, true);
+  archive::Writer w(*out);
+  a.begin_session(s);
+  ASSERT_TRUE(w.begin_session(s).ok());
+  a.on_process_event(10, false);
+  constexpr int kDrains = 60;
+  for (int d = 0; d < kDrains; ++d) {
+    int32_t pid = 1000 + d;
+    src.add(pid, "job", {user_map(pid, 0x7000, 0x8000, 0, "/bin/job" + std::to_string(d))});
+    a.on_process_event(pid, false);
+    a.add(sample(10, {0x1100, 0x1200}, {0xffffffff81000010}, 2));
+    a.add(sample(pid, {0x7100 + static_cast<uint64_t>(d), 0x7200}, {}, 1));
+    src.procs.erase(pid);
+    src.maps.erase(pid);
+    a.on_process_exit(pid);
+    archive::ChunkDelta delta;
+    delta.base = a.take_entries(delta.entries);
+    ASSERT_TRUE(w.write_delta(delta).ok());
+    EXPECT_TRUE(s.locations.empty() && s.stacks.empty());  // nothing kept once written
+    a.end_drain();
+    EXPECT_LE(a.tracked_processes(), 4u);
+  }
+  EXPECT_GT(a.interning_restarts(), 0u);
+  // The last job exited during the last drain: forgotten at the end of the next one.
+  EXPECT_EQ(a.forgotten(), static_cast<uint64_t>(kDrains - 1));
+  a.add(sample(10, {0x1100, 0x1200}, {0xffffffff81000010}, 2));  // the last drain
+  archive::ChunkDelta last;
+  last.base = a.take_entries(last.entries);
+  ASSERT_TRUE(w.write_delta(last).ok());
+  ASSERT_TRUE(w.end_deltas({}, true).ok());
+  ASSERT_TRUE(out->close().ok());
+
+  auto in = archive::InputStream::from_memory(bytes);
+  auto archive = archive::read_archive(*in);
+  ASSERT_TRUE(archive.ok()) << archive.error().message;
+  ASSERT_EQ(archive->sessions.size(), 1u);
+  const model::Session& r = archive->sessions[0];
+  EXPECT_FALSE(r.truncated);
+  EXPECT_EQ(r.total_samples(), static_cast<uint64_t>(kDrains * 3 + 2));
+  uint64_t server = 0, jobs = 0;
+  for (const model::Sample& smp : r.samples) {
+    const model::Stack& st = r.stack(smp.stack_id);
+    const model::Location& leaf_user = r.location(st.location_ids[smp.pid == 10 ? 1 : 0]);
+    const model::Mapping& m = r.mapping(leaf_user.mapping_id);
+    EXPECT_EQ(m.pid, smp.pid);
+    if (smp.pid == 10) {
+      server += smp.count;
+      EXPECT_EQ(m.path, "/bin/server");
+      EXPECT_EQ(leaf_user.file_offset, 0x100u);
+      EXPECT_EQ(r.location(st.location_ids[0]).kind, model::FrameKind::kernel);
+    } else {
+      jobs += smp.count;
+      EXPECT_EQ(m.path, "/bin/job" + std::to_string(smp.pid - 1000));
+      EXPECT_EQ(leaf_user.file_offset, 0x100u + (smp.pid - 1000));
+    }
+  }
+  EXPECT_EQ(server, static_cast<uint64_t>(kDrains * 2 + 2));
+  EXPECT_EQ(jobs, static_cast<uint64_t>(kDrains));
+  // A restart writes the live process's mapping again, a forgotten one's never twice.
+  std::map<std::string, size_t> mapping_entries;
+  for (const model::Mapping& m : r.mappings) ++mapping_entries[m.path];
+  EXPECT_EQ(mapping_entries["/bin/server"], a.interning_restarts() + 1);
+  EXPECT_EQ(mapping_entries["[kernel.kallsyms]"], a.interning_restarts() + 1);
+  for (int d = 0; d < kDrains; ++d) EXPECT_EQ(mapping_entries["/bin/job" + std::to_string(d)], 1u);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 //
 // SIGINT/SIGTERM end the recording normally. Without BPF (or without root, for --pid of your own
 // processes) a perf_event ring-buffer sampler takes over.
+#include <malloc.h>
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,10 @@
 
 int main(int argc, char** argv) {
   gp::cli::init_tool("gp-record");
+  // A fixed threshold (glibc raises it after each large free otherwise): the interning tables'
+  // key blocks and slot arrays are mmapped, so dropping them (exited processes) returns the
+  // memory and RSS stays flat over long recordings.
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 10);
   gp::record_tool::RecordArgs args;
   auto app = gp::cli::make_app("gp-record", "Sample CPU stacks of the whole system (eBPF) into a gp archive.",
                                "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"

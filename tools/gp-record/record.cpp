@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "gp/archive/writer.h"
 #include "gp/cli/tool.h"
@@ -101,6 +102,15 @@ class SessionRecorder {
 
  private:
   Status flush(archive::Writer& writer);
+  void on_process_event(const ProcessEvent& e);
+  // When the assembler's next follow-up snapshot is due (steady_clock is CLOCK_MONOTONIC).
+  Clock::time_point follow_up_time() const {
+    int64_t ns = assembler_.next_follow_up_ns();
+    return ns == std::numeric_limits<int64_t>::max() ? Clock::time_point::max()
+                                                     : Clock::time_point(std::chrono::nanoseconds(ns));
+  }
+  void set_counters();
+  Status write_new_entries(archive::Writer& writer);
   void progress(Clock::time_point start, bool final);
   void report_counters();
 
@@ -112,28 +122,51 @@ class SessionRecorder {
   model::Session session_;
   uint64_t session_samples_ = 0;
   bool progress_shown_ = false;
+  EventSink on_event_ = [this](const ProcessEvent& e) { on_process_event(e); };
 };
 
 Status SessionRecorder::flush(archive::Writer& writer) {
-  auto on_event = [&](const ProcessEvent& e) { assembler_.on_process_event(e.pid, e.exec); };
   auto on_sample = [&](const record::RawSample& s) {
     assembler_.add(s);
     session_samples_ += s.count;
   };
-  if (auto st = sampler_.drain(on_event, on_sample); !st) return st;
+  if (auto st = sampler_.drain(on_event_, on_sample); !st) return st;
+  set_counters();
+  auto st = write_new_entries(writer);
+  assembler_.end_drain();
+  return st;
+}
+
+void SessionRecorder::on_process_event(const ProcessEvent& e) {
+  if (e.exit)
+    assembler_.on_process_exit(e.pid);
+  else
+    assembler_.on_process_event(e.pid, e.exec);
+}
+
+void SessionRecorder::set_counters() {
   for (const auto& c : sampler_.counters()) session_.set_counter(c.name, c.value);
   session_.set_counter("processes.snapshots", static_cast<int64_t>(assembler_.snapshots()));
   session_.set_counter("mappings.resnapshots", static_cast<int64_t>(assembler_.resnapshots()));
-  auto st = writer.write_chunk(session_);
-  assembler_.end_drain();
-  return st;
+  session_.set_counter("mappings.follow_ups", static_cast<int64_t>(assembler_.follow_up_snapshots()));
+  session_.set_counter("processes.forgotten", static_cast<int64_t>(assembler_.forgotten()));
+  session_.set_counter("interning.restarts", static_cast<int64_t>(assembler_.interning_restarts()));
+}
+
+// What was written is not kept: memory follows what live processes use, not the session's length.
+Status SessionRecorder::write_new_entries(archive::Writer& writer) {
+  archive::ChunkDelta delta;
+  delta.base = assembler_.take_entries(delta.entries);
+  delta.entries.counters = session_.counters;
+  return writer.write_delta(delta);
 }
 
 void SessionRecorder::progress(Clock::time_point start, bool final) {
   if (args_.common.quiet || !gp::cli::is_terminal(STDERR_FILENO)) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %zu processes%s", gp::cli::program().c_str(), elapsed,
-               static_cast<unsigned long long>(session_samples_), assembler_.sampled_pids().size(),
+  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(), elapsed,
+               static_cast<unsigned long long>(session_samples_),
+               static_cast<unsigned long long>(assembler_.sampled_process_count()),
                final ? "\n" : "\033[K");
   progress_shown_ = !final;
 }
@@ -156,18 +189,18 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     gp::cli::error(st.error().message);
     return kExitFailure;
   }
-  auto on_event = [&](const ProcessEvent& e) { assembler_.on_process_event(e.pid, e.exec); };
   auto start = Clock::now();
   auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args_.flush_interval));
   auto next_flush = start + interval;
   while (g_signals == 0 && Clock::now() < deadline) {
-    auto wake = std::min(next_flush, deadline);
+    auto wake = std::min({next_flush, deadline, follow_up_time()});
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
-    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 100)), on_event); !st) {
+    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 100)), on_event_); !st) {
       gp::cli::error(st.error().message);
       return kExitFailure;
     }
+    assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
     if (Clock::now() >= next_flush) {
       if (auto st = flush(writer); !st) {
         gp::cli::error(st.error().message);
@@ -186,8 +219,12 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   CaptureNotes notes = end_.capture(session_, assembler_);
   for (const auto& w : notes.warnings) gp::cli::warning(w);
   for (const auto& d : notes.details) gp::cli::info(1, d);
-  if (auto st = writer.end_session(session_, true); !st) {
-    gp::cli::error(st.error().message);
+  model::Trailer trailer;
+  trailer.counters = session_.counters;
+  auto written = write_new_entries(writer);
+  if (written) written = writer.end_deltas(std::move(trailer), true);
+  if (!written) {
+    gp::cli::error(written.error().message);
     return kExitFailure;
   }
   progress(start, true);

@@ -30,10 +30,11 @@ struct SamplerConfig {
   int verbose = 0;                   // libbpf messages at >= 2
 };
 
-// A process the sampler saw for the first time, or that exec'ed.
+// A process the sampler saw for the first time, that exec'ed, or whose main thread exited.
 struct ProcessEvent {
   int32_t pid = 0;
   bool exec = false;
+  bool exit = false;
 };
 
 using EventSink = std::function<void(const ProcessEvent&)>;

@@ -168,6 +168,9 @@ Status BpfSampler::attach(std::string* hint) {
   bpf_link* exec = bpf_program__attach(skel_->progs.gp_exec);
   if (exec == nullptr) return make_error("cannot attach to sched_process_exec: " + errno_text(errno));
   links_.emplace_back(exec);
+  bpf_link* exit = bpf_program__attach(skel_->progs.gp_exit);
+  if (exit == nullptr) return make_error("cannot attach to sched_process_exit: " + errno_text(errno));
+  links_.emplace_back(exit);
   return ok_status();
 }
 
@@ -186,7 +189,8 @@ int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   if (size < sizeof(gp_event) || self->sink_ == nullptr) return 0;
   gp_event event;
   std::memcpy(&event, data, sizeof(event));
-  (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC});
+  (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC,
+                              event.type == GP_EVENT_EXIT});
   return 0;
 }
 

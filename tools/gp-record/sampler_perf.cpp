@@ -145,6 +145,7 @@ Status PerfSampler::open(std::string* hint) {
   attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
   attr.comm = 1;
   attr.comm_exec = 1;  // PERF_RECORD_COMM with MISC_COMM_EXEC: re-snapshot on exec
+  attr.task = 1;       // PERF_RECORD_EXIT: forget exited processes and threads
   attr.watermark = 1;
   attr.wakeup_watermark = static_cast<uint32_t>(kRingPages * sysconf(_SC_PAGESIZE) / 4);
   attr.exclude_callchain_kernel = config_.kernel_stacks ? 0 : 1;
@@ -241,6 +242,12 @@ void PerfSampler::on_record(const perf_event_header& hdr, const char* body, cons
     comms_[static_cast<int32_t>(ids[1])] = std::string(body + 8, strnlen(body + 8, size - 8));
     if ((hdr.misc & PERF_RECORD_MISC_COMM_EXEC) && ids[0] == ids[1])
       on_event(ProcessEvent{static_cast<int32_t>(ids[0]), true});
+  } else if (hdr.type == PERF_RECORD_EXIT && size >= 16) {
+    uint32_t ids[4];  // pid, ppid, tid, ptid
+    std::memcpy(ids, body, 16);
+    auto pid = static_cast<int32_t>(ids[0]), tid = static_cast<int32_t>(ids[2]);
+    comms_.erase(tid);
+    if (pid == tid && pid != 0 && seen_pids_.erase(pid) != 0) on_event(ProcessEvent{pid, false, true});
   }
 }
 

@@ -91,9 +91,7 @@ CaptureNotes EndOfSession::capture(model::Session& session, const record::Sessio
   }
   for (int32_t pid : assembler.sampled_pids()) {
     if (pid <= 0) continue;
-    const model::Process* p = session.find_process(pid);
-    int32_t ns_pid = (p != nullptr && p->ns_pid > 0) ? p->ns_pid : pid;
-    auto map = proc::copy_perf_map(pid, ns_pid);
+    auto map = proc::copy_perf_map(pid, assembler.ns_pid(pid));
     if (map) {
       session.jit_maps.push_back(std::move(*map));
     } else if (map.error().message.find("not found") == std::string::npos &&

@@ -26,6 +26,7 @@ class LiveProcessSource final : public record::ProcessSource {
   Result<std::vector<model::Mapping>> mappings(int32_t pid) override {
     return proc::executable_mappings(pid, options_, &cache_);
   }
+  bool alive(int32_t pid) override { return proc::process_alive(pid, options_.proc_root); }
 
  private:
   proc::SnapshotOptions options_;

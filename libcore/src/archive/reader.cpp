@@ -127,12 +127,6 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session, const Tab
 
 }  // namespace
 
-TableCounts TableCounts::plus(const model::Session& e) const {
-  return {processes + e.processes.size(), threads + e.threads.size(),   mappings + e.mappings.size(),
-          functions + e.functions.size(), locations + e.locations.size(), stacks + e.stacks.size(),
-          kernel_symbols + e.kernel_symbols.size(), jit_maps + e.jit_maps.size()};
-}
-
 // Reads the header that starts the next session (or the one that cut the previous one short).
 Result<ReadEvent> Reader::start_session() {
   ReadEvent ev;

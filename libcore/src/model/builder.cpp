@@ -31,7 +31,7 @@ uint64_t SessionBuilder::function(std::string_view name, std::string_view file_n
   put_str(key_, system_name);
   put(key_, start_line);
   bool inserted;
-  uint64_t id = intern(functions_, s_.functions.size() + 1, inserted);
+  uint64_t id = intern(functions_, base_.functions + s_.functions.size() + 1, inserted);
   if (inserted) {
     s_.functions.push_back(
         {std::string(name), std::string(system_name), std::string(file_name), start_line});
@@ -47,7 +47,7 @@ uint64_t SessionBuilder::symbolic_location(FrameKind kind, uint64_t function_id,
   put(key_, line);
   put(key_, mapping_id);
   bool inserted;
-  uint64_t id = intern(locations_, s_.locations.size() + 1, inserted);
+  uint64_t id = intern(locations_, base_.locations + s_.locations.size() + 1, inserted);
   if (inserted) {
     Location loc;
     loc.mapping_id = mapping_id;
@@ -67,7 +67,7 @@ uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address,
   put(key_, kind);
   put(key_, is_return_address);
   bool inserted;
-  uint64_t id = intern(locations_, s_.locations.size() + 1, inserted);
+  uint64_t id = intern(locations_, base_.locations + s_.locations.size() + 1, inserted);
   if (inserted) {
     Location loc;
     loc.mapping_id = mapping_id;
@@ -75,8 +75,7 @@ uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address,
     loc.kind = kind;
     loc.is_return_address = is_return_address;
     if (mapping_id != 0) {
-      const Mapping& m = s_.mapping(mapping_id);
-      loc.file_offset = address - m.start + m.file_offset;
+      loc.file_offset = address + mapping_shift_.at(mapping_id);
     } else {
       loc.status = SymbolStatus::unmapped;
     }
@@ -95,15 +94,18 @@ uint64_t SessionBuilder::mapping(const Mapping& m) {
   put_str(key_, m.path);
   put_str(key_, m.build_id);
   bool inserted;
-  uint64_t id = intern(mappings_, s_.mappings.size() + 1, inserted);
-  if (inserted) s_.mappings.push_back(m);
+  uint64_t id = intern(mappings_, base_.mappings + s_.mappings.size() + 1, inserted);
+  if (inserted) {
+    s_.mappings.push_back(m);
+    mapping_shift_[id] = m.file_offset - m.start;  // unsigned wrap-around is intended
+  }
   return id;
 }
 
 uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids) {
   key_.assign(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
   bool inserted;
-  uint64_t id = intern(stacks_, s_.stacks.size() + 1, inserted);
+  uint64_t id = intern(stacks_, base_.stacks + s_.stacks.size() + 1, inserted);
   if (inserted) s_.stacks.push_back({ids});
   return id;
 }
@@ -135,9 +137,11 @@ static bool same_process(const Process& a, const Process& b) {
 }
 
 void SessionBuilder::process(const Process& p) {
-  auto it = newest_process_.find(p.pid);
-  if (it != newest_process_.end() && same_process(s_.processes[it->second], p)) return;
-  newest_process_[p.pid] = s_.processes.size();
+  auto [it, inserted] = newest_process_.try_emplace(p.pid, p);
+  if (!inserted) {
+    if (same_process(it->second, p)) return;
+    it->second = p;
+  }
   s_.processes.push_back(p);
 }
 
@@ -149,6 +153,26 @@ void SessionBuilder::thread(int32_t tid, int32_t pid, std::string_view comm) {
   bool inserted;
   intern(threads_, 1, inserted);
   if (inserted) s_.threads.push_back({tid, pid, std::string(comm)});
+}
+
+TableCounts SessionBuilder::take_entries(Session& out) {
+  TableCounts base = base_;
+  base_ = base_.plus(s_);
+  auto take = [](auto& from, auto& to) {
+    to = std::move(from);
+    from.clear();  // a moved-from vector is only "valid but unspecified"
+  };
+  take(s_.processes, out.processes);
+  take(s_.threads, out.threads);
+  take(s_.mappings, out.mappings);
+  take(s_.functions, out.functions);
+  take(s_.locations, out.locations);
+  take(s_.stacks, out.stacks);
+  take(s_.samples, out.samples);
+  take(s_.kernel_symbols, out.kernel_symbols);
+  take(s_.jit_maps, out.jit_maps);
+  sample_index_.clear();
+  return base;
 }
 
 }  // namespace gp::model

@@ -45,6 +45,12 @@ uint64_t Session::total_samples() const {
   return total;
 }
 
+TableCounts TableCounts::plus(const Session& e) const {
+  return {processes + e.processes.size(), threads + e.threads.size(),   mappings + e.mappings.size(),
+          functions + e.functions.size(), locations + e.locations.size(), stacks + e.stacks.size(),
+          kernel_symbols + e.kernel_symbols.size(), jit_maps + e.jit_maps.size()};
+}
+
 const Process* Session::find_process(int32_t pid) const {
   for (auto it = processes.rbegin(); it != processes.rend(); ++it)
     if (it->pid == pid) return &*it;

@@ -156,6 +156,23 @@ void fill_optional_fields(const std::string& dir, const std::string& mm_dir,
   }
 }
 
+// The stat fields of a live process; an Error saying "exited" when it is gone or a zombie that
+// no live thread keeps.
+Result<StatFields> live_stat(const std::string& dir, int32_t pid) {
+  int err = 0;
+  auto stat_text = read_file(dir + "/stat", 4096, &err);
+  if (!stat_text) {
+    if (is_gone_errno(err)) return exited_error(pid);
+    return make_error("cannot read '" + dir + "/stat': " + stat_text.error().message);
+  }
+  StatFields st;
+  if (!parse_stat(*stat_text, st)) return make_error("cannot parse '" + dir + "/stat'");
+  if ((st.state == 'Z' || st.state == 'X') && live_threads(dir) <= 1) {
+    return make_error("process " + std::to_string(pid) + " exited (zombie)");
+  }
+  return st;
+}
+
 }  // namespace
 
 std::vector<int32_t> list_processes(const std::string& proc_root) {
@@ -172,19 +189,16 @@ std::vector<int32_t> list_processes(const std::string& proc_root) {
   return pids;
 }
 
+bool process_alive(int32_t pid, const std::string& proc_root) {
+  auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
+  return st || st.error().message.find("exited") == std::string::npos;
+}
+
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options) {
   const std::string dir = options.proc_root + "/" + std::to_string(pid);
-  int err = 0;
-  auto stat_text = read_file(dir + "/stat", 4096, &err);
-  if (!stat_text) {
-    if (is_gone_errno(err)) return exited_error(pid);
-    return make_error("cannot read '" + dir + "/stat': " + stat_text.error().message);
-  }
-  StatFields st;
-  if (!parse_stat(*stat_text, st)) return make_error("cannot parse '" + dir + "/stat'");
-  if ((st.state == 'Z' || st.state == 'X') && live_threads(dir) <= 1) {
-    return make_error("process " + std::to_string(pid) + " exited (zombie)");
-  }
+  auto stat = live_stat(dir, pid);
+  if (!stat) return stat.error();
+  const StatFields& st = *stat;
 
   model::Process p;
   p.pid = pid;

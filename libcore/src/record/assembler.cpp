@@ -4,10 +4,32 @@
 #include <algorithm>
 #include <limits>
 
+#include <time.h>
+
 namespace gp::record {
 
 namespace {
 constexpr size_t kMaxUnmappedIps = 4096;  // per process
+
+// Table entries a builder has made (ids handed out), every table together.
+uint64_t entry_total(const model::TableCounts& c) {
+  return c.processes + c.threads + c.mappings + c.functions + c.locations + c.stacks;
+}
+
+void sort_by_start(std::vector<model::Mapping>& maps) {
+  std::sort(maps.begin(), maps.end(), [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
+}
+
+int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+bool lists_empty(const model::Session& s) {
+  return s.processes.empty() && s.threads.empty() && s.mappings.empty() && s.functions.empty() &&
+         s.locations.empty() && s.stacks.empty() && s.samples.empty();
+}
 }  // namespace
 
 model::Mapping kernel_mapping(const std::string& kernel_build_id) {
@@ -22,8 +44,8 @@ model::Mapping kernel_mapping(const std::string& kernel_build_id) {
   return m;
 }
 
-SessionAssembler::SessionAssembler(ProcessSource& source, std::string kernel_build_id)
-    : source_(source), kernel_build_id_(std::move(kernel_build_id)) {}
+SessionAssembler::SessionAssembler(ProcessSource& source, std::string kernel_build_id, uint64_t restart_after)
+    : source_(source), kernel_build_id_(std::move(kernel_build_id)), restart_after_(restart_after), now_(monotonic_ns) {}
 
 void SessionAssembler::begin_session(model::Session& session) {
   if (session_ != nullptr) {
@@ -39,6 +61,10 @@ void SessionAssembler::begin_session(model::Session& session) {
   kernel_addresses_.clear();
   sampled_pids_.clear();
   kernel_mapping_id_ = 0;
+  dead_entries_ = 0;
+  entries_at_restart_ = 0;
+  sampled_process_count_ = 0;
+  for (auto& [pid, p] : processes_) p.entries = 0;
 }
 
 void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
@@ -56,8 +82,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   if (maps) {
     if (p.have_snapshot) p.previous_mappings = std::move(p.mappings);  // exec: keep the old image
     p.mappings = std::move(*maps);
-    std::sort(p.mappings.begin(), p.mappings.end(),
-              [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
+    sort_by_start(p.mappings);
   }
   p.have_snapshot = true;
   p.exec_pending = false;
@@ -73,7 +98,47 @@ void SessionAssembler::on_process_event(int32_t pid, bool exec) {
     return;
   }
   auto [it, inserted] = processes_.try_emplace(pid);
-  if (inserted || !it->second.have_snapshot || it->second.exec_pending) take_snapshot(it->second, pid);
+  TrackedProcess& p = it->second;
+  // Announced again after its exit: a sample of its last moments (dead: nothing new), its
+  // other threads living on, or a new process with the pid. forget_exited() decides which.
+  if (p.exit_drain && !source_.alive(pid)) return;
+  if (inserted || !p.have_snapshot || p.exec_pending || p.exit_drain) {
+    take_snapshot(p, pid);
+    // Its first sample may have come while ld.so was still mapping libraries: look again soon,
+    // while even a short-lived process still runs.
+    if (p.have_snapshot && !p.meta.exited) follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
+  }
+}
+
+int64_t SessionAssembler::next_follow_up_ns() const {
+  return follow_ups_.empty() ? std::numeric_limits<int64_t>::max() : follow_ups_.front().due_ns;
+}
+
+void SessionAssembler::follow_up(int64_t now_ns) {
+  while (!follow_ups_.empty() && follow_ups_.front().due_ns <= now_ns) {
+    int32_t pid = follow_ups_.front().pid;
+    follow_ups_.pop_front();
+    auto it = processes_.find(pid);
+    if (it == processes_.end() || it->second.exit_drain) continue;
+    auto maps = source_.mappings(pid);
+    if (!maps) continue;  // exited meanwhile: the first snapshot stays
+    ++follow_up_snapshots_;
+    sort_by_start(*maps);
+    it->second.mappings = std::move(*maps);
+    it->second.unmapped_ips.clear();
+  }
+}
+
+void SessionAssembler::on_process_exit(int32_t pid) {
+  auto it = processes_.find(pid);
+  if (pid <= 0 || it == processes_.end() || it->second.exit_drain) return;
+  it->second.exit_drain = drains_;
+  exiting_.push_back(pid);
+}
+
+int32_t SessionAssembler::ns_pid(int32_t pid) const {
+  auto it = processes_.find(pid);
+  return it != processes_.end() && it->second.meta.ns_pid > 0 ? it->second.meta.ns_pid : pid;
 }
 
 TrackedProcess& SessionAssembler::track(int32_t pid, const std::string& comm) {
@@ -107,8 +172,7 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     auto maps = source_.mappings(pid);
     if (maps) {
       p.mappings = std::move(*maps);
-      std::sort(p.mappings.begin(), p.mappings.end(),
-                [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
+      sort_by_start(p.mappings);
     }
     m = find_mapping(p.mappings, ip);
   }
@@ -130,6 +194,7 @@ uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
 void SessionAssembler::add(const RawSample& sample) {
   if (sample.count == 0 || (sample.user_ips.empty() && sample.kernel_ips.empty())) return;
   TrackedProcess& p = track(sample.pid, sample.comm);
+  const uint64_t entries_before = entry_total(builder_->created());
   std::vector<uint64_t> ids;
   ids.reserve(sample.kernel_ips.size() + sample.user_ips.size());
   // Leaf first, kernel frames before user frames (formats/archive.capnp, Stack).
@@ -144,12 +209,54 @@ void SessionAssembler::add(const RawSample& sample) {
   }
   builder_->thread(sample.tid, sample.pid, sample.comm);
   builder_->add_sample(sample.pid, sample.tid, builder_->stack(ids), sample.count, 0, sample.cpu);
-  sampled_pids_.insert(sample.pid);
+  // Shared entries (kernel frames) count for the process that made them first: an estimate.
+  p.entries += entry_total(builder_->created()) - entries_before;
+  if (sampled_pids_.insert(sample.pid).second) ++sampled_process_count_;
 }
 
 void SessionAssembler::end_drain() {
   resnapshotted_this_drain_.clear();
-  if (builder_) builder_->forget_samples();
+  if (!builder_) return;
+  builder_->forget_samples();
+  ++drains_;
+  forget_exited();
+  maybe_restart_interning();
+}
+
+void SessionAssembler::forget_exited() {
+  // A sample taken just before the exit is drained at the latest by the drain after the one
+  // that was running when the announcement came.
+  auto due = [&](int32_t pid) {
+    auto it = processes_.find(pid);
+    if (it == processes_.end() || !it->second.exit_drain) return true;
+    if (drains_ < *it->second.exit_drain + 2) return false;
+    TrackedProcess& p = it->second;
+    if (source_.alive(pid)) {
+      p.exit_drain.reset();  // the main thread left, others run on
+      return true;
+    }
+    dead_entries_ += p.entries;
+    processes_.erase(it);
+    written_generation_.erase(pid);
+    sampled_pids_.erase(pid);
+    ++forgotten_;
+    return true;
+  };
+  exiting_.erase(std::remove_if(exiting_.begin(), exiting_.end(), due), exiting_.end());
+}
+
+void SessionAssembler::maybe_restart_interning() {
+  const uint64_t made = entry_total(builder_->created()) - entries_at_restart_;
+  if (dead_entries_ < restart_after_ || dead_entries_ * 2 < made || !lists_empty(*session_)) return;
+  // The new builder's ids go on after every entry written so far; live processes' frames and
+  // stacks get new entries when they are sampled again.
+  builder_ = std::make_unique<model::SessionBuilder>(*session_, builder_->created());
+  entries_at_restart_ = entry_total(builder_->created());
+  dead_entries_ = 0;
+  for (auto& [pid, p] : processes_) p.entries = 0;
+  written_generation_.clear();
+  kernel_mapping_id_ = 0;
+  ++restarts_;
 }
 
 }  // namespace gp::record

@@ -17,15 +17,8 @@ struct ReaderLimits {
   uint32_t max_segments = 1024;
 };
 
-// How many entries each table of a session held before a chunk: the ids of the chunk's first
-// entries are these plus one (formats/README.md §4.1).
-struct TableCounts {
-  uint64_t processes = 0, threads = 0, mappings = 0, functions = 0, locations = 0, stacks = 0,
-           kernel_symbols = 0, jit_maps = 0;
-  bool operator==(const TableCounts&) const = default;
-  // The counts after a chunk holding `entries`.
-  TableCounts plus(const model::Session& entries) const;
-};
+// How many entries each table held before a chunk (model::TableCounts).
+using model::TableCounts;
 
 // One chunk on its own, for tools that stream a session instead of holding it. `entries` holds
 // only this chunk's lists: its n-th location has id base.locations + n, and so on for every

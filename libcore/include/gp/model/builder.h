@@ -2,6 +2,11 @@
 // SessionBuilder: interning front over a Session for producers (gp-import, gp-runtime, .col
 // reader, gp-record). Equal functions, locations and stacks get one id; samples with the same
 // (pid, tid, stack) are summed. The Session stays a plain struct the writer can stream.
+//
+// A producer that records for hours (gp-record) does not keep what it wrote: take_entries()
+// moves the new entries out for Writer::write_delta, and ids go on after them. To forget what
+// was interned (exited processes' frames), it replaces the builder with a new one whose base is
+// the old one's created(): equal entries made after that get new ids, which readers accept.
 
 #include <string>
 #include <string_view>
@@ -15,7 +20,8 @@ namespace gp::model {
 
 class SessionBuilder {
  public:
-  explicit SessionBuilder(Session& session) : s_(session) {}
+  // Ids start after `base`: entries of this session written and dropped before.
+  explicit SessionBuilder(Session& session, TableCounts base = {}) : s_(session), base_(base) {}
 
   Session& session() { return s_; }
 
@@ -40,6 +46,13 @@ class SessionBuilder {
   // Call after the writer emitted (and the caller cleared) session.samples.
   void forget_samples() { sample_index_.clear(); }
 
+  // Moves every list of the session (entries made since the last call, samples, and any
+  // kernel symbols or JIT maps added to it) into `out`, for Writer::write_delta; returns the
+  // entry counts they follow (the delta's base). Interned ids stay valid.
+  TableCounts take_entries(Session& out);
+  // Entries made so far, taken or not: the base for a builder that replaces this one.
+  TableCounts created() const { return base_.plus(s_); }
+
  private:
   // Keys are built in key_ (reused by every call) and looked up as string_views: a hit
   // allocates nothing.
@@ -48,13 +61,15 @@ class SessionBuilder {
   uint64_t intern(Table& table, uint64_t next_id, bool& inserted);
 
   Session& s_;
+  TableCounts base_;  // entries taken out of s_ (and those before this builder)
   std::string key_;  // scratch key, reused by every call
   Table functions_;
   Table locations_;
   Table mappings_;
   Table stacks_;
   Table sample_index_;
-  std::unordered_map<int32_t, size_t> newest_process_;
+  std::unordered_map<uint64_t, uint64_t> mapping_shift_;  // mapping id -> file_offset - start
+  std::unordered_map<int32_t, Process> newest_process_;
   Table threads_;
 };
 

@@ -239,6 +239,17 @@ struct Session {
   const Process* find_process(int32_t pid) const;
 };
 
+// How many entries each table of a session held before a chunk: the ids of the chunk's first
+// entries are these plus one (formats/README.md §4.1). Also the id base of a SessionBuilder whose
+// earlier entries were written and dropped (gp-record).
+struct TableCounts {
+  uint64_t processes = 0, threads = 0, mappings = 0, functions = 0, locations = 0, stacks = 0,
+           kernel_symbols = 0, jit_maps = 0;
+  bool operator==(const TableCounts&) const = default;
+  // The counts after a chunk holding `entries`.
+  TableCounts plus(const Session& entries) const;
+};
+
 // Every session of one archive stream, in stream order.
 struct Archive {
   std::vector<Session> sessions;

@@ -43,6 +43,10 @@ struct SnapshotOptions {
 // and cmdline are read through a live thread). Other unreadable fields stay empty.
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options = {});
 
+// False when pid is gone or exited (the rule of snapshot_process: a zombie that no live thread
+// keeps); true while it lives, and when /proc/PID/stat cannot be read for another reason.
+bool process_alive(int32_t pid, const std::string& proc_root = "/proc");
+
 // Build-ids keyed by file identity (st_dev, st_ino, size, mtime) as seen through
 // /proc/PID/map_files, so a library shared by hundreds of processes is parsed once per
 // recording; size and mtime guard against inode reuse after a file is replaced. Negative results

@@ -11,14 +11,21 @@
 // is still unknown the location stays unmapped (mapping 0).
 //
 // Process metadata and mappings come from a ProcessSource (live /proc in gp-record, a fake in
-// tests). Snapshots are taken when a process is announced (first sample, exec) and kept for the
-// rest of the recording, so a process that has exited by the time its samples are drained is
-// still described. Only processes and mappings that samples hit are written to the session.
-// Not thread-safe.
+// tests). Snapshots are taken when a process is announced (first sample, exec) and kept while
+// it lives, so a process that has exited by the time its samples are drained is still
+// described. Only processes and mappings that samples hit are written to the session.
+//
+// Memory stays flat over a long session on a host where processes come and go: a producer that
+// writes each drain with take_entries() keeps no written entry, a process is forgotten two
+// drains after its exit was announced (its last samples are in by then), and once most
+// interned frames and stacks belong to forgotten processes the interning starts afresh (new
+// ids for what live processes use again). Not thread-safe.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -49,6 +56,8 @@ class ProcessSource {
   virtual Result<model::Process> snapshot(int32_t pid) = 0;
   // Executable mappings, sorted by start address.
   virtual Result<std::vector<model::Mapping>> mappings(int32_t pid) = 0;
+  // False once pid has exited (gp/proc/process.h: process_alive).
+  virtual bool alive(int32_t pid) = 0;
 };
 
 // What gp-record knows about one process across the whole recording.
@@ -63,12 +72,16 @@ struct TrackedProcess {
   // mostly): they no longer trigger a re-read every drain.
   std::unordered_set<uint64_t> unmapped_ips;
   uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
+  // Set when its exit was announced: the drain count then (forgotten two drains later).
+  std::optional<uint64_t> exit_drain;
+  uint64_t entries = 0;        // table entries its samples made since the interning started
 };
 
 class SessionAssembler {
  public:
-  // `kernel_build_id` (raw bytes) is stamped on the kernel mapping.
-  SessionAssembler(ProcessSource& source, std::string kernel_build_id);
+  // `kernel_build_id` (raw bytes) is stamped on the kernel mapping. Interning starts afresh
+  // when at least `restart_after` entries, and half of all, belong to forgotten processes.
+  SessionAssembler(ProcessSource& source, std::string kernel_build_id, uint64_t restart_after = 16384);
 
   // Starts filling a new session (continuous mode: one per interval). Snapshots of processes
   // the previous session sampled are kept, others are dropped; what was written to the previous
@@ -79,19 +92,41 @@ class SessionAssembler {
   // exec only marks a tracked process for a new snapshot at its next announcement or sample:
   // shells and wrappers exec far more processes than a sampler ever samples.
   void on_process_event(int32_t pid, bool exec);
+  // Follow-up reads of the mappings of processes snapshotted when announced (kFollowUpDelayNs
+  // later: a first sample during ld.so's start-up saw no libc yet): the time the next is due
+  // (CLOCK_MONOTONIC ns; INT64_MAX when none), and doing those due at now_ns.
+  int64_t next_follow_up_ns() const;
+  void follow_up(int64_t now_ns);
+  static constexpr int64_t kFollowUpDelayNs = 10'000'000;
+  // Tests replace the clock (CLOCK_MONOTONIC ns) that schedules follow-ups.
+  void set_clock(int64_t (*now)()) { now_ = now; }
+  // A sampler saw pid's main thread exit. Its samples may still be queued: it is forgotten at
+  // the end of the second drain from now, unless it still lives then (other threads).
+  void on_process_exit(int32_t pid);
   // Adds one sample to the current session.
   void add(const RawSample& sample);
+  // Moves what the session gained since the last call into `out` (for Writer::write_delta);
+  // returns the entry counts it follows.
+  model::TableCounts take_entries(model::Session& out) { return builder_->take_entries(out); }
   // Marks the end of one drain, after the Writer wrote (and cleared) the session's samples:
-  // allows one more dlopen re-snapshot per process.
+  // allows one more dlopen re-snapshot per process, forgets exited processes, and may restart
+  // the interning (only when the session's lists were taken out).
   void end_drain();
 
   // Distinct kernel addresses sampled in the current session (for the kallsyms subset).
   const std::set<uint64_t>& kernel_addresses() const { return kernel_addresses_; }
-  // Pids with samples in the current session.
+  // Pids with samples in the current session, less those forgotten since.
   const std::set<int32_t>& sampled_pids() const { return sampled_pids_; }
+  // Processes sampled in the current session, forgotten ones included.
+  uint64_t sampled_process_count() const { return sampled_process_count_; }
+  // The innermost-namespace pid of a tracked process (pid itself when unknown).
+  int32_t ns_pid(int32_t pid) const;
   size_t tracked_processes() const { return processes_.size(); }
   uint64_t snapshots() const { return snapshots_; }
   uint64_t resnapshots() const { return resnapshots_; }
+  uint64_t follow_up_snapshots() const { return follow_up_snapshots_; }
+  uint64_t forgotten() const { return forgotten_; }
+  uint64_t interning_restarts() const { return restarts_; }
 
  private:
   TrackedProcess& track(int32_t pid, const std::string& comm);
@@ -99,6 +134,8 @@ class SessionAssembler {
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return);
   uint64_t kernel_location(uint64_t ip, bool is_return);
   static const model::Mapping* find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip);
+  void forget_exited();
+  void maybe_restart_interning();
 
   ProcessSource& source_;
   std::string kernel_build_id_;
@@ -112,6 +149,21 @@ class SessionAssembler {
   uint64_t kernel_mapping_id_ = 0;
   uint64_t snapshots_ = 0;
   uint64_t resnapshots_ = 0;
+  uint64_t restart_after_;
+  int64_t (*now_)();
+  struct FollowUp {
+    int64_t due_ns;
+    int32_t pid;
+  };
+  std::deque<FollowUp> follow_ups_;  // in due order (one delay for all)
+  uint64_t follow_up_snapshots_ = 0;
+  std::vector<int32_t> exiting_;    // pids whose exit was announced, not yet forgotten
+  uint64_t drains_ = 0;
+  uint64_t dead_entries_ = 0;       // entries made by processes forgotten since the restart
+  uint64_t entries_at_restart_ = 0;
+  uint64_t sampled_process_count_ = 0;
+  uint64_t forgotten_ = 0;
+  uint64_t restarts_ = 0;
 };
 
 // The kernel's mapping as gp-record writes it (pid 0, [0, UINT64_MAX), "[kernel.kallsyms]").
