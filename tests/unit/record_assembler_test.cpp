@@ -16,7 +16,8 @@ namespace {
 using gp::record::RawSample;
 using gp::record::SessionAssembler;
 
-model::Mapping user_map(int32_t pid, uint64_t start, uint64_t end, uint64_t offset, const std::string& path) {
+model::Mapping user_map(int32_t pid, uint64_t start, uint64_t end, uint64_t offset,
+                        const std::string& path) {
   model::Mapping m;
   m.pid = pid;
   m.start = start;
@@ -57,7 +58,8 @@ class FakeSource : public gp::record::ProcessSource {
   }
 };
 
-RawSample sample(int32_t pid, std::vector<uint64_t> user, std::vector<uint64_t> kernel = {}, uint64_t count = 1) {
+RawSample sample(int32_t pid, std::vector<uint64_t> user, std::vector<uint64_t> kernel = {},
+                 uint64_t count = 1) {
   RawSample s;
   s.pid = pid;
   s.tid = pid;
@@ -70,7 +72,9 @@ RawSample sample(int32_t pid, std::vector<uint64_t> user, std::vector<uint64_t> 
 
 TEST(SessionAssembler, NormalizesUserAddressesAgainstTheCoveringMapping) {
   FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0x0, "/bin/app"), user_map(10, 0x5000, 0x6000, 0x3000, "/lib/libc.so")});
+  src.add(10, "app",
+          {user_map(10, 0x1000, 0x2000, 0x0, "/bin/app"),
+           user_map(10, 0x5000, 0x6000, 0x3000, "/lib/libc.so")});
   SessionAssembler a(src, "KBID");
   model::Session s;
   a.begin_session(s);
@@ -107,7 +111,9 @@ TEST(SessionAssembler, NormalizesUserAddressesAgainstTheCoveringMapping) {
 
 TEST(SessionAssembler, WritesOnlyMappingsThatSamplesHit) {
   FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x5000, 0x6000, 0, "/lib/unused.so")});
+  src.add(10, "app",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/app"),
+           user_map(10, 0x5000, 0x6000, 0, "/lib/unused.so")});
   SessionAssembler a(src, "");
   model::Session s;
   a.begin_session(s);
@@ -157,8 +163,9 @@ TEST(SessionAssembler, AnAddressNoFreshReadCoversStopsReReadingTheMappings) {
   src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/tmp/libdlwork.so"));
   a.add(sample(10, {0x7100, 0x1100}));
   EXPECT_EQ(a.resnapshots(), 2u);
-  EXPECT_EQ(s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
-            "/tmp/libdlwork.so");
+  EXPECT_EQ(
+      s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
+      "/tmp/libdlwork.so");
 }
 
 TEST(SessionAssembler, KeepsAProcessThatExitedBeforeItsSnapshot) {
@@ -348,7 +355,7 @@ TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {
   src.procs.clear();  // it exits
   src.maps.clear();
   a.on_process_exit(10);
-  a.end_drain();  // the drain that ran when the exit came
+  a.end_drain();                // the drain that ran when the exit came
   a.add(sample(10, {0x1100}));  // taken just before the exit, drained now: still described
   EXPECT_EQ(s.mappings.back().path, "/bin/short");
   EXPECT_EQ(a.tracked_processes(), 1u);

@@ -17,7 +17,8 @@ uint64_t entry_total(const model::TableCounts& c) {
 }
 
 void sort_by_start(std::vector<model::Mapping>& maps) {
-  std::sort(maps.begin(), maps.end(), [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
+  std::sort(maps.begin(), maps.end(),
+            [](const model::Mapping& a, const model::Mapping& b) { return a.start < b.start; });
 }
 
 int64_t monotonic_ns() {
@@ -44,8 +45,12 @@ model::Mapping kernel_mapping(const std::string& kernel_build_id) {
   return m;
 }
 
-SessionAssembler::SessionAssembler(ProcessSource& source, std::string kernel_build_id, uint64_t restart_after)
-    : source_(source), kernel_build_id_(std::move(kernel_build_id)), restart_after_(restart_after), now_(monotonic_ns) {}
+SessionAssembler::SessionAssembler(ProcessSource& source, std::string kernel_build_id,
+                                   uint64_t restart_after)
+    : source_(source),
+      kernel_build_id_(std::move(kernel_build_id)),
+      restart_after_(restart_after),
+      now_(monotonic_ns) {}
 
 void SessionAssembler::begin_session(model::Session& session) {
   if (session_ != nullptr) {
@@ -156,7 +161,8 @@ TrackedProcess& SessionAssembler::track(int32_t pid, const std::string& comm) {
   return p;
 }
 
-const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip) {
+const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Mapping>& maps,
+                                                     uint64_t ip) {
   auto it = std::upper_bound(maps.begin(), maps.end(), ip,
                              [](uint64_t a, const model::Mapping& m) { return a < m.start; });
   if (it == maps.begin()) return nullptr;
@@ -164,9 +170,11 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
   return ip < it->end ? &*it : nullptr;
 }
 
-uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return) {
+uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
+                                         bool is_return) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
-  if (m == nullptr && pid > 0 && !p.unmapped_ips.contains(ip) && resnapshotted_this_drain_.insert(pid).second) {
+  if (m == nullptr && pid > 0 && !p.unmapped_ips.contains(ip) &&
+      resnapshotted_this_drain_.insert(pid).second) {
     // Probably a library loaded after the last snapshot (dlopen): look again, once per drain.
     ++resnapshots_;
     auto maps = source_.mappings(pid);
@@ -178,7 +186,8 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
   }
   if (m == nullptr) m = find_mapping(p.previous_mappings, ip);  // taken before the last exec
   if (m == nullptr && pid > 0 && resnapshotted_this_drain_.contains(pid)) {
-    if (p.unmapped_ips.size() >= kMaxUnmappedIps) p.unmapped_ips.clear();  // a bound, not a cache policy
+    if (p.unmapped_ips.size() >= kMaxUnmappedIps)
+      p.unmapped_ips.clear();   // a bound, not a cache policy
     p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
   }
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
@@ -186,7 +195,8 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
 }
 
 uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
-  if (kernel_mapping_id_ == 0) kernel_mapping_id_ = builder_->mapping(kernel_mapping(kernel_build_id_));
+  if (kernel_mapping_id_ == 0)
+    kernel_mapping_id_ = builder_->mapping(kernel_mapping(kernel_build_id_));
   kernel_addresses_.insert(ip);
   return builder_->address_location(kernel_mapping_id_, ip, model::FrameKind::kernel, is_return);
 }
@@ -198,7 +208,8 @@ void SessionAssembler::add(const RawSample& sample) {
   std::vector<uint64_t> ids;
   ids.reserve(sample.kernel_ips.size() + sample.user_ips.size());
   // Leaf first, kernel frames before user frames (formats/archive.capnp, Stack).
-  for (size_t i = 0; i < sample.kernel_ips.size(); ++i) ids.push_back(kernel_location(sample.kernel_ips[i], i > 0));
+  for (size_t i = 0; i < sample.kernel_ips.size(); ++i)
+    ids.push_back(kernel_location(sample.kernel_ips[i], i > 0));
   for (size_t i = 0; i < sample.user_ips.size(); ++i)
     ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0));
 

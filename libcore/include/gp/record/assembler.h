@@ -71,17 +71,18 @@ struct TrackedProcess {
   // Addresses that a fresh read of the mappings did not cover either (frame-pointer garbage,
   // mostly): they no longer trigger a re-read every drain.
   std::unordered_set<uint64_t> unmapped_ips;
-  uint64_t generation = 0;     // bumped by every re-snapshot (exec, dlopen)
+  uint64_t generation = 0;  // bumped by every re-snapshot (exec, dlopen)
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
-  uint64_t entries = 0;        // table entries its samples made since the interning started
+  uint64_t entries = 0;  // table entries its samples made since the interning started
 };
 
 class SessionAssembler {
  public:
   // `kernel_build_id` (raw bytes) is stamped on the kernel mapping. Interning starts afresh
   // when at least `restart_after` entries, and half of all, belong to forgotten processes.
-  SessionAssembler(ProcessSource& source, std::string kernel_build_id, uint64_t restart_after = 16384);
+  SessionAssembler(ProcessSource& source, std::string kernel_build_id,
+                   uint64_t restart_after = 16384);
 
   // Starts filling a new session (continuous mode: one per interval). Snapshots of processes
   // the previous session sampled are kept, others are dropped; what was written to the previous
@@ -157,9 +158,9 @@ class SessionAssembler {
   };
   std::deque<FollowUp> follow_ups_;  // in due order (one delay for all)
   uint64_t follow_up_snapshots_ = 0;
-  std::vector<int32_t> exiting_;    // pids whose exit was announced, not yet forgotten
+  std::vector<int32_t> exiting_;  // pids whose exit was announced, not yet forgotten
   uint64_t drains_ = 0;
-  uint64_t dead_entries_ = 0;       // entries made by processes forgotten since the restart
+  uint64_t dead_entries_ = 0;  // entries made by processes forgotten since the restart
   uint64_t entries_at_restart_ = 0;
   uint64_t sampled_process_count_ = 0;
   uint64_t forgotten_ = 0;
