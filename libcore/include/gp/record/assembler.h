@@ -82,7 +82,7 @@ class SessionAssembler {
   // `kernel_build_id` (raw bytes) is stamped on the kernel mapping. Interning starts afresh
   // when at least `restart_after` entries, and half of all, belong to forgotten processes.
   SessionAssembler(ProcessSource& source, std::string kernel_build_id,
-                   uint64_t restart_after = 16384);
+                   uint64_t restart_after = 4096);
 
   // Starts filling a new session (continuous mode: one per interval). Snapshots of processes
   // the previous session sampled are kept, others are dropped; what was written to the previous
