@@ -14,6 +14,9 @@
 #   gp-record gp-record -F N (BPF sampler, in-kernel aggregation)
 #   perf      perf record -a -g -F N
 #   bpftrace  bpftrace 'profile:hz:N { @[kstack, ustack] = count(); }'
+#   walk      bpftrace 'profile:hz:N { @k = kstack; @u = ustack; }' — the stack walks alone
+#             (each stack taken into a stack map, one map slot written): what any sampler that
+#             keeps stacks pays at least, above the floor
 #
 # Wall-time slowdowns below ~1% drown in this VM's noise, so one more run per cell (-c SECONDS,
 # default 10) measures each sampler's cost directly while the workload runs:
@@ -45,7 +48,7 @@ while getopts "r:w:f:l:L:c:h" opt; do
     l) long_minutes=$OPTARG ;;
     L) long_minutes=$OPTARG; churn=1 ;;
     c) cost_seconds=$OPTARG ;;
-    *) sed -n '2,32p' "$0"; exit 2 ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
   esac
 done
 
@@ -127,6 +130,7 @@ start_sampler() {
     gp-record) "$bin/gp-record" -F "$hz" -o "$tmp/rec.gpa" 2>"$tmp/gp.err" & ;;
     perf) perf record -q -a -g -F "$hz" -o "$tmp/perf.data" 2>/dev/null & ;;
     bpftrace) bpftrace -e "profile:hz:$hz { @[kstack, ustack] = count(); }" >/dev/null 2>&1 & ;;
+    walk) bpftrace -e "profile:hz:$hz { @k = kstack; @u = ustack; }" >/dev/null 2>&1 & ;;
   esac
   sampler_pid=$!
   sleep 1.5  # let it load and attach
@@ -184,7 +188,7 @@ printf 'direct costs over %ss of the workload per cell; load before: %s\n\n' "$c
 printf '%-6s %-10s %9s %10s %10s %10s %13s\n' "Hz" "sampler" "slowdown" "user CPU%" "BPF ns/run" "runs/s" "above floor%"
 for hz in $freqs; do
   floor_ns_per_run=0
-  for s in empty gp-record perf bpftrace; do
+  for s in empty walk gp-record perf bpftrace; do
     : >"$tmp/ratios"
     for ((r = 0; r < rounds; r++)); do
       b=$("$tmp/work" "$ncpu" "$iters")
@@ -209,11 +213,16 @@ for hz in $freqs; do
     printf '%-6s %-10s %8.2f%% %10s %10s %10s %13s\n' "$hz" "$s" "$slowdown" "$(pct "$cost_user_ns" "$cost_wall_ns")" \
       "$ns_per_run" "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above"
     [ "$s" = gp-record ] && gp_cost="$above $cost_user_ns $cost_wall_ns $startup_ns $rss"
+    [ "$s" = walk ] && walk_above=$above
+    [ "$s" = bpftrace ] && bpftrace_above=$above
   done
   read -r gp_above gp_user gp_wall gp_startup gp_rss <<<"$gp_cost"
   printf '%-6s archive: gp-record %d B / %d samples = %.1f B/sample; perf.data %d B / %d samples = %.1f B/sample\n' \
     "$hz" "$gp_bytes" "$gp_samples" "$(awk -v a="$gp_bytes" -v n="$gp_samples" 'BEGIN { print n ? a / n : 0 }')" \
     "$perf_bytes" "$perf_samples" "$(awk -v a="$perf_bytes" -v n="$perf_samples" 'BEGIN { print n ? a / n : 0 }')"
+  printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s), the stack walks alone %s%% (%s of bpftrace)\n' \
+    "$hz" "$gp_above" "$bpftrace_above" "$(awk -v g="$gp_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", b > 0 ? g / b : 0 }')" \
+    "$walk_above" "$(awk -v w="$walk_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", b > 0 ? w / b : 0 }')"
   printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
     "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done

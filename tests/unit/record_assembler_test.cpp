@@ -321,8 +321,11 @@ int64_t fake_now = 0;
 int64_t fake_clock() { return fake_now; }
 
 TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
-  FakeSource src;  // announced while ld.so had mapped only the executable
-  src.add(10, "short", {user_map(10, 0x1000, 0x2000, 0, "/bin/short")});
+  FakeSource src;  // announced while ld.so had mapped only the executable and itself
+  src.add(10, "short",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/short"),
+           user_map(10, 0x3000, 0x4000, 0, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")});
+  src.procs[10].exe = "/bin/short";
   SessionAssembler a(src, "");
   a.set_clock(fake_clock);
   fake_now = 1000;
@@ -343,6 +346,23 @@ TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
   EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
   EXPECT_EQ(s.location(st.location_ids[0]).file_offset, 0x1010u);
   EXPECT_EQ(a.follow_up_snapshots(), 1u);
+}
+
+TEST(SessionAssembler, NoFollowUpOnceLibrariesAreMapped) {
+  FakeSource src;
+  src.add(10, "app",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/app"),
+           user_map(10, 0x3000, 0x4000, 0, "/lib/ld-linux.so.2"),
+           user_map(10, 0x7000, 0x9000, 0, "/lib/libc.so.6")});
+  src.procs[10].exe = "/bin/app";
+  src.add(11, "static", {user_map(11, 0x1000, 0x2000, 0, "/bin/static")});  // no loader at all
+  src.procs[11].exe = "/bin/static";
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.on_process_event(11, false);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
 }
 
 TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {

@@ -196,7 +196,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     auto wake = std::min({next_flush, deadline, follow_up_time()});
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
-    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 100)), on_event_); !st) {
+    // At most 500 ms: a signal that came just before the wait began ends it by then.
+    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 500)), on_event_); !st) {
       gp::cli::error(st.error().message);
       return kExitFailure;
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 #include <time.h>
 
@@ -25,6 +26,23 @@ int64_t monotonic_ns() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
   return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+// True while the dynamic loader may still be mapping libraries: the loader is mapped and no
+// file-backed code other than its own and the executable's is.
+bool loader_starting(const TrackedProcess& p) {
+  bool loader = false;
+  for (const model::Mapping& m : p.mappings) {
+    if (m.kind != model::MappingKind::user) continue;
+    std::string_view name(m.path);
+    name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
+    if (name.starts_with("ld-linux") || name.starts_with("ld-musl") || name.starts_with("ld.so")) {
+      loader = true;
+    } else if (m.path != p.meta.exe) {
+      return false;
+    }
+  }
+  return loader;
 }
 
 bool lists_empty(const model::Session& s) {
@@ -109,9 +127,10 @@ void SessionAssembler::on_process_event(int32_t pid, bool exec) {
   if (p.exit_drain && !source_.alive(pid)) return;
   if (inserted || !p.have_snapshot || p.exec_pending || p.exit_drain) {
     take_snapshot(p, pid);
-    // Its first sample may have come while ld.so was still mapping libraries: look again soon,
-    // while even a short-lived process still runs.
-    if (p.have_snapshot && !p.meta.exited) follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
+    // Its first sample came while ld.so was still mapping libraries: look again soon, while even
+    // a short-lived process still runs.
+    if (p.have_snapshot && !p.meta.exited && loader_starting(p))
+      follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
   }
 }
 
