@@ -82,12 +82,14 @@ struct {
 	.values = { [0] = &barrier_inner },
 };
 
+/* Per CPU, one element: the counters and the announced-pid cache share its cache lines, so a
+ * sample on a cold CPU misses once for both. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_COUNTER_MAX);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+	__type(value, struct gp_cpu_state);
+} cpu_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -95,19 +97,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } seen_pids SEC(".maps");
-
-/* Per CPU: the pid its previous sample found announced, and the exec generation of then. */
-struct seen_cache {
-	__u32 pid;
-	__u32 generation;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct seen_cache);
-} last_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -135,12 +124,19 @@ struct {
 	__type(value, __u32);
 } cgroup_filter SEC(".maps");
 
-static __always_inline void count(__u32 slot)
+static __always_inline struct gp_cpu_state *this_cpu(void)
 {
-	__u64 *value = bpf_map_lookup_elem(&counters, &slot);
+	__u32 zero = 0;
 
-	if (value)
-		*value += 1; /* per-CPU slot: no atomics needed */
+	return bpf_map_lookup_elem(&cpu_state, &zero);
+}
+
+static __always_inline void count(__u32 counter)
+{
+	struct gp_cpu_state *state = this_cpu();
+
+	if (state && counter < GP_COUNTER_MAX)
+		state->counters[counter] += 1; /* per-CPU: no atomics needed */
 }
 
 static __always_inline bool wanted(__u32 pid, __u32 tid)
@@ -178,19 +174,19 @@ static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
  */
 static __always_inline void note_process(__u32 pid, __u32 tid)
 {
-	__u32 zero = 0, generation = *(volatile __u32 *)&exec_generation;
-	struct seen_cache *cache = bpf_map_lookup_elem(&last_seen, &zero);
+	__u32 generation = *(volatile __u32 *)&exec_generation;
+	struct gp_cpu_state *state = this_cpu();
 	__u8 one = 1;
 
-	if (cache && cache->pid == pid && cache->generation == generation)
+	if (state && state->seen_pid == pid && state->seen_generation == generation)
 		return;
 	if (!bpf_map_lookup_elem(&seen_pids, &pid)) {
 		bpf_map_update_elem(&seen_pids, &pid, &one, BPF_ANY);
 		announce(GP_EVENT_NEW_PROCESS, pid, tid);
 	}
-	if (cache) {
-		cache->pid = pid;
-		cache->generation = generation;
+	if (state) {
+		state->seen_pid = pid;
+		state->seen_generation = generation;
 	}
 }
 

@@ -44,7 +44,7 @@ struct gp_event {
 	char comm[GP_TASK_COMM_LEN];
 };
 
-/* Slots of the per-CPU `counters` array (summed by user space). */
+/* Counters of the per-CPU `cpu_state` element (summed by user space). */
 enum gp_counter {
 	GP_COUNTER_SAMPLES = 0,         /* samples that passed the filters */
 	GP_COUNTER_FILTERED,            /* samples dropped by the filters */
@@ -55,6 +55,13 @@ enum gp_counter {
 	GP_COUNTER_EVENTS_LOST,         /* ring-buffer reservation failed (event dropped) */
 	GP_COUNTER_OVERFLOW_STACKS,     /* stacks kept in the overflow map after a collision */
 	GP_COUNTER_MAX,
+};
+
+/* The one element of the per-CPU `cpu_state` array. */
+struct gp_cpu_state {
+	__u32 seen_pid;        /* the pid this CPU's previous sample found announced... */
+	__u32 seen_generation; /* ...in this exec_generation */
+	__u64 counters[GP_COUNTER_MAX];
 };
 
 #endif /* GP_PROFILE_H */

@@ -221,8 +221,8 @@ for hz in $freqs; do
     "$hz" "$gp_bytes" "$gp_samples" "$(awk -v a="$gp_bytes" -v n="$gp_samples" 'BEGIN { print n ? a / n : 0 }')" \
     "$perf_bytes" "$perf_samples" "$(awk -v a="$perf_bytes" -v n="$perf_samples" 'BEGIN { print n ? a / n : 0 }')"
   printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s), the stack walks alone %s%% (%s of bpftrace)\n' \
-    "$hz" "$gp_above" "$bpftrace_above" "$(awk -v g="$gp_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", b > 0 ? g / b : 0 }')" \
-    "$walk_above" "$(awk -v w="$walk_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", b > 0 ? w / b : 0 }')"
+    "$hz" "$gp_above" "$bpftrace_above" "$(awk -v g="$gp_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", (b > 0 ? g / b : 0) }')" \
+    "$walk_above" "$(awk -v w="$walk_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", (b > 0 ? w / b : 0) }')"
   printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
     "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done

@@ -23,6 +23,7 @@ extern "C" {
 
 static_assert(sizeof(gp_sample_key) == 32, "bpf/profile.h: gp_sample_key layout");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
+static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 
 namespace gp::record_tool {
 namespace {
@@ -297,12 +298,12 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
 
 std::vector<model::Counter> BpfSampler::counters() {
   int ncpus = libbpf_num_possible_cpus();
-  std::vector<uint64_t> per_cpu(ncpus > 0 ? ncpus : 1);
+  std::vector<gp_cpu_state> per_cpu(ncpus > 0 ? ncpus : 1);  // 8-byte multiple: no padding
   uint64_t totals[GP_COUNTER_MAX] = {};
-  for (uint32_t slot = 0; slot < GP_COUNTER_MAX; ++slot) {
-    if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.counters), &slot, per_cpu.data()) != 0) continue;
-    for (uint64_t v : per_cpu) totals[slot] += v;
-  }
+  uint32_t zero = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
+    for (const gp_cpu_state& cpu : per_cpu)
+      for (uint32_t c = 0; c < GP_COUNTER_MAX; ++c) totals[c] += cpu.counters[c];
   auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
   return {
       c("samples.kernel", totals[GP_COUNTER_SAMPLES]),
