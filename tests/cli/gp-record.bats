@@ -229,6 +229,23 @@ record() {
   assert_output ''
 }
 
+@test "a JIT process that exits mid-session keeps its JS function names" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command node
+  # chain.js exits by itself after 2 s; the recording goes on for 3 s more. Its perf map file
+  # stays in /tmp, but after the exit it can no longer be reached through /proc/PID/root.
+  node --perf-basic-prof --no-turbo-inlining "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 \
+    >"$OUT/node.out" 2>&1 &
+  local node=$!
+  run -0 --separate-stderr record 5 -F 199 -p "$node" -v
+  wait "$node" || true
+  rm -f "/tmp/perf-$node.map"
+  [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"
+  run -0 bash -c 'gp-symbolize "$0" 2>/dev/null | gp-fold -f folded' "$OUT/rec.gpa"
+  assert_output --regexp 'JS:[*^~]?work [^;]*chain\.js:[0-9]+:[0-9]+;JS:[*^~]?spin [^;]*chain\.js'
+}
+
 @test "--pid keeps only that process" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gp/proc/perf_map.h"
+#include "gp/record/perf_map_tails.h"
 
 namespace gp::test::proc {
 namespace {
@@ -87,6 +88,63 @@ TEST_F(PerfMap, CutsAnOversizedFileAtTheCapOnALineBoundary) {
   EXPECT_EQ(stats.bytes_read, 195u);
   ASSERT_EQ(m->entries.size(), 13u);
   EXPECT_EQ(m->entries.back().name, "fn_012");
+}
+
+TEST_F(PerfMap, TailReadsGetOnlyWhatWasAppendedInWholeLines) {
+  write("1000 10 first\n2000 10 sec");  // the writer is in the middle of its second line
+  PerfMapStats stats;
+  auto m = copy_perf_map(::getpid(), ::getpid(), 1 << 20, &stats);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->entries.size(), 1u);
+  EXPECT_EQ(stats.next_offset, 14u);
+  std::ofstream(path_, std::ios::binary | std::ios::app) << "ond\n3000 10 third\n";
+  m = copy_perf_map(::getpid(), ::getpid(), 1 << 20, &stats, "/proc", stats.next_offset);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->entries.size(), 2u);
+  EXPECT_EQ(m->entries[0].name, "second");
+  EXPECT_EQ(m->entries[1].name, "third");
+  EXPECT_FALSE(stats.rewritten);
+  m = copy_perf_map(::getpid(), ::getpid(), 1 << 20, &stats, "/proc", stats.next_offset);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->entries.empty());  // nothing new
+}
+
+TEST_F(PerfMap, ARewrittenShorterFileIsReadFromTheStart) {
+  write("1000 10 old_one\n2000 10 old_two\n");
+  PerfMapStats stats;
+  ASSERT_TRUE(copy_perf_map(::getpid(), ::getpid(), 1 << 20, &stats).ok());
+  write("5000 10 new\n");
+  auto m = copy_perf_map(::getpid(), ::getpid(), 1 << 20, &stats, "/proc", stats.next_offset);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_TRUE(stats.rewritten);
+  ASSERT_EQ(m->entries.size(), 1u);
+  EXPECT_EQ(m->entries[0].name, "new");
+}
+
+TEST_F(PerfMap, TailsOfOneProcessFollowItsMapAndStartOverForANewProcess) {
+  gp::record::PerfMapTails tails;
+  auto none = tails.copy_new(::getpid(), ::getpid(), 42);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());  // no map yet
+  write("1000 10 a\n");
+  auto first = tails.copy_new(::getpid(), ::getpid(), 42);
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->entries.size(), 1u);
+  auto same = tails.copy_new(::getpid(), ::getpid(), 42);
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(same->has_value());  // nothing appended
+  std::ofstream(path_, std::ios::binary | std::ios::app) << "2000 10 b\n";
+  auto more = tails.copy_new(::getpid(), ::getpid(), 42);
+  ASSERT_TRUE(more.ok() && more->has_value());
+  ASSERT_EQ((*more)->entries.size(), 1u);
+  EXPECT_EQ((*more)->entries[0].name, "b");
+  auto reused = tails.copy_new(::getpid(), ::getpid(), 43);  // another process with the pid
+  ASSERT_TRUE(reused.ok() && reused->has_value());
+  EXPECT_EQ((*reused)->entries.size(), 2u);
+  tails.clear();  // a new session
+  auto whole = tails.copy_new(::getpid(), ::getpid(), 43);
+  ASSERT_TRUE(whole.ok() && whole->has_value());
+  EXPECT_EQ((*whole)->entries.size(), 2u);
 }
 
 TEST_F(PerfMap, RefusesASymlinkPlantedInTmp) {

@@ -94,8 +94,8 @@ struct Totals {
 class SessionRecorder {
  public:
   SessionRecorder(const RecordArgs& args, Sampler& sampler, record::SessionAssembler& assembler,
-                  EndOfSession& end, Totals& totals)
-      : args_(args), sampler_(sampler), assembler_(assembler), end_(end), totals_(totals) {}
+                  HostCaptures& captures, Totals& totals)
+      : args_(args), sampler_(sampler), assembler_(assembler), captures_(captures), totals_(totals) {}
 
   // Returns an exit status; `out` gets a complete session unless writing failed.
   int record(archive::OutputStream& out, model::Header header, Clock::time_point deadline);
@@ -117,7 +117,7 @@ class SessionRecorder {
   const RecordArgs& args_;
   Sampler& sampler_;
   record::SessionAssembler& assembler_;
-  EndOfSession& end_;
+  HostCaptures& captures_;
   Totals& totals_;
   model::Session session_;
   uint64_t session_samples_ = 0;
@@ -131,6 +131,11 @@ Status SessionRecorder::flush(archive::Writer& writer) {
     session_samples_ += s.count;
   };
   if (auto st = sampler_.drain(on_event_, on_sample); !st) return st;
+  // JIT processes' perf maps while they live: one that exits before the session ends keeps its
+  // names.
+  CaptureNotes notes;
+  captures_.copy_perf_maps(session_, assembler_, assembler_.jit_candidates(), notes);
+  for (const auto& d : notes.details) gp::cli::info(1, d);
   set_counters();
   auto st = write_new_entries(writer);
   assembler_.end_drain();
@@ -184,6 +189,7 @@ void SessionRecorder::report_counters() {
 int SessionRecorder::record(archive::OutputStream& out, model::Header header, Clock::time_point deadline) {
   session_.header = std::move(header);
   assembler_.begin_session(session_);
+  captures_.begin_session();
   archive::Writer writer(out, archive::WriterOptions{512u << 10, "gp-record", kVersion});
   if (auto st = writer.begin_session(session_); !st) {
     gp::cli::error(st.error().message);
@@ -217,7 +223,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     gp::cli::error(st.error().message);
     return kExitFailure;
   }
-  CaptureNotes notes = end_.capture(session_, assembler_);
+  CaptureNotes notes = captures_.capture(session_, assembler_);
   for (const auto& w : notes.warnings) gp::cli::warning(w);
   for (const auto& d : notes.details) gp::cli::info(1, d);
   model::Trailer trailer;
@@ -319,7 +325,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
                        std::to_string(args.frequency) + " Hz");
   LiveProcessSource source(args.redact_cmdline);
   record::SessionAssembler assembler(source, host.kernel_build_id);
-  EndOfSession end;
+  HostCaptures captures;
   Totals totals;
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
   bool first = true;
@@ -333,7 +339,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
-    SessionRecorder recorder(args, **sampler, assembler, end, totals);
+    SessionRecorder recorder(args, **sampler, assembler, captures, totals);
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration), deadline);
     if (st != kExitOk) return st;
     if (auto fin = output.finish_session(); !fin) {

@@ -73,7 +73,20 @@ model::Header make_header(const RecordArgs& args, const std::vector<std::string>
   return h;
 }
 
-CaptureNotes EndOfSession::capture(model::Session& session, const record::SessionAssembler& assembler) {
+void HostCaptures::copy_perf_maps(model::Session& session, const record::SessionAssembler& assembler,
+                                  const std::set<int32_t>& pids, CaptureNotes& notes) {
+  for (int32_t pid : pids) {
+    const record::TrackedProcess* p = assembler.tracked(pid);
+    if (pid <= 0 || p == nullptr) continue;
+    auto map = perf_maps_.copy_new(pid, assembler.ns_pid(pid), p->meta.start_time_ns);
+    if (!map)
+      notes.details.push_back("perf map of pid " + std::to_string(pid) + " not copied: " + map.error().message);
+    else if (*map)
+      session.jit_maps.push_back(std::move(**map));
+  }
+}
+
+CaptureNotes HostCaptures::capture(model::Session& session, const record::SessionAssembler& assembler) {
   CaptureNotes notes;
   const auto& addresses = assembler.kernel_addresses();
   if (!addresses.empty() && !kallsyms_ && !kallsyms_failed_) {
@@ -89,16 +102,7 @@ CaptureNotes EndOfSession::capture(model::Session& session, const record::Sessio
     auto symbols = kallsyms_->covering(std::vector<uint64_t>(addresses.begin(), addresses.end()));
     session.kernel_symbols.insert(session.kernel_symbols.end(), symbols.begin(), symbols.end());
   }
-  for (int32_t pid : assembler.sampled_pids()) {
-    if (pid <= 0) continue;
-    auto map = proc::copy_perf_map(pid, assembler.ns_pid(pid));
-    if (map) {
-      session.jit_maps.push_back(std::move(*map));
-    } else if (map.error().message.find("not found") == std::string::npos &&
-               map.error().message.find("process exited") == std::string::npos) {
-      notes.details.push_back("perf map of pid " + std::to_string(pid) + " not copied: " + map.error().message);
-    }
-  }
+  copy_perf_maps(session, assembler, assembler.sampled_pids(), notes);
   return notes;
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "gp/proc/kallsyms.h"
 #include "gp/proc/process.h"
 #include "gp/record/assembler.h"
+#include "gp/record/perf_map_tails.h"
 #include "cli.h"
 #include "sampler.h"
 
@@ -46,21 +48,29 @@ void update_last_link(const std::string& dir, const std::string& file);
 model::Header make_header(const RecordArgs& args, const std::vector<std::string>& argv,
                           const model::HostInfo& host, const char* sampler, double duration_s);
 
-// End-of-session captures that need this host: the kallsyms entries covering every sampled
-// kernel address and copies of the sampled processes' perf maps. Problems are warnings
-// (returned as lines), never failures.
+// Captures that need this host: the kallsyms entries covering every sampled kernel address
+// (end of session) and copies of the sampled processes' perf maps (during the session for
+// processes running JIT code, so that one that exits is not lost, and what was appended since
+// at the end). Problems are warnings or details (returned as lines), never failures.
 struct CaptureNotes {
   std::vector<std::string> warnings;  // always shown
   std::vector<std::string> details;   // shown with -v
 };
 
-class EndOfSession {
+class HostCaptures {
  public:
+  // A new session: it gets whole copies of the perf maps again.
+  void begin_session() { perf_maps_.clear(); }
+  // Appends to the session the perf-map lines each of `pids` gained since its last copy.
+  void copy_perf_maps(model::Session& session, const record::SessionAssembler& assembler,
+                      const std::set<int32_t>& pids, CaptureNotes& notes);
+  // The end of a session: kallsyms entries, and the perf maps of every sampled process.
   CaptureNotes capture(model::Session& session, const record::SessionAssembler& assembler);
 
  private:
   std::optional<proc::KallsymsTable> kallsyms_;
   bool kallsyms_failed_ = false;
+  record::PerfMapTails perf_maps_;
 };
 
 }  // namespace gp::record_tool

@@ -99,8 +99,9 @@ Result<std::string> read_capped(int fd, size_t max_bytes, bool& truncated) {
       break;
     }
   }
-  // The cap may split a line: keep whole lines only.
-  if (truncated) text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  // The cap, or a writer in the middle of a line, may split the last line: keep whole lines only
+  // (a tail read starts after them next time).
+  text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
   return text;
 }
 
@@ -149,7 +150,8 @@ size_t mark_jit_mappings(std::vector<model::Mapping>& mappings, const model::Jit
 }
 
 Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes,
-                                    PerfMapStats* stats, const std::string& proc_root) {
+                                    PerfMapStats* stats, const std::string& proc_root,
+                                    uint64_t from_offset) {
   const std::string dir = proc_root + "/" + std::to_string(pid);
   const std::string name = "perf-" + std::to_string(ns_pid) + ".map";
   auto uids = process_uids(dir);
@@ -160,9 +162,14 @@ Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_byte
   if (auto ok = check_file(fd->get(), *uids, size); !ok) return ok.error();
   PerfMapStats local;
   PerfMapStats& st = stats ? *stats : local;
+  st.rewritten = from_offset > size;  // shorter than what was read before: a new file
+  if (st.rewritten) from_offset = 0;
+  if (from_offset > 0 && ::lseek(fd->get(), static_cast<off_t>(from_offset), SEEK_SET) < 0)
+    return make_error(errno_text("cannot seek"));
   auto text = read_capped(fd->get(), max_bytes, st.truncated);
   if (!text) return text.error();
   st.bytes_read = text->size();
+  st.next_offset = from_offset + text->size();
   model::JitMap map;
   map.pid = pid;
   map.path = "/tmp/" + name;

@@ -83,6 +83,7 @@ void SessionAssembler::begin_session(model::Session& session) {
   resnapshotted_this_drain_.clear();
   kernel_addresses_.clear();
   sampled_pids_.clear();
+  jit_candidates_.clear();
   kernel_mapping_id_ = 0;
   dead_entries_ = 0;
   entries_at_restart_ = 0;
@@ -160,9 +161,14 @@ void SessionAssembler::on_process_exit(int32_t pid) {
   exiting_.push_back(pid);
 }
 
-int32_t SessionAssembler::ns_pid(int32_t pid) const {
+const TrackedProcess* SessionAssembler::tracked(int32_t pid) const {
   auto it = processes_.find(pid);
-  return it != processes_.end() && it->second.meta.ns_pid > 0 ? it->second.meta.ns_pid : pid;
+  return it == processes_.end() ? nullptr : &it->second;
+}
+
+int32_t SessionAssembler::ns_pid(int32_t pid) const {
+  const TrackedProcess* p = tracked(pid);
+  return p != nullptr && p->meta.ns_pid > 0 ? p->meta.ns_pid : pid;
 }
 
 TrackedProcess& SessionAssembler::track(int32_t pid, const std::string& comm) {
@@ -209,6 +215,7 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       p.unmapped_ips.clear();   // a bound, not a cache policy
     p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
   }
+  if (m != nullptr && m->kind == model::MappingKind::anonymous) jit_candidates_.insert(pid);
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
   return builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
 }
@@ -246,6 +253,7 @@ void SessionAssembler::add(const RawSample& sample) {
 
 void SessionAssembler::end_drain() {
   resnapshotted_this_drain_.clear();
+  jit_candidates_.clear();
   if (!builder_) return;
   builder_->forget_samples();
   ++drains_;

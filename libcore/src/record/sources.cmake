@@ -1,3 +1,4 @@
 target_sources(gp_core PRIVATE
   src/record/assembler.cpp
+  src/record/perf_map_tails.cpp
 )

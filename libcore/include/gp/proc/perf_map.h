@@ -29,6 +29,8 @@ struct PerfMapStats {
   bool truncated = false;  // the file was longer than max_bytes
   size_t bad_lines = 0;    // lines that did not parse
   size_t bytes_read = 0;
+  uint64_t next_offset = 0;  // where the next tail read starts: after the last whole line read
+  bool rewritten = false;    // shorter than from_offset: read again from the start
 };
 
 inline constexpr size_t kDefaultPerfMapMaxBytes = 64u << 20;
@@ -37,11 +39,14 @@ inline constexpr size_t kDefaultPerfMapMaxBytes = 64u << 20;
 // ns_pid is its pid inside its own namespace, which names the file. The JitMap's path is the
 // in-namespace path "/tmp/perf-<ns_pid>.map". `proc_root` is "/proc" except in tests.
 // Errors: no such file ("not found" in the message), refused (symlink, not regular, wrong owner),
-// unreadable. `stats` may be null.
+// unreadable. `stats` may be null. Only whole lines are read (a line being written is left for
+// later). Perf maps only grow: from_offset (a previous read's next_offset) reads what was
+// appended since, and the whole file again when it is shorter than that (rewritten).
 Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid,
                                     size_t max_bytes = kDefaultPerfMapMaxBytes,
                                     PerfMapStats* stats = nullptr,
-                                    const std::string& proc_root = "/proc");
+                                    const std::string& proc_root = "/proc",
+                                    uint64_t from_offset = 0);
 
 // Marks the anonymous mappings (MappingKind::anonymous) of map.pid that contain the start of
 // at least one perf-map entry as MappingKind::jit_map, so symbolizers know to use the map.

@@ -122,6 +122,11 @@ class SessionAssembler {
   uint64_t sampled_process_count() const { return sampled_process_count_; }
   // The innermost-namespace pid of a tracked process (pid itself when unknown).
   int32_t ns_pid(int32_t pid) const;
+  // What is known of a tracked process, or nullptr.
+  const TrackedProcess* tracked(int32_t pid) const;
+  // Pids whose samples in the current drain ran in anonymous executable memory (JIT code: their
+  // perf maps are worth copying while they live).
+  const std::set<int32_t>& jit_candidates() const { return jit_candidates_; }
   size_t tracked_processes() const { return processes_.size(); }
   uint64_t snapshots() const { return snapshots_; }
   uint64_t resnapshots() const { return resnapshots_; }
@@ -147,6 +152,7 @@ class SessionAssembler {
   std::set<int32_t> resnapshotted_this_drain_;
   std::set<uint64_t> kernel_addresses_;
   std::set<int32_t> sampled_pids_;
+  std::set<int32_t> jit_candidates_;
   uint64_t kernel_mapping_id_ = 0;
   uint64_t snapshots_ = 0;
   uint64_t resnapshots_ = 0;
