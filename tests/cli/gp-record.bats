@@ -235,8 +235,9 @@ record() {
   require_command node
   # chain.js exits by itself after 2 s; the recording goes on for 3 s more. Its perf map file
   # stays in /tmp, but after the exit it can no longer be reached through /proc/PID/root.
-  node --perf-basic-prof --no-turbo-inlining "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 \
-    >"$OUT/node.out" 2>&1 &
+  # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
+  (cd "$OUT" && exec node --perf-basic-prof --no-turbo-inlining \
+    "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 >"$OUT/node.out" 2>&1) &
   local node=$!
   run -0 --separate-stderr record 5 -F 199 -p "$node" -v
   wait "$node" || true

@@ -31,7 +31,9 @@ teardown() {
 start_node() {
   # --no-turbo-inlining: a busy machine gives TurboFan time to inline spin() into work()
   # anyway (seen in CI), and the tests look for both frames.
-  node --inspect-port=0 --no-turbo-inlining "$@" "$CHAIN" 60 >"$OUT/node.out" 2>"$OUT/node.err" &
+  # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
+  (cd "$OUT" && exec node --inspect-port=0 --no-turbo-inlining "$@" "$CHAIN" 60 \
+    >"$OUT/node.out" 2>"$OUT/node.err") &
   NODE_PID=$!
   for _ in $(seq 200); do
     grep -q '^ready' "$OUT/node.out" 2>/dev/null && return 0
