@@ -11,12 +11,14 @@
 # before). Samplers:
 #   empty     bpftrace 'profile:hz:N {}' — an empty BPF program on the same timer: the floor
 #             (what the timer interrupt alone costs)
-#   gp-record gp-record -F N (BPF sampler, in-kernel aggregation)
+#   gp-record gp-record -F N (BPF sampler, in-kernel aggregation, gp's own user stack walk)
+#   gp-kwalk  gp-record -F N --stack-walker kernel (the kernel walks user stacks, as on kernels
+#             before 5.17)
 #   perf      perf record -a -g -F N
 #   bpftrace  bpftrace 'profile:hz:N { @[kstack, ustack] = count(); }'
-#   walk      bpftrace 'profile:hz:N { @k = kstack; @u = ustack; }' — the stack walks alone
-#             (each stack taken into a stack map, one map slot written): what any sampler that
-#             keeps stacks pays at least, above the floor
+#   walk      bpftrace 'profile:hz:N { @k = kstack; @u = ustack; }' — the kernel's stack walks
+#             alone (each stack taken into a stack map, one map slot written): what a sampler
+#             that leaves the walks to the kernel pays at least, above the floor
 #
 # Wall-time slowdowns below ~1% drown in this VM's noise, so one more run per cell (-c SECONDS,
 # default 10) measures each sampler's cost directly while the workload runs:
@@ -128,6 +130,7 @@ start_sampler() {
   case "$1" in
     empty) bpftrace -e "profile:hz:$hz { }" >/dev/null 2>&1 & ;;
     gp-record) "$bin/gp-record" -F "$hz" -o "$tmp/rec.gpa" 2>"$tmp/gp.err" & ;;
+    gp-kwalk) "$bin/gp-record" -F "$hz" --stack-walker kernel -o "$tmp/rec-kwalk.gpa" 2>/dev/null & ;;
     perf) perf record -q -a -g -F "$hz" -o "$tmp/perf.data" 2>/dev/null & ;;
     bpftrace) bpftrace -e "profile:hz:$hz { @[kstack, ustack] = count(); }" >/dev/null 2>&1 & ;;
     walk) bpftrace -e "profile:hz:$hz { @k = kstack; @u = ustack; }" >/dev/null 2>&1 & ;;
@@ -182,13 +185,14 @@ if [ "$long_minutes" -gt 0 ]; then long_run "$long_minutes"; exit 0; fi
 bpf_stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; cleanup' EXIT
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
 printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
 printf 'direct costs over %ss of the workload per cell; load before: %s\n\n' "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-10s %9s %10s %10s %10s %13s\n' "Hz" "sampler" "slowdown" "user CPU%" "BPF ns/run" "runs/s" "above floor%"
 for hz in $freqs; do
   floor_ns_per_run=0
-  for s in empty walk gp-record perf bpftrace; do
+  for s in empty walk gp-record gp-kwalk perf bpftrace; do
     : >"$tmp/ratios"
     for ((r = 0; r < rounds; r++)); do
       b=$("$tmp/work" "$ncpu" "$iters")
@@ -214,15 +218,16 @@ for hz in $freqs; do
       "$ns_per_run" "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above"
     [ "$s" = gp-record ] && gp_cost="$above $cost_user_ns $cost_wall_ns $startup_ns $rss"
     [ "$s" = walk ] && walk_above=$above
+    [ "$s" = gp-kwalk ] && kwalk_above=$above
     [ "$s" = bpftrace ] && bpftrace_above=$above
   done
   read -r gp_above gp_user gp_wall gp_startup gp_rss <<<"$gp_cost"
   printf '%-6s archive: gp-record %d B / %d samples = %.1f B/sample; perf.data %d B / %d samples = %.1f B/sample\n' \
     "$hz" "$gp_bytes" "$gp_samples" "$(awk -v a="$gp_bytes" -v n="$gp_samples" 'BEGIN { print n ? a / n : 0 }')" \
     "$perf_bytes" "$perf_samples" "$(awk -v a="$perf_bytes" -v n="$perf_samples" 'BEGIN { print n ? a / n : 0 }')"
-  printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s), the stack walks alone %s%% (%s of bpftrace)\n' \
-    "$hz" "$gp_above" "$bpftrace_above" "$(awk -v g="$gp_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", (b > 0 ? g / b : 0) }')" \
-    "$walk_above" "$(awk -v w="$walk_above" -v b="$bpftrace_above" 'BEGIN { printf "%.2f", (b > 0 ? w / b : 0) }')"
+  printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s); gp-record with the kernel walker %s%% (%s), the kernel walks alone %s%% (%s)\n' \
+    "$hz" "$gp_above" "$bpftrace_above" "$(ratio "$gp_above" "$bpftrace_above")" \
+    "$kwalk_above" "$(ratio "$kwalk_above" "$bpftrace_above")" "$walk_above" "$(ratio "$walk_above" "$bpftrace_above")"
   printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
     "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done

@@ -19,6 +19,7 @@ setup_file() {
   cc "${cflags[@]}" -o "$bin/dlopen" "$src/dlopen.c" -ldl
   cc "${cflags[@]}" -o "$bin/execchain" "$src/execchain.c"
   cc "${cflags[@]}" -o "$bin/vdsoloop" "$src/vdsoloop.c"
+  cc "${cflags[@]}" -o "$bin/recurse" "$src/recurse.c"
   chmod 755 "$bin" "$bin"/*
 }
 
@@ -165,6 +166,59 @@ record() {
   local folded
   folded=$(awk '{ s += $NF } END { print s }' <<<"$output")
   [ "$folded" -le "$counted" ] && [ "$folded" -ge $((counted * 99 / 100)) ]
+}
+
+# The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2.
+top_recurse_stack() {
+  "$FIX/recurse" "$1" 3 &
+  local pid=$!
+  sleep 0.2
+  record 2 -F 499 -p "$pid" --stack-walker "$2"
+  wait "$pid"
+  fold "$OUT/rec.gpa" | sort -t' ' -k2 -nr | head -1 | cut -d' ' -f1
+}
+
+@test "gp's stack walk gives the kernel walker's frames, across stack pages and up to 127 frames" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local depth gp kernel
+  for depth in 60 150; do
+    gp=$(top_recurse_stack "$depth" gp)
+    kernel=$(top_recurse_stack "$depth" kernel)
+    assert_equal "$gp" "$kernel"
+    if [ "$depth" = 60 ]; then
+      # The whole chain, ending at the outermost frame: 60 levels of about 32 bytes cross stack
+      # pages and the walk's 1 KiB windows.
+      [[ "$gp" =~ ^recurse\;__libc_start_call_main\;main(\;recurse){60}\;spin$ ]] || fail "not the whole chain: $gp"
+    else
+      # Cut at 127 frames from the leaf, as the kernel cuts.
+      [[ "$gp" =~ ^recurse(\;recurse){126}\;spin$ ]] || fail "not the 127 innermost frames: $gp"
+    fi
+  done
+}
+
+@test "--stack-walker picks who walks user stacks and says so with -v" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  run -0 --separate-stderr record 0.5 --stack-walker gp -v
+  stderr_has "user stacks: walked by gp's BPF program"
+  run -0 --separate-stderr record 0.5 --stack-walker kernel -v
+  stderr_has "user stacks: walked by the kernel"
+}
+
+@test "a full stack map drops stacks with a warning and a counter" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # A new process every 20 ms: each has its own addresses (ASLR), so its own stacks; 64 entries
+  # per slot are full within a flush.
+  (for _ in $(seq 100); do "$FIX/shortlived" 20; done) &
+  run -0 --separate-stderr record 2 -F 999 --stack-storage-size 64 -v
+  wait
+  stderr_has "stacks lost (stack map full): raise --stack-storage-size"
+  [[ "$stderr" =~ stacks\.errors=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "no stacks.errors: $stderr"
+  # The samples without a stack are counted, the others folded as usual.
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^shortlived;.*;main;short_lived_work [0-9]+$'
 }
 
 @test "the perf sampler records the same chain" {

@@ -77,6 +77,12 @@ void add_cli(CLI::App& app, RecordArgs& args) {
                        ->type_name("ENGINE")
                        ->capture_default_str(),
                    {"auto", "bpf", "perf"});
+  gp::cli::choices(app.add_option("--stack-walker", args.stack_walker,
+                                  "Who walks user stacks in the BPF sampler: auto (gp where the kernel has "
+                                  "bpf_loop), gp, kernel")
+                       ->type_name("WALKER")
+                       ->capture_default_str(),
+                   {"auto", "gp", "kernel"});
   gp::cli::add_common_options(app, args.common);
 }
 

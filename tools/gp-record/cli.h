@@ -33,6 +33,7 @@ struct RecordArgs {
   double flush_interval = 1.0;        // seconds between chunks
   std::string event = "cpu-clock";
   std::string sampler = "auto";       // auto, bpf, perf
+  std::string stack_walker = "auto";  // auto, gp, kernel (the BPF sampler's user stacks)
 };
 
 void add_cli(CLI::App& app, RecordArgs& args);

@@ -65,6 +65,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.kernel_only = args.kernel_only;
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
+  c.stack_walker = args.stack_walker;
   c.verbose = args.common.verbose;
   return c;
 }
@@ -180,7 +181,8 @@ void SessionRecorder::report_counters() {
   auto warn = [](int64_t n, const std::string& what, const std::string& remedy) {
     if (n > 0) gp::cli::warning(std::to_string(n) + " " + what + ": " + remedy);
   };
-  warn(session_.counter("stacks.collisions"), "stacks lost to stack-map collisions", "raise --stack-storage-size");
+  warn(session_.counter("stacks.errors"), "stacks lost (stack map full)", "raise --stack-storage-size or lower --flush-interval");
+  warn(session_.counter("stacks.collisions"), "stacks lost to stack hash collisions", "please report it");
   warn(session_.counter("maps.full"), "samples dropped (sample map full)", "raise --stack-storage-size or lower --flush-interval");
   warn(session_.counter("events.lost"), "process announcements lost", "some processes may lack metadata");
   warn(session_.counter("samples.lost"), "samples lost by the kernel (perf ring full)", "lower -F");

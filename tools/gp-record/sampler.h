@@ -27,6 +27,7 @@ struct SamplerConfig {
   bool kernel_only = false;
   bool include_idle = false;
   uint32_t stack_storage_size = 16384;
+  std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
   int verbose = 0;                   // libbpf messages at >= 2
 };
 

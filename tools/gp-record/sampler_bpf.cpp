@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <bit>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -21,7 +20,8 @@ extern "C" {
 #include "profile.h"
 }
 
-static_assert(sizeof(gp_sample_key) == 32, "bpf/profile.h: gp_sample_key layout");
+static_assert(sizeof(gp_sample_key) == 48, "bpf/profile.h: gp_sample_key layout");
+static_assert(sizeof(gp_stack) == 8 + 8 * GP_MAX_STACK_DEPTH, "bpf/profile.h: gp_stack layout");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 
@@ -72,27 +72,25 @@ class BpfSampler final : public Sampler {
 
  private:
   Status configure_and_load(std::string* hint);
+  Status choose_program();
   Status fill_filters();
   Status attach(std::string* hint);
   Status wait_for_running_programs();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
-  struct SlotFds {
-    int stacks;
-    int overflow;
-  };
-  using StackCache = std::unordered_map<int32_t, std::vector<uint64_t>>;
-  const std::vector<uint64_t>& read_stack(const SlotFds& slot, int32_t id, StackCache& cache);
+  using StackCache = std::unordered_map<uint64_t, std::vector<uint64_t>>;
+  const std::vector<uint64_t>& read_stack(int stacks_fd, uint64_t key, StackCache& cache);
   void clear_stacks(int stacks_fd);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
   SamplerConfig config_;
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
+  bpf_program* sample_prog_ = nullptr;  // gp_sample or gp_sample_kernel_walk
   std::vector<PerfFd> perf_fds_;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
   const EventSink* sink_ = nullptr;  // valid during poll/drain
-  // Each slot's stack maps outlive a drain: a stack seen before is a hit in the kernel and in
+  // Each slot's stack map outlives a drain: a stack seen before is a hit in the kernel and in
   // this copy of its frames, not a new insert, lookup and delete every interval.
   StackCache stack_cache_[2];
   // Room for a whole counts map, allocated once (the map's max_entries).
@@ -104,6 +102,7 @@ class BpfSampler final : public Sampler {
 Status BpfSampler::configure_and_load(std::string* hint) {
   skel_.reset(profile_bpf__open());
   if (!skel_) return make_error("cannot open the BPF object: " + errno_text(errno));
+  if (auto st = choose_program(); !st) return st;
   auto* ro = skel_->rodata;
   ro->filter_pids = !config_.pids.empty();
   ro->filter_tids = !config_.tids.empty();
@@ -112,13 +111,8 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   ro->user_stacks = config_.user_stacks;
   ro->kernel_stacks = config_.kernel_stacks;
   ro->kernel_only = config_.kernel_only;
-  // Resize before load: the maps hold one interval's unique stacks. A stack map has
-  // roundup_pow_of_two(max_entries) hash buckets but preallocates only max_entries stacks, so
-  // one entry above a power of two doubles the buckets (halving collisions) for 8 bytes each.
-  uint32_t stack_entries = std::bit_ceil(static_cast<uint32_t>(config_.stack_storage_size)) + 1;
-  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.overflow_a, skel_->maps.overflow_b})
-    bpf_map__set_max_entries(m, stack_entries);
-  for (bpf_map* m : {skel_->maps.counts_a, skel_->maps.counts_b})
+  // Resize before load: the maps hold one interval's unique stacks and sample slots.
+  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.counts_a, skel_->maps.counts_b})
     bpf_map__set_max_entries(m, config_.stack_storage_size);
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
@@ -129,6 +123,20 @@ Status BpfSampler::configure_and_load(std::string* hint) {
               "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
     return make_error("cannot load the BPF sampler: " + errno_text(err));
   }
+  return ok_status();
+}
+
+// gp_sample walks user stacks itself (bpf_loop, Linux 5.17); gp_sample_kernel_walk leaves every
+// stack to the kernel's walker. Only the chosen one is loaded: an older kernel would refuse the
+// other.
+Status BpfSampler::choose_program() {
+  bool loops = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, nullptr) == 1;
+  if (config_.stack_walker == "gp" && !loops)
+    return make_error("--stack-walker gp needs bpf_loop (Linux 5.17 or newer)");
+  bool own = config_.stack_walker == "gp" || (config_.stack_walker == "auto" && loops);
+  sample_prog_ = own ? skel_->progs.gp_sample : skel_->progs.gp_sample_kernel_walk;
+  bpf_program__set_autoload(own ? skel_->progs.gp_sample_kernel_walk : skel_->progs.gp_sample, false);
+  gp::cli::info(1, own ? "user stacks: walked by gp's BPF program" : "user stacks: walked by the kernel");
   return ok_status();
 }
 
@@ -159,7 +167,7 @@ Status BpfSampler::attach(std::string* hint) {
       if (errno == ENODEV) continue;  // offline CPU
       return fd.error();
     }
-    bpf_link* link = bpf_program__attach_perf_event(skel_->progs.gp_sample, fd->get());
+    bpf_link* link = bpf_program__attach_perf_event(sample_prog_, fd->get());
     if (link == nullptr)
       return make_error("cannot attach the BPF sampler to cpu " + std::to_string(cpu) + ": " + errno_text(errno));
     links_.emplace_back(link);
@@ -233,33 +241,30 @@ Result<size_t> BpfSampler::read_counts(int fd) {
   return taken;
 }
 
-const std::vector<uint64_t>& BpfSampler::read_stack(const SlotFds& slot, int32_t id, StackCache& cache) {
+const std::vector<uint64_t>& BpfSampler::read_stack(int stacks_fd, uint64_t key, StackCache& cache) {
   static const std::vector<uint64_t> none;
-  if (id < 0) return none;
-  auto [it, inserted] = cache.try_emplace(id);
+  if (key == 0) return none;  // no stack: the sample key's error says why
+  auto [it, inserted] = cache.try_emplace(key);
   if (inserted) {
-    uint64_t ips[GP_MAX_STACK_DEPTH] = {};
-    int fd = (id & GP_OVERFLOW_STACK) ? slot.overflow : slot.stacks;
-    uint32_t index = static_cast<uint32_t>(id) & ~static_cast<uint32_t>(GP_OVERFLOW_STACK);
-    if (bpf_map_lookup_elem(fd, &index, ips) == 0)
-      for (uint64_t ip : ips) {
-        if (ip == 0) break;
-        it->second.push_back(ip);
-      }
+    gp_stack stack{};
+    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0)
+      it->second.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
   }
   return it->second;
 }
 
 void BpfSampler::clear_stacks(int fd) {
-  std::vector<uint32_t> ids;
-  uint32_t key = 0, next = 0;
-  const uint32_t* prev = nullptr;
+  std::vector<uint64_t> keys;
+  uint64_t key = 0, next = 0;
+  const uint64_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    ids.push_back(next);
+    keys.push_back(next);
     key = next;
     prev = &key;
   }
-  for (uint32_t id : ids) bpf_map_delete_elem(fd, &id);
+  uint32_t n = static_cast<uint32_t>(keys.size());
+  if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0)
+    for (uint64_t k : keys) bpf_map_delete_elem(fd, &k);  // kernels without batch deletes
 }
 
 Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample) {
@@ -270,8 +275,7 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   if (auto st = poll(0, on_event); !st) return st;  // announcements of the last samples
 
   int counts_fd = bpf_map__fd(idle ? skel_->maps.counts_b : skel_->maps.counts_a);
-  SlotFds slot{bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a),
-               bpf_map__fd(idle ? skel_->maps.overflow_b : skel_->maps.overflow_a)};
+  int stacks_fd = bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a);
   auto entries = read_counts(counts_fd);
   if (!entries) return entries.error();
   StackCache& cache = stack_cache_[idle];
@@ -281,16 +285,15 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
-    sample.user_ips = read_stack(slot, k.user_stack_id, cache);
-    sample.kernel_ips = read_stack(slot, k.kernel_stack_id, cache);
+    sample.user_ips = read_stack(stacks_fd, k.user_stack, cache);
+    sample.kernel_ips = read_stack(stacks_fd, k.kernel_stack, cache);
     sample.count = values_[i];
     on_sample(sample);
   }
-  // Stacks stay until the slot's maps fill enough that new stacks would often collide with old
-  // ones (1/16 of the entries: about 3% of the hash buckets).
-  if (cache.size() > config_.stack_storage_size / 16) {
-    clear_stacks(slot.stacks);
-    clear_stacks(slot.overflow);
+  // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
+  // still have three quarters of it.
+  if (cache.size() > config_.stack_storage_size / 4) {
+    clear_stacks(stacks_fd);
     cache.clear();
   }
   return ok_status();
@@ -311,7 +314,6 @@ std::vector<model::Counter> BpfSampler::counters() {
       c("stacks.collisions", totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
       c("stacks.collisions.user", totals[GP_COUNTER_USER_COLLISIONS]),
       c("stacks.collisions.kernel", totals[GP_COUNTER_KERNEL_COLLISIONS]),
-      c("stacks.overflow", totals[GP_COUNTER_OVERFLOW_STACKS]),
       c("stacks.errors", totals[GP_COUNTER_STACK_ERRORS]),
       c("maps.full", totals[GP_COUNTER_COUNTS_FULL]),
       c("events.lost", totals[GP_COUNTER_EVENTS_LOST]),
