@@ -251,6 +251,89 @@ TEST(SessionAssembler, SampleTakenBeforeAnExecButDrainedAfterKeepsTheOldImage) {
   EXPECT_EQ(path_of(1), "/usr/bin/python3");
 }
 
+RawSample keyed(int32_t pid, std::vector<uint64_t> user, uint64_t user_key) {
+  RawSample s = sample(pid, std::move(user));
+  s.user_stack_key = user_key;
+  return s;
+}
+
+std::string leaf_path(const model::Session& s, size_t sample_index) {
+  const auto& st = s.stack(s.samples[sample_index].stack_id);
+  return s.mapping(s.location(st.location_ids[0]).mapping_id).path;
+}
+
+TEST(SessionAssembler, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
+  FakeSource src;
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.add(keyed(10, {0x1100, 0x1200}, 77));
+  a.end_drain();
+  size_t locations = s.locations.size(), stacks = s.stacks.size();
+  // The sampler delivers the same key with (what it says are) the same frames: the stored
+  // stack is reused without looking at the frames.
+  a.add(keyed(10, {0x1100, 0x1200}, 77));
+  EXPECT_EQ(s.samples[1].stack_id, s.samples[0].stack_id);
+  EXPECT_EQ(s.locations.size(), locations);
+  EXPECT_EQ(s.stacks.size(), stacks);
+  // Another key is interned from its frames.
+  a.add(keyed(10, {0x1300}, 78));
+  EXPECT_NE(s.samples[2].stack_id, s.samples[0].stack_id);
+}
+
+TEST(SessionAssembler, AKnownStackResolvesInTheNewImageAfterAnExec) {
+  FakeSource src;
+  src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.add(keyed(10, {0x1100}, 77));
+  a.end_drain();
+  // The new image maps the same addresses; the frames hash to the same key.
+  src.add(10, "new", {user_map(10, 0x1000, 0x2000, 0, "/usr/bin/new")});
+  a.on_process_event(10, true);
+  a.on_process_event(10, false);
+  a.add(keyed(10, {0x1100}, 77));
+  EXPECT_EQ(leaf_path(s, 0), "/bin/sh");
+  EXPECT_EQ(leaf_path(s, 1), "/usr/bin/new");
+}
+
+TEST(SessionAssembler, AKnownStackResolvesInTheMappingsReadAfterALibraryWasReplaced) {
+  FakeSource src;
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/a.so")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.add(keyed(10, {0x7100, 0x1100}, 77));
+  a.end_drain();
+  // dlclose(a.so), dlopen(b.so) at the same address, dlopen(c.so): a frame in c.so re-reads
+  // the mappings.
+  src.maps[10] = {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/b.so"),
+                  user_map(10, 0x9000, 0xa000, 0, "/lib/c.so")};
+  a.add(keyed(10, {0x9100, 0x1100}, 78));
+  a.add(keyed(10, {0x7100, 0x1100}, 77));
+  EXPECT_EQ(leaf_path(s, 0), "/lib/a.so");
+  EXPECT_EQ(leaf_path(s, 1), "/lib/c.so");
+  EXPECT_EQ(leaf_path(s, 2), "/lib/b.so");
+}
+
+TEST(SessionAssembler, KnownStacksAreWrittenAgainInANewSession) {
+  FakeSource src;
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  SessionAssembler a(src, "");
+  model::Session s1, s2;
+  a.begin_session(s1);
+  a.add(keyed(10, {0x1100}, 77));
+  a.end_drain();
+  a.begin_session(s2);
+  a.add(keyed(10, {0x1100}, 77));
+  ASSERT_EQ(s2.stacks.size(), 1u);
+  EXPECT_EQ(leaf_path(s2, 0), "/bin/app");
+}
+
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
   FakeSource src;
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

@@ -40,6 +40,14 @@ void on_signal(int sig) {
   }
 }
 
+sigset_t stop_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  return s;
+}
+
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns at once
@@ -66,6 +74,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
   c.stack_walker = args.stack_walker;
+  c.flush_interval = args.flush_interval;
   c.verbose = args.common.verbose;
   return c;
 }
@@ -200,13 +209,28 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   auto start = Clock::now();
   auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args_.flush_interval));
   auto next_flush = start + interval;
-  while (g_signals == 0 && Clock::now() < deadline) {
+  // The stop signals are blocked from the check of g_signals until the wait, which unblocks
+  // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
+  // a follow-up or an announcement.
+  const sigset_t stops = stop_signals();
+  sigset_t wait_mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &wait_mask);
+  sigdelset(&wait_mask, SIGINT);
+  sigdelset(&wait_mask, SIGTERM);
+  for (;;) {
+    pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+    if (g_signals != 0 || Clock::now() >= deadline) {
+      pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
+      break;
+    }
     auto wake = std::min({next_flush, deadline, follow_up_time()});
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
-    // At most 500 ms: a signal that came just before the wait began ends it by then.
-    if (auto st = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, 500)), on_event_); !st) {
-      gp::cli::error(st.error().message);
+    auto polled = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, std::numeric_limits<int>::max())),
+                                on_event_, &wait_mask);
+    pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
+    if (!polled) {
+      gp::cli::error(polled.error().message);
       return kExitFailure;
     }
     assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());

@@ -4,6 +4,8 @@
 // (sampler_perf.cpp, the fallback without BPF and the rootless mode). Both deliver the same
 // things: process announcements, aggregated raw samples, and cumulative counters.
 
+#include <signal.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +29,7 @@ struct SamplerConfig {
   bool kernel_only = false;
   bool include_idle = false;
   uint32_t stack_storage_size = 16384;
+  double flush_interval = 1.0;       // seconds between drains
   std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
   int verbose = 0;                   // libbpf messages at >= 2
 };
@@ -46,8 +49,10 @@ class Sampler {
   virtual ~Sampler() = default;
   // "bpf" or "perf".
   virtual const char* name() const = 0;
-  // Waits up to timeout_ms for process announcements and hands them to on_event.
-  virtual Status poll(int timeout_ms, const EventSink& on_event) = 0;
+  // Waits up to timeout_ms for process announcements and hands them to on_event. With
+  // `wait_mask`, the signal mask is that during the wait only (as ppoll's): a caller that blocks
+  // its stop signals, checks for them, then polls, cannot miss one that comes in between.
+  virtual Status poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask = nullptr) = 0;
   // Moves every sample taken since the previous drain to on_sample (announcements that are
   // still queued are delivered first). No sample is delivered twice or lost between drains.
   virtual Status drain(const EventSink& on_event, const SampleSink& on_sample) = 0;

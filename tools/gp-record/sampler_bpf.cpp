@@ -3,8 +3,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -64,7 +66,7 @@ class BpfSampler final : public Sampler {
   BpfSampler& operator=(const BpfSampler&) = delete;
   const char* name() const override { return "bpf"; }
   Status open(std::string* hint);
-  Status poll(int timeout_ms, const EventSink& on_event) override;
+  Status poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask = nullptr) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
   // Programs still running finish before the drain reads their slot (its RCU wait).
   void stop() override { disable_events(perf_fds_); }
@@ -72,6 +74,7 @@ class BpfSampler final : public Sampler {
 
  private:
   Status configure_and_load(std::string* hint);
+  uint32_t counts_map_size() const;
   Status choose_program();
   Status fill_filters();
   Status attach(std::string* hint);
@@ -96,6 +99,7 @@ class BpfSampler final : public Sampler {
   // Room for a whole counts map, allocated once (the map's max_entries).
   std::vector<gp_sample_key> keys_;
   std::vector<uint64_t> values_;
+  uint32_t counts_entries_ = 0;  // max_entries of each counts map
   int cgroup_fd_ = -1;
 };
 
@@ -112,8 +116,11 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   ro->kernel_stacks = config_.kernel_stacks;
   ro->kernel_only = config_.kernel_only;
   // Resize before load: the maps hold one interval's unique stacks and sample slots.
-  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b, skel_->maps.counts_a, skel_->maps.counts_b})
+  for (bpf_map* m : {skel_->maps.stacks_a, skel_->maps.stacks_b})
     bpf_map__set_max_entries(m, config_.stack_storage_size);
+  counts_entries_ = counts_map_size();
+  for (bpf_map* m : {skel_->maps.counts_a, skel_->maps.counts_b})
+    bpf_map__set_max_entries(m, counts_entries_);
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
   int err = profile_bpf__load(skel_.get());
@@ -124,6 +131,16 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     return make_error("cannot load the BPF sampler: " + errno_text(err));
   }
   return ok_status();
+}
+
+// A sample slot per sample an interval can take (four times over, for a flush that comes late),
+// at most --stack-storage-size: every drain takes the counts out with one batch that visits each
+// hash bucket, so at low frequencies a smaller map is a cheaper drain.
+uint32_t BpfSampler::counts_map_size() const {
+  double cpus = static_cast<double>(sampled_cpus(config_).size());
+  double most = 4.0 * config_.frequency_hz * cpus * config_.flush_interval;
+  uint64_t entries = std::bit_ceil(static_cast<uint64_t>(std::max(1024.0, std::min(most, 1e9))));
+  return static_cast<uint32_t>(std::min<uint64_t>(entries, config_.stack_storage_size));
 }
 
 // gp_sample walks user stacks itself (bpf_loop, Linux 5.17); gp_sample_kernel_walk leaves every
@@ -203,11 +220,17 @@ int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   return 0;
 }
 
-Status BpfSampler::poll(int timeout_ms, const EventSink& on_event) {
+Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
+  // epoll_pwait on libbpf's epoll set (ring_buffer__poll has no signal mask), then consume.
+  if (timeout_ms != 0) {
+    epoll_event ready;
+    if (epoll_pwait(ring_buffer__epoll_fd(ring_.get()), &ready, 1, timeout_ms, wait_mask) < 0 && errno != EINTR)
+      return make_error("cannot wait for BPF events: " + errno_text(errno));
+  }
   sink_ = &on_event;
-  int n = ring_buffer__poll(ring_.get(), timeout_ms);
+  int n = ring_buffer__consume(ring_.get());
   sink_ = nullptr;
-  if (n < 0 && n != -EINTR) return make_error("cannot read BPF events: " + errno_text(n));
+  if (n < 0) return make_error("cannot read BPF events: " + errno_text(n));
   return ok_status();
 }
 
@@ -224,8 +247,8 @@ Status BpfSampler::wait_for_running_programs() {
 Result<size_t> BpfSampler::read_counts(int fd) {
   // Nothing writes the idle slot now: take every entry out in one batch (a batch as large as
   // the map never stops early for a crowded hash bucket).
-  keys_.resize(config_.stack_storage_size);
-  values_.resize(config_.stack_storage_size);
+  keys_.resize(counts_entries_);
+  values_.resize(keys_.size());
   size_t taken = 0;
   uint32_t token = 0;
   bool first = true;
@@ -287,6 +310,8 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
     sample.user_ips = read_stack(stacks_fd, k.user_stack, cache);
     sample.kernel_ips = read_stack(stacks_fd, k.kernel_stack, cache);
+    sample.user_stack_key = k.user_stack;  // hashes of the frames: the same in both slots
+    sample.kernel_stack_key = k.kernel_stack;
     sample.count = values_[i];
     on_sample(sample);
   }

@@ -89,7 +89,7 @@ class PerfSampler final : public Sampler {
   explicit PerfSampler(const SamplerConfig& config) : config_(config) {}
   const char* name() const override { return "perf"; }
   Status open(std::string* hint);
-  Status poll(int timeout_ms, const EventSink& on_event) override;
+  Status poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
   void stop() override { disable_events(fds_); }
   std::vector<model::Counter> counters() override;
@@ -256,10 +256,11 @@ void PerfSampler::read_rings(const EventSink& on_event) {
     ring.consume([&](const perf_event_header& hdr, const char* rec) { on_record(hdr, rec, on_event); });
 }
 
-Status PerfSampler::poll(int timeout_ms, const EventSink& on_event) {
+Status PerfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
   std::vector<pollfd> pfds;
   for (int fd : ring_fds_) pfds.push_back(pollfd{fd, POLLIN, 0});
-  if (::poll(pfds.data(), pfds.size(), timeout_ms) < 0 && errno != EINTR)
+  timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  if (::ppoll(pfds.data(), pfds.size(), timeout_ms < 0 ? nullptr : &timeout, wait_mask) < 0 && errno != EINTR)
     return make_error(std::string("cannot wait for perf events: ") + std::strerror(errno));
   read_rings(on_event);
   return ok_status();

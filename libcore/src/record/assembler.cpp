@@ -88,7 +88,15 @@ void SessionAssembler::begin_session(model::Session& session) {
   dead_entries_ = 0;
   entries_at_restart_ = 0;
   sampled_process_count_ = 0;
-  for (auto& [pid, p] : processes_) p.entries = 0;
+  for (auto& [pid, p] : processes_) {
+    p.entries = 0;
+    p.known_stacks.clear();  // their ids belong to the previous session
+  }
+}
+
+void SessionAssembler::mappings_changed(TrackedProcess& p) {
+  p.known_stacks.clear();
+  ++p.mapping_changes;
 }
 
 void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
@@ -107,6 +115,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
     if (p.have_snapshot) p.previous_mappings = std::move(p.mappings);  // exec: keep the old image
     p.mappings = std::move(*maps);
     sort_by_start(p.mappings);
+    mappings_changed(p);
   }
   p.have_snapshot = true;
   p.exec_pending = false;
@@ -151,6 +160,7 @@ void SessionAssembler::follow_up(int64_t now_ns) {
     sort_by_start(*maps);
     it->second.mappings = std::move(*maps);
     it->second.unmapped_ips.clear();
+    mappings_changed(it->second);
   }
 }
 
@@ -196,7 +206,7 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 }
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
-                                         bool is_return) {
+                                         bool is_return, FrameFacts& facts) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
   if (m == nullptr && pid > 0 && !p.unmapped_ips.contains(ip) &&
       resnapshotted_this_drain_.insert(pid).second) {
@@ -206,6 +216,7 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     if (maps) {
       p.mappings = std::move(*maps);
       sort_by_start(p.mappings);
+      mappings_changed(p);
     }
     m = find_mapping(p.mappings, ip);
   }
@@ -215,7 +226,11 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       p.unmapped_ips.clear();   // a bound, not a cache policy
     p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
   }
-  if (m != nullptr && m->kind == model::MappingKind::anonymous) jit_candidates_.insert(pid);
+  if (m == nullptr) facts.unmapped = true;
+  if (m != nullptr && m->kind == model::MappingKind::anonymous) {
+    jit_candidates_.insert(pid);
+    facts.jit = true;
+  }
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
   return builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
 }
@@ -227,17 +242,40 @@ uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
   return builder_->address_location(kernel_mapping_id_, ip, model::FrameKind::kernel, is_return);
 }
 
-void SessionAssembler::add(const RawSample& sample) {
-  if (sample.count == 0 || (sample.user_ips.empty() && sample.kernel_ips.empty())) return;
-  TrackedProcess& p = track(sample.pid, sample.comm);
-  const uint64_t entries_before = entry_total(builder_->created());
+// The stack id of a sample's frames. A stack the sampler named before (same keys, same
+// mappings, same interning) is not interned again: most drains repeat most stacks.
+uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& sample) {
+  const TrackedProcess::StackKeys keys{sample.user_stack_key, sample.kernel_stack_key};
+  const bool keyed = keys.user != 0 || keys.kernel != 0;
+  if (keyed) {
+    auto hit = p.known_stacks.find(keys);
+    if (hit != p.known_stacks.end()) {
+      if (hit->second.jit) jit_candidates_.insert(sample.pid);
+      return hit->second.stack_id;
+    }
+  }
+  const uint64_t changes_before = p.mapping_changes;
+  FrameFacts facts;
   std::vector<uint64_t> ids;
   ids.reserve(sample.kernel_ips.size() + sample.user_ips.size());
   // Leaf first, kernel frames before user frames (formats/archive.capnp, Stack).
   for (size_t i = 0; i < sample.kernel_ips.size(); ++i)
     ids.push_back(kernel_location(sample.kernel_ips[i], i > 0));
   for (size_t i = 0; i < sample.user_ips.size(); ++i)
-    ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0));
+    ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0, facts));
+  uint64_t stack_id = builder_->stack(ids);
+  // Unmapped frames may map after a re-read of the mappings (dlopen): those stacks are looked
+  // at again. So is one whose mappings changed while it was interned.
+  if (keyed && !facts.unmapped && p.mapping_changes == changes_before)
+    p.known_stacks.emplace(keys, TrackedProcess::KnownStack{stack_id, facts.jit});
+  return stack_id;
+}
+
+void SessionAssembler::add(const RawSample& sample) {
+  if (sample.count == 0 || (sample.user_ips.empty() && sample.kernel_ips.empty())) return;
+  TrackedProcess& p = track(sample.pid, sample.comm);
+  const uint64_t entries_before = entry_total(builder_->created());
+  const uint64_t stack_id = intern_stack(p, sample);
 
   auto [gen, first] = written_generation_.try_emplace(sample.pid, p.generation);
   if (first || gen->second != p.generation) {
@@ -245,7 +283,7 @@ void SessionAssembler::add(const RawSample& sample) {
     gen->second = p.generation;
   }
   builder_->thread(sample.tid, sample.pid, sample.comm);
-  builder_->add_sample(sample.pid, sample.tid, builder_->stack(ids), sample.count, 0, sample.cpu);
+  builder_->add_sample(sample.pid, sample.tid, stack_id, sample.count, 0, sample.cpu);
   // Shared entries (kernel frames) count for the process that made them first: an estimate.
   p.entries += entry_total(builder_->created()) - entries_before;
   if (sampled_pids_.insert(sample.pid).second) ++sampled_process_count_;
@@ -291,7 +329,10 @@ void SessionAssembler::maybe_restart_interning() {
   builder_ = std::make_unique<model::SessionBuilder>(*session_, builder_->created());
   entries_at_restart_ = entry_total(builder_->created());
   dead_entries_ = 0;
-  for (auto& [pid, p] : processes_) p.entries = 0;
+  for (auto& [pid, p] : processes_) {
+    p.entries = 0;
+    p.known_stacks.clear();  // ids of the old builder
+  }
   written_generation_.clear();
   kernel_mapping_id_ = 0;
   ++restarts_;

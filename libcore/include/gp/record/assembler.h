@@ -48,6 +48,10 @@ struct RawSample {
   std::vector<uint64_t> kernel_ips;
   uint64_t count = 0;
   int32_t cpu = -1;  // -1 when aggregated over CPUs
+  // The sampler's names for the two stacks, when it has them (0 otherwise): equal names, equal
+  // frames, for the whole recording. The assembler then interns a stack once, not every drain.
+  uint64_t user_stack_key = 0;
+  uint64_t kernel_stack_key = 0;
 };
 
 class ProcessSource {
@@ -75,6 +79,21 @@ struct TrackedProcess {
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
   uint64_t entries = 0;  // table entries its samples made since the interning started
+  // Stacks interned for it, by the sampler's stack keys (user, kernel): valid while its mappings
+  // and the interning stay as they are; `mapping_changes` tells a change during one sample.
+  struct KnownStack {
+    uint64_t stack_id;
+    bool jit;  // a frame in anonymous executable memory
+  };
+  struct StackKeys {
+    uint64_t user, kernel;
+    bool operator==(const StackKeys&) const = default;
+  };
+  struct StackKeysHash {
+    size_t operator()(const StackKeys& k) const { return k.user * 0x9e3779b97f4a7c15ULL ^ k.kernel; }
+  };
+  std::unordered_map<StackKeys, KnownStack, StackKeysHash> known_stacks;
+  uint64_t mapping_changes = 0;
 };
 
 class SessionAssembler {
@@ -137,7 +156,15 @@ class SessionAssembler {
  private:
   TrackedProcess& track(int32_t pid, const std::string& comm);
   void take_snapshot(TrackedProcess& p, int32_t pid);
-  uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return);
+  // What interning a sample's frames found, for the known-stacks cache.
+  struct FrameFacts {
+    bool unmapped = false;  // a user frame outside every known mapping
+    bool jit = false;       // a user frame in anonymous executable memory
+  };
+  uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return, FrameFacts& facts);
+  uint64_t intern_stack(TrackedProcess& p, const RawSample& sample);
+  // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
+  static void mappings_changed(TrackedProcess& p);
   uint64_t kernel_location(uint64_t ip, bool is_return);
   static const model::Mapping* find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip);
   void forget_exited();
