@@ -8,6 +8,7 @@
 // reused buffer, never a new std::string. Tables of hundreds of thousands of keys outgrow the CPU
 // caches: a caller that knows a hash early can prefetch() its slot and later its key bytes.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -81,19 +82,35 @@ class StringTable {
     const Slot& s = slots_[h & mask_];
     if (s.hash == h && s.len != kEmpty) __builtin_prefetch(s.key);
   }
+  // Empties the table. The block new keys went to, and a slot array of up to kKeptSlots, stay
+  // allocated: a table emptied every chunk or drain (a sample index) would otherwise map, fault
+  // in and unmap a fresh 1 MiB block each time.
   void clear() {
-    slots_.clear();
+    std::unique_ptr<char[]> current;
+    for (auto& b : blocks_)
+      if (b.get() == block_) current = std::move(b);
     blocks_.clear();
-    block_ = nullptr;
-    used_ = kBlockBytes;
+    if (current) {
+      blocks_.push_back(std::move(current));
+      used_ = 0;
+    } else {
+      block_ = nullptr;
+      used_ = kBlockBytes;
+    }
+    if (slots_.size() <= kKeptSlots) {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+    } else {
+      std::vector<Slot>().swap(slots_);
+      mask_ = 0;
+    }
     count_ = 0;
-    mask_ = 0;
   }
   size_t size() const { return count_; }
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
   static constexpr size_t kBlockBytes = 1 << 20;
+  static constexpr size_t kKeptSlots = 4096;
   struct Slot {
     uint64_t hash = 0;
     const char* key = nullptr;

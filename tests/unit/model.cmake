@@ -1,0 +1,1 @@
+target_sources(gp_unit_tests PRIVATE unit/string_table_test.cpp)

@@ -1,0 +1,47 @@
+// model::StringTable: interning keys, and a table emptied again and again (a sample index).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gp/model/string_table.h"
+
+namespace gp::test::model {
+namespace {
+
+using gp::model::StringTable;
+
+TEST(StringTable, FindsWhatWasInsertedAndNothingElse) {
+  StringTable<int> t;
+  EXPECT_EQ(t.find("a"), nullptr);
+  t.insert("alpha", 1);
+  t.insert("", 2);
+  EXPECT_EQ(*t.find("alpha"), 1);
+  EXPECT_EQ(*t.find(""), 2);
+  EXPECT_EQ(t.find("alph"), nullptr);
+  auto [v, inserted] = t.try_insert("alpha", 9);
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(*v, 1);
+}
+
+TEST(StringTable, AClearedTableForgetsItsKeysAndTakesNewOnesAcrossManyRounds) {
+  StringTable<int> t;
+  // Rounds alternate between a few keys (the kept slot array) and many (past it, past a block).
+  for (int round = 0; round < 6; ++round) {
+    const int n = round % 2 ? 20000 : 10;
+    const std::string tag = "round" + std::to_string(round) + ":";
+    for (int i = 0; i < n; ++i) t.insert(tag + std::to_string(i) + std::string(60, 'x'), i);
+    ASSERT_EQ(t.size(), static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ASSERT_EQ(*t.find(tag + std::to_string(i) + std::string(60, 'x')), i);
+    t.clear();
+    EXPECT_EQ(t.size(), 0u);
+    EXPECT_EQ(t.find(tag + "0" + std::string(60, 'x')), nullptr);
+  }
+  t.insert(std::string(600000, 'k'), 5);  // a key of its own block
+  t.clear();
+  t.insert("after", 6);
+  EXPECT_EQ(*t.find("after"), 6);
+  EXPECT_EQ(t.find(std::string(600000, 'k')), nullptr);
+}
+
+}  // namespace
+}  // namespace gp::test::model
