@@ -8,7 +8,8 @@
 # A workload keeps every core busy with a fixed amount of work and times itself. For each
 # frequency and each sampler, rounds alternate between an unprofiled baseline and a profiled
 # run; the table shows the median of the per-round slowdowns (profiled / the baseline just
-# before). Samplers:
+# before), of its wall time (slowdown) and of its processes' CPU time (work CPU: the kernel
+# charges the sampling interrupts to the task they interrupt). Samplers:
 #   empty     bpftrace 'profile:hz:N {}' — an empty BPF program on the same timer: the floor
 #             (what the timer interrupt alone costs)
 #   gp-record gp-record -F N (BPF sampler, in-kernel aggregation, gp's own user stack walk)
@@ -22,11 +23,13 @@
 #
 # Wall-time slowdowns below ~1% drown in this VM's noise, so one more run per cell (-c SECONDS,
 # default 10) measures each sampler's cost directly while the workload runs:
-#   user CPU  the sampler process's own CPU time (schedstat: nanoseconds, all threads)
+#   own CPU   the sampler process's own CPU time (schedstat: nanoseconds, all threads)
 #   BPF ns/run  kernel.bpf_stats_enabled: run time per program run of the sampler's BPF programs
-#   above floor = (BPF run time - runs x the empty program's ns/run) + user CPU, as a share of
-#             all CPUs — for perf only its user CPU is measurable this way (its kernel-side
-#             sampling shows in the wall-time slowdown)
+#   above floor = (BPF run time - runs x the empty program's ns/run) + own CPU, as a share of
+#             all CPUs — for perf only its own CPU is measurable this way
+#   by work CPU = (work CPU - the empty program's work CPU) + own CPU as a share of all CPUs:
+#             the same cost seen from the workload, for every sampler, perf's kernel side too;
+#             noisier (median of the rounds)
 # It also prints gp-record's steady-state CPU (after start-up) and peak RSS, and archive bytes
 # per sample against perf.data. Needs root, perf (linux-perf), bpftrace, bpftool; GP_BUILD_DIR
 # points at the build.
@@ -36,7 +39,7 @@
 # a host running cron jobs and scripts.
 set -euo pipefail
 
-rounds=3
+rounds=5
 work_seconds=2
 freqs="99 999 4999"
 long_minutes=0
@@ -70,10 +73,14 @@ trap cleanup EXIT
 ncpu=$(nproc)
 
 # The workload: one process per core, each doing the same fixed number of iterations; prints
-# the wall time until all are done (nanosecond clock, seconds as a float).
+# the wall time until all are done and the CPU time its processes used (seconds). The kernel
+# charges interrupt handling to the interrupted task (no IRQ time accounting on this kernel), so
+# the CPU time grows by what sampling costs in the kernel: the timer, the BPF program, perf's own
+# callchain walk and record output. That makes perf comparable with the BPF samplers.
 cat > "$tmp/work.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,7 +92,9 @@ int main(int argc, char **argv) {
   double t0 = now();
   for (int p = 0; p < procs; p++) if (fork() == 0) { volatile unsigned long r = mid(iters); (void)r; _exit(0); }
   while (wait(NULL) > 0) {}
-  printf("%.4f\n", now() - t0);
+  double wall = now() - t0;
+  struct rusage ru; getrusage(RUSAGE_CHILDREN, &ru);
+  printf("%.4f %.6f\n", wall, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
   return 0;
 }
 C
@@ -93,7 +102,7 @@ cc -O2 -fno-omit-frame-pointer -o "$tmp/work" "$tmp/work.c"
 
 # Calibrate the iteration count to about work_seconds of one core.
 iters=20000000
-t=$("$tmp/work" 1 "$iters")
+t=$("$tmp/work" 1 "$iters" | cut -d' ' -f1)
 iters=$(awk -v i="$iters" -v t="$t" -v w="$work_seconds" 'BEGIN { printf "%d", i * w / t }')
 
 # The long run: RSS (KiB) of gp-record every 30 s under a steady workload.
@@ -189,19 +198,25 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
 printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
 printf 'direct costs over %ss of the workload per cell; load before: %s\n\n' "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %-10s %9s %10s %10s %10s %13s\n' "Hz" "sampler" "slowdown" "user CPU%" "BPF ns/run" "runs/s" "above floor%"
+printf '%-6s %-10s %9s %9s %10s %10s %8s %13s %13s\n' "Hz" "sampler" "slowdown" "work CPU" "own CPU%" "BPF ns/run" \
+  "runs/s" "above floor%" "by work CPU%"
 for hz in $freqs; do
   floor_ns_per_run=0
+  floor_inflation=0
   for s in empty walk gp-record gp-kwalk perf bpftrace; do
     : >"$tmp/ratios"
+    : >"$tmp/cpu_ratios"
     for ((r = 0; r < rounds; r++)); do
-      b=$("$tmp/work" "$ncpu" "$iters")
+      read -r bw bc < <("$tmp/work" "$ncpu" "$iters")
       start_sampler "$s" "$hz"
-      p=$("$tmp/work" "$ncpu" "$iters")
+      read -r pw pc < <("$tmp/work" "$ncpu" "$iters")
       stop_sampler
-      awk -v b="$b" -v p="$p" 'BEGIN { print (p / b - 1) * 100 }' >>"$tmp/ratios"
+      awk -v b="$bw" -v p="$pw" 'BEGIN { print (p / b - 1) * 100 }' >>"$tmp/ratios"
+      awk -v b="$bc" -v p="$pc" 'BEGIN { print (p / b - 1) * 100 }' >>"$tmp/cpu_ratios"
     done
     slowdown=$(median <"$tmp/ratios")
+    inflation=$(median <"$tmp/cpu_ratios")
+    [ "$s" = empty ] && floor_inflation=$inflation
     if [ "$s" = gp-record ]; then gp_bytes=$(stat -c %s "$tmp/rec.gpa"); gp_samples=$(samples_in_archive); fi
     if [ "$s" = perf ]; then
       perf_bytes=$(stat -c %s "$tmp/perf.data")
@@ -213,9 +228,19 @@ for hz in $freqs; do
     # CPU time above the floor, as a share of every CPU over the interval.
     above=$(awk -v n="$cost_bpf_ns" -v r="$cost_runs" -v f="$floor_ns_per_run" -v u="$cost_user_ns" \
       -v w="$cost_wall_ns" -v c="$ncpu" 'BEGIN { x = n - r * f; if (x < 0) x = 0; printf "%.3f", (x + u) / (w * c) * 100 }')
-    case "$s" in empty) above="(floor)" ;; perf) above="$above*"; ns_per_run="-" ;; esac
-    printf '%-6s %-10s %8.2f%% %10s %10s %10s %13s\n' "$hz" "$s" "$slowdown" "$(pct "$cost_user_ns" "$cost_wall_ns")" \
-      "$ns_per_run" "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above"
+    # The same from the workload's CPU time: what sampling cost in its interrupts above the
+    # floor's (a share of every CPU, as the workload keeps them all busy), plus the sampler's own.
+    by_work=$(awk -v i="$inflation" -v f="$floor_inflation" -v u="$cost_user_ns" -v w="$cost_wall_ns" -v c="$ncpu" \
+      'BEGIN { printf "%.3f", (i - f) + u / (w * c) * 100 }')
+    case "$s" in empty) above="(floor)"; by_work="(floor)" ;; perf) above="$above*"; ns_per_run="-" ;; esac
+    printf '%-6s %-10s %8.2f%% %8.2f%% %10s %10s %8s %13s %13s\n' "$hz" "$s" "$slowdown" "$inflation" \
+      "$(pct "$cost_user_ns" "$cost_wall_ns")" "$ns_per_run" \
+      "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above" "$by_work"
+    case "$s" in
+      gp-record) gp_by_work=$by_work ;;
+      perf) perf_by_work=$by_work ;;
+      bpftrace) bpftrace_by_work=$by_work ;;
+    esac
     [ "$s" = gp-record ] && gp_cost="$above $cost_user_ns $cost_wall_ns $startup_ns $rss"
     [ "$s" = walk ] && walk_above=$above
     [ "$s" = gp-kwalk ] && kwalk_above=$above
@@ -228,7 +253,10 @@ for hz in $freqs; do
   printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s); gp-record with the kernel walker %s%% (%s), the kernel walks alone %s%% (%s)\n' \
     "$hz" "$gp_above" "$bpftrace_above" "$(ratio "$gp_above" "$bpftrace_above")" \
     "$kwalk_above" "$(ratio "$kwalk_above" "$bpftrace_above")" "$walk_above" "$(ratio "$walk_above" "$bpftrace_above")"
+  printf '%-6s above the floor by the workload'"'"'s CPU time: gp-record %s%%, bpftrace %s%% (ratio %s), perf %s%% (ratio %s)\n' \
+    "$hz" "$gp_by_work" "$bpftrace_by_work" "$(ratio "$gp_by_work" "$bpftrace_by_work")" "$perf_by_work" \
+    "$(ratio "$gp_by_work" "$perf_by_work")"
   printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
     "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done
-echo "* perf: its user-space CPU only; its kernel-side sampling cost shows only in the slowdown column."
+echo "* perf: its user-space CPU only; its kernel-side sampling cost shows in the work CPU and by-work-CPU columns."
