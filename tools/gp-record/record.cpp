@@ -40,14 +40,6 @@ void on_signal(int sig) {
   }
 }
 
-sigset_t stop_signals() {
-  sigset_t s;
-  sigemptyset(&s);
-  sigaddset(&s, SIGINT);
-  sigaddset(&s, SIGTERM);
-  return s;
-}
-
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns at once
@@ -212,7 +204,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up or an announcement.
-  const sigset_t stops = stop_signals();
+  const sigset_t stops = gp::cli::stop_signals();
   sigset_t wait_mask;
   pthread_sigmask(SIG_SETMASK, nullptr, &wait_mask);
   sigdelset(&wait_mask, SIGINT);

@@ -1,6 +1,8 @@
 // First signal: stop the session; second: die by it (signals.h).
 #include "signals.h"
 
+#include "gp/cli/tool.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -12,18 +14,10 @@ namespace {
 
 std::atomic<int> g_count{0};
 
-sigset_t stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
-}
-
 }  // namespace
 
 SignalWatcher::SignalWatcher(std::stop_source on_first) {
-  sigset_t set = stop_signals();
+  sigset_t set = gp::cli::stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::jthread([set, on_first](std::stop_token done) mutable {
     const timespec tick{0, 100 * 1000 * 1000};

@@ -92,6 +92,14 @@ int verbosity() { return g_verbosity; }
 
 bool is_terminal(int fd) { return ::isatty(fd) == 1; }
 
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
 std::unique_ptr<CLI::App> make_app(std::string_view program, std::string_view description,
                                    std::string_view examples) {
   auto app = std::make_unique<CLI::App>(std::string(description), std::string(program));

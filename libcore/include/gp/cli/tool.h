@@ -4,6 +4,7 @@
 // module that writes to stderr — it exists so each tool's main.cpp stays thin.
 
 #include <CLI/CLI.hpp>
+#include <signal.h>
 
 #include <functional>
 #include <map>
@@ -63,5 +64,7 @@ int run(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 bool finish_text_output(std::ostream& out, std::string_view name);
 // True when fd refers to a terminal.
 bool is_terminal(int fd);
+// SIGINT and SIGTERM: the signals that end a recording or a session normally.
+sigset_t stop_signals();
 
 }  // namespace gp::cli
