@@ -218,7 +218,6 @@ TEST_F(FakeProc, ReadsNamespacedPidAndContainerOfV1Cgroups) {
   write("proc/4242/stat",
         "4242 (evil) S 1 (x) S 77 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 12345 1000 100 "
         "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
-  write("proc/4242/comm", "evil) S 1 (x\n");
   write("proc/4242/cmdline", std::string("python3\0app.py\0", 15));
   write("proc/4242/status", "Name:\tpython3\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4242\t17\t1\n");
   write("proc/4242/cgroup",

@@ -136,7 +136,6 @@ std::vector<std::string> parse_cmdline(std::string_view raw) {
 
 void fill_optional_fields(const std::string& dir, const std::string& mm_dir,
                           const SnapshotOptions& options, model::Process& p) {
-  if (auto comm = read_file(dir + "/comm", 4096)) p.comm = std::string(chomp(*comm));
   // exe and cmdline come from mm_dir: the address space, which a zombie leader no longer has.
   std::string exe(4096, '\0');
   const ssize_t n = ::readlink((mm_dir + "/exe").c_str(), exe.data(), exe.size());
@@ -204,7 +203,7 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
   p.pid = pid;
   p.ns_pid = pid;
   p.ppid = st.ppid;
-  p.comm = st.comm;
+  p.comm = st.comm;  // /proc/PID/comm has the same text (both are proc_task_name's)
   const long ticks = sysconf(_SC_CLK_TCK);
   if (ticks > 0) {
     p.start_time_ns =
