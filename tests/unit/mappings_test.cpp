@@ -107,6 +107,24 @@ TEST(ExecutableMappings, ReadDeletedFilesAndPathsWithSpacesThroughMapFiles) {
   ::dlclose(handle);
 }
 
+TEST(ExecutableMappings, TheVdsoIsReadOncePerCache) {
+  gp::proc::BuildIdCache cache;
+  auto first = gp::proc::executable_mappings(::getpid(), {}, &cache);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const Mapping* vdso = find_path(*first, "[vdso]");
+  ASSERT_NE(vdso, nullptr);
+  ASSERT_FALSE(vdso->build_id.empty());
+  const std::string* cached = cache.vdso(vdso->end - vdso->start);
+  ASSERT_NE(cached, nullptr);
+  EXPECT_EQ(*cached, vdso->build_id);
+  // Later snapshots take it from the cache, not from the process's memory: a marker stored
+  // there comes back.
+  cache.set_vdso(vdso->end - vdso->start, "cached");
+  auto again = gp::proc::executable_mappings(::getpid(), {}, &cache);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(find_path(*again, "[vdso]")->build_id, "cached");
+}
+
 TEST(ExecutableMappings, ClassifyVdsoAndAnonymousCode) {
   void* code = ::mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(code, MAP_FAILED);

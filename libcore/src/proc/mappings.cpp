@@ -75,8 +75,9 @@ model::MappingKind kind_of(const MapsLine& m) {
 }
 
 // The vDSO has no file; its image in the process's memory is a complete ELF.
-std::string vdso_build_id(const std::string& dir, const MapsLine& m) {
+std::string vdso_build_id(const std::string& dir, const MapsLine& m, BuildIdCache& cache) {
   if (m.path != "[vdso]" || m.end <= m.start || m.end - m.start > kMaxVdsoSize) return {};
+  if (const std::string* known = cache.vdso(m.end - m.start)) return *known;
   UniqueFd fd(::open((dir + "/mem").c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return {};
   std::string image(m.end - m.start, '\0');
@@ -84,7 +85,9 @@ std::string vdso_build_id(const std::string& dir, const MapsLine& m) {
   if (got <= 0) return {};
   image.resize(static_cast<size_t>(got));
   auto id = elf::read_build_id_from_image(image);
-  return id ? *id : std::string();
+  if (!id) return {};
+  cache.set_vdso(m.end - m.start, *id);
+  return *id;
 }
 
 std::string file_build_id(const std::string& dir, const MapsLine& m, BuildIdCache& cache) {
@@ -105,6 +108,11 @@ std::string file_build_id(const std::string& dir, const MapsLine& m, BuildIdCach
 }
 
 }  // namespace
+
+const std::string* BuildIdCache::vdso(uint64_t size) const {
+  auto it = vdso_.find(size);
+  return it == vdso_.end() ? nullptr : &it->second;
+}
 
 std::string BuildIdCache::get(int fd) {
   struct stat st {};
@@ -168,7 +176,7 @@ Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const Snaps
     mapping.inode = m.inode;
     mapping.kind = kind_of(m);
     if (mapping.kind == model::MappingKind::user) mapping.build_id = file_build_id(dir, m, ids);
-    if (mapping.kind == model::MappingKind::vdso) mapping.build_id = vdso_build_id(dir, m);
+    if (mapping.kind == model::MappingKind::vdso) mapping.build_id = vdso_build_id(dir, m, ids);
     out.push_back(std::move(mapping));
   }
   return out;

@@ -61,10 +61,16 @@ class BuildIdCache {
   size_t size() const { return entries_.size(); }
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
+  // The vDSO's build-id read before for an image of `size` bytes, or nullptr. Every process of
+  // one kernel maps the same vDSO (a compat 32-bit one has another size): read once, not from
+  // each new process's memory.
+  const std::string* vdso(uint64_t size) const;
+  void set_vdso(uint64_t size, std::string build_id) { vdso_[size] = std::move(build_id); }
 
  private:
   using Key = std::tuple<uint64_t, uint64_t, int64_t, int64_t, int64_t>;
   std::map<Key, std::string> entries_;
+  std::map<uint64_t, std::string> vdso_;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };
