@@ -210,9 +210,9 @@ top_recurse_stack() {
   # bats test_tags=root,bpf
   require_root_bpf
   # A new process every 20 ms: each has its own addresses (ASLR), so its own stacks; 64 entries
-  # per slot are full within a flush.
+  # per slot are full long before the one flush at the end, even on a loaded machine.
   (for _ in $(seq 100); do "$FIX/shortlived" 20; done) &
-  run -0 --separate-stderr record 2 -F 999 --stack-storage-size 64 -v
+  run -0 --separate-stderr record 2 -F 999 --stack-storage-size 64 --flush-interval 3 -v
   wait
   stderr_has "stacks lost (stack map full): raise --stack-storage-size"
   [[ "$stderr" =~ stacks\.errors=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "no stacks.errors: $stderr"
