@@ -5,6 +5,8 @@
 # Environment: GP_BUILD_DIR (default build/), GP_JOBS (build jobs), GP_TEST_JOBS (ctest
 # parallelism, default 2), GP_FUZZ_SECONDS (per fuzz target, default 60; 0 skips fuzzing).
 set -euo pipefail
+# No test may wait on a terminal: stdin is closed for all of them (CI and a run by hand alike).
+exec </dev/null
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GP_BUILD_DIR:-$root/build}"
