@@ -4,8 +4,8 @@
  * user and kernel stacks of the interrupted thread, and counts samples per
  * (pid, tid, comm, user stack, kernel stack) in a hash map, as libbpf-tools' profile does.
  *
- * Stacks are kept in a hash map under a 64-bit hash of their frames (leaf, depth and outermost
- * frame are compared on a hit, so a hash collision loses the stack instead of mislabelling it).
+ * Stacks are kept in a hash map under a 64-bit hash of their frames (a second hash, the depth and
+ * the leaf are compared on a hit, so a hash collision loses the stack instead of mislabelling it).
  * The user stack of a sample taken in user mode on x86-64 is walked here, not by the kernel's
  * bpf_get_stack: its walker has no end-of-chain test and reads the frame at address 0 that ends
  * every frame-pointer chain (the ABI's outermost frame), a page fault that costs more than the
@@ -495,7 +495,7 @@ int gp_sample(struct bpf_perf_event_data *ctx)
 	return sample(ctx, true);
 }
 
-/* The sampler without bpf_loop (older kernels, or --user-walker kernel): the kernel walks every
+/* The sampler without bpf_loop (older kernels, or --stack-walker kernel): the kernel walks every
  * stack. User space loads one of the two. */
 SEC("perf_event")
 int gp_sample_kernel_walk(struct bpf_perf_event_data *ctx)
