@@ -88,6 +88,12 @@ record() {
   stderr_has "gp-record: error: invalid CPU list '4096'"
 }
 
+@test "an unknown stack walker is a usage error that lists the walkers" {
+  run -2 --separate-stderr gp-record --stack-walker fast -d 1 -o "$OUT/x.gpa"
+  stderr_has "gp-record: error: --stack-walker: fast not in {auto,gp,kernel}"
+  [ ! -e "$OUT/x.gpa" ] || fail "an archive was written"
+}
+
 @test "user-only and kernel-only exclude each other" {
   run -2 --separate-stderr gp-record -U -K -d 1 -o "$OUT/x.gpa"
   stderr_has "gp-record: error:"

@@ -262,12 +262,21 @@ std::string leaf_path(const model::Session& s, size_t sample_index) {
   return s.mapping(s.location(st.location_ids[0]).mapping_id).path;
 }
 
-TEST(SessionAssembler, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
+// One process, pid 10, whose samples carry the BPF sampler's stack keys.
+class KnownStacks : public ::testing::Test {
+ protected:
+  void start(std::vector<model::Mapping> maps) {
+    src.add(10, "app", std::move(maps));
+    a.begin_session(s);
+    a.on_process_event(10, false);
+  }
   FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
-  SessionAssembler a(src, "");
+  SessionAssembler a{src, ""};
   model::Session s;
-  a.begin_session(s);
+};
+
+TEST_F(KnownStacks, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
   a.add(keyed(10, {0x1100, 0x1200}, 77));
   a.end_drain();
   size_t locations = s.locations.size(), stacks = s.stacks.size();
@@ -282,13 +291,8 @@ TEST(SessionAssembler, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
   EXPECT_NE(s.samples[2].stack_id, s.samples[0].stack_id);
 }
 
-TEST(SessionAssembler, AKnownStackResolvesInTheNewImageAfterAnExec) {
-  FakeSource src;
-  src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
+TEST_F(KnownStacks, AKnownStackResolvesInTheNewImageAfterAnExec) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
   a.add(keyed(10, {0x1100}, 77));
   a.end_drain();
   // The new image maps the same addresses; the frames hash to the same key.
@@ -300,13 +304,8 @@ TEST(SessionAssembler, AKnownStackResolvesInTheNewImageAfterAnExec) {
   EXPECT_EQ(leaf_path(s, 1), "/usr/bin/new");
 }
 
-TEST(SessionAssembler, AKnownStackResolvesInTheMappingsReadAfterALibraryWasReplaced) {
-  FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/a.so")});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
+TEST_F(KnownStacks, AKnownStackResolvesInTheMappingsReadAfterALibraryWasReplaced) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/a.so")});
   a.add(keyed(10, {0x7100, 0x1100}, 77));
   a.end_drain();
   // dlclose(a.so), dlopen(b.so) at the same address, dlopen(c.so): a frame in c.so re-reads
@@ -320,18 +319,15 @@ TEST(SessionAssembler, AKnownStackResolvesInTheMappingsReadAfterALibraryWasRepla
   EXPECT_EQ(leaf_path(s, 2), "/lib/b.so");
 }
 
-TEST(SessionAssembler, KnownStacksAreWrittenAgainInANewSession) {
-  FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
-  SessionAssembler a(src, "");
-  model::Session s1, s2;
-  a.begin_session(s1);
+TEST_F(KnownStacks, AreWrittenAgainInANewSession) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
   a.add(keyed(10, {0x1100}, 77));
   a.end_drain();
-  a.begin_session(s2);
+  model::Session next;
+  a.begin_session(next);
   a.add(keyed(10, {0x1100}, 77));
-  ASSERT_EQ(s2.stacks.size(), 1u);
-  EXPECT_EQ(leaf_path(s2, 0), "/bin/app");
+  ASSERT_EQ(next.stacks.size(), 1u);
+  EXPECT_EQ(leaf_path(next, 0), "/bin/app");
 }
 
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
