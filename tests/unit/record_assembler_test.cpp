@@ -330,6 +330,44 @@ TEST_F(KnownStacks, AreWrittenAgainInANewSession) {
   EXPECT_EQ(leaf_path(next, 0), "/bin/app");
 }
 
+// Code without frame pointers leaves garbage "return addresses" in most of its stacks. Once a
+// re-read of the mappings has not found them, those stacks are cached like any other: the
+// sampler's key alone names them (here, later frames that differ show the cache was used).
+TEST_F(KnownStacks, AStackWithGarbageAFreshReadDidNotCoverIsCached) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  a.add(keyed(10, {0x1100, 0x6d6d6f632f343937}, 77));
+  a.end_drain();
+  ASSERT_EQ(a.resnapshots(), 1u);
+  a.add(keyed(10, {0x1100, 0x6d6d6f632f343938}, 77));
+  EXPECT_EQ(s.samples[1].stack_id, s.samples[0].stack_id);
+  EXPECT_EQ(a.resnapshots(), 1u);
+}
+
+// A cached stack with an address no mapping covered is looked at again once a library maps
+// there (a later address re-reads the mappings, and they changed).
+TEST_F(KnownStacks, AStackWithAnUnmappedAddressResolvesAfterALibraryLoadsThere) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  a.add(keyed(10, {0x7100, 0x1100}, 77));
+  a.end_drain();
+  src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/lib/late.so"));
+  a.add(keyed(10, {0x7300, 0x1100}, 78));
+  a.add(keyed(10, {0x7100, 0x1100}, 77));
+  EXPECT_EQ(a.resnapshots(), 2u);
+  EXPECT_EQ(leaf_path(s, 2), "/lib/late.so");
+}
+
+// A re-read that finds the same mappings (it was garbage, not a new library) keeps the stacks
+// known so far.
+TEST_F(KnownStacks, SurviveAReReadThatFindsTheSameMappings) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  a.add(keyed(10, {0x1100, 0x1200}, 77));
+  a.end_drain();
+  a.add(keyed(10, {0x1100, 0x6d6d6f632f343937}, 78));  // garbage: a re-read, nothing new
+  ASSERT_EQ(a.resnapshots(), 1u);
+  a.add(keyed(10, {0x1300}, 77));
+  EXPECT_EQ(s.samples[2].stack_id, s.samples[0].stack_id);
+}
+
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
   FakeSource src;
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

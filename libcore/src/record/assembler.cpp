@@ -214,9 +214,13 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     ++resnapshots_;
     auto maps = source_.mappings(pid);
     if (maps) {
-      p.mappings = std::move(*maps);
-      sort_by_start(p.mappings);
-      mappings_changed(p);
+      sort_by_start(*maps);
+      // Frame-pointer garbage triggers most re-reads and finds the same mappings: the stacks
+      // known for them stay valid.
+      if (*maps != p.mappings) {
+        p.mappings = std::move(*maps);
+        mappings_changed(p);
+      }
     }
     m = find_mapping(p.mappings, ip);
   }
@@ -226,7 +230,6 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       p.unmapped_ips.clear();   // a bound, not a cache policy
     p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
   }
-  if (m == nullptr) facts.unmapped = true;
   if (m != nullptr && m->kind == model::MappingKind::anonymous) {
     jit_candidates_.insert(pid);
     facts.jit = true;
@@ -264,9 +267,10 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
   for (size_t i = 0; i < sample.user_ips.size(); ++i)
     ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0, facts));
   uint64_t stack_id = builder_->stack(ids);
-  // Unmapped frames may map after a re-read of the mappings (dlopen): those stacks are looked
-  // at again. So is one whose mappings changed while it was interned.
-  if (keyed && !facts.unmapped && p.mapping_changes == changes_before)
+  // A stack whose mappings changed while it was interned is looked at again. One with frames no
+  // mapping covers is kept: the mappings were re-read for them this drain (frame-pointer garbage,
+  // mostly), and a later change (dlopen) clears the known stacks.
+  if (keyed && p.mapping_changes == changes_before)
     p.known_stacks.emplace(keys, TrackedProcess::KnownStack{stack_id, facts.jit});
   return stack_id;
 }

@@ -116,6 +116,7 @@ struct Mapping {
   uint64_t dev = 0;
   uint64_t inode = 0;
   MappingKind kind = MappingKind::user;
+  bool operator==(const Mapping&) const = default;
 };
 
 struct Function {

@@ -158,7 +158,6 @@ class SessionAssembler {
   void take_snapshot(TrackedProcess& p, int32_t pid);
   // What interning a sample's frames found, for the known-stacks cache.
   struct FrameFacts {
-    bool unmapped = false;  // a user frame outside every known mapping
     bool jit = false;       // a user frame in anonymous executable memory
   };
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return, FrameFacts& facts);
