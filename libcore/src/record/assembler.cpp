@@ -11,6 +11,9 @@ namespace gp::record {
 
 namespace {
 constexpr size_t kMaxUnmappedIps = 4096;  // per process
+// Drains between re-reads of the mappings for unmapped return addresses, at most: a library
+// loaded meanwhile shows at once in a leaf, and in a return address within this many drains.
+constexpr uint64_t kMaxGarbageBackoff = 64;
 
 // Table entries a builder has made (ids handed out), every table together.
 uint64_t entry_total(const model::TableCounts& c) {
@@ -120,6 +123,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   p.have_snapshot = true;
   p.exec_pending = false;
   p.unmapped_ips.clear();  // a new image
+  p.garbage_backoff = p.next_garbage_reread = 0;
   ++p.generation;
 }
 
@@ -208,19 +212,26 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
                                          bool is_return, FrameFacts& facts) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
-  if (m == nullptr && pid > 0 && !p.unmapped_ips.contains(ip) &&
+  // A return address is often frame-pointer garbage (code built without frame pointers), new
+  // in every drain of a busy process: it re-reads the mappings less and less often while the
+  // re-reads find nothing new. A leaf is the CPU's own ip: outside the mappings, it is news.
+  const bool may_reread = !is_return || drains_ >= p.next_garbage_reread;
+  if (m == nullptr && pid > 0 && may_reread && !p.unmapped_ips.contains(ip) &&
       resnapshotted_this_drain_.insert(pid).second) {
     // Probably a library loaded after the last snapshot (dlopen): look again, once per drain.
     ++resnapshots_;
     auto maps = source_.mappings(pid);
     if (maps) {
       sort_by_start(*maps);
-      // Frame-pointer garbage triggers most re-reads and finds the same mappings: the stacks
-      // known for them stay valid.
+      // Most re-reads find the same mappings: the stacks known for them stay valid.
       if (*maps != p.mappings) {
         p.mappings = std::move(*maps);
         mappings_changed(p);
+        p.garbage_backoff = 0;
+      } else {
+        p.garbage_backoff = std::min(std::max<uint64_t>(1, p.garbage_backoff * 2), kMaxGarbageBackoff);
       }
+      p.next_garbage_reread = drains_ + p.garbage_backoff;
     }
     m = find_mapping(p.mappings, ip);
   }

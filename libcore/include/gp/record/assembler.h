@@ -75,6 +75,10 @@ struct TrackedProcess {
   // Addresses that a fresh read of the mappings did not cover either (frame-pointer garbage,
   // mostly): they no longer trigger a re-read every drain.
   std::unordered_set<uint64_t> unmapped_ips;
+  // Re-reads for unmapped return addresses wait until drain `next_garbage_reread`; the wait
+  // doubles with every re-read that finds the same mappings.
+  uint64_t garbage_backoff = 0;
+  uint64_t next_garbage_reread = 0;
   uint64_t generation = 0;  // bumped by every re-snapshot (exec, dlopen)
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
