@@ -154,36 +154,64 @@ stop_sampler() {
   sampler_pid=""
 } 2>/dev/null
 
-# CPU nanoseconds of every thread of process $1 so far (schedstat: exact, unlike clock ticks).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+# The measured window must hold only the workload's processes: gp-record snapshots every new
+# process it samples, so a helper the script started there (cat, awk, bpftool, even a $(...)
+# subshell) would add its snapshot to gp-record's CPU. These readers are bash builtins that set
+# variables, and take no command substitution.
 
-# "RUN_NS RUNS" of the BPF programs process $1 holds: run time of all of them, runs of its
-# perf_event (sampling) programs. Needs kernel.bpf_stats_enabled=1.
-bpf_stats() {
-  local id
-  # awk, not python: a helper process that runs long enough to be sampled would add its own
-  # snapshot to the sampler's measured CPU.
-  for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-    bpftool prog show id "$id" 2>/dev/null | awk "NR == 1"
-  done | awk '{ for (i = 1; i < NF; i++) { if ($i == "run_time_ns") ns += $(i + 1); if ($i == "run_cnt" && $2 == "perf_event") runs += $(i + 1) } }
-    END { printf "%d %d\n", ns, runs }'
+# cpu_ns=CPU nanoseconds of every thread of process $1 so far (schedstat: exact, unlike ticks).
+read_cpu_ns() {
+  local f ns rest
+  cpu_ns=0
+  for f in /proc/"$1"/task/*/schedstat; do
+    read -r ns rest <"$f" 2>/dev/null && cpu_ns=$((cpu_ns + ns))
+  done
 }
+
+# bpf_ns, bpf_runs = run time of the BPF programs process $1 holds, runs of its perf_event
+# (sampling, prog_type 7) programs; from their fdinfo. Needs kernel.bpf_stats_enabled=1.
+read_bpf_stats() {
+  local f key value id type ns runs
+  local -A seen=()
+  bpf_ns=0 bpf_runs=0
+  for f in /proc/"$1"/fdinfo/*; do
+    id="" type="" ns=0 runs=0
+    while read -r key value; do
+      case "$key" in
+        prog_id:) id=$value ;;
+        prog_type:) type=$value ;;
+        run_time_ns:) ns=$value ;;
+        run_cnt:) runs=$value ;;
+      esac
+    done <"$f" 2>/dev/null
+    [ -n "$id" ] && [ -z "${seen[$id]:-}" ] || continue
+    seen[$id]=1
+    bpf_ns=$((bpf_ns + ns))
+    [ "$type" = 7 ] && bpf_runs=$((bpf_runs + runs))
+  done
+  return 0
+}
+
+# now_ns=wall clock in nanoseconds (a builtin: no date process).
+read_now_ns() { now_ns=$(( ${EPOCHREALTIME/./} * 1000 )); }
 
 # One run of sampler $1 at $2 Hz over cost_seconds of the workload, with BPF statistics on.
 # Sets cost_user_ns, cost_bpf_ns, cost_runs, cost_wall_ns; for gp-record also startup_ns
 # (its CPU before the measured interval) and rss (peak, KiB).
 measure_cost() {
-  local c0 c1 b0 b1 t0 t1
+  local c0 b0 r0 t0
   sysctl -qw kernel.bpf_stats_enabled=1
   start_sampler "$1" "$2"
-  c0=$(cpu_ns "$sampler_pid"); b0=$(bpf_stats "$sampler_pid"); t0=$(date +%s%N)
+  read_cpu_ns "$sampler_pid"; c0=$cpu_ns
+  read_bpf_stats "$sampler_pid"; b0=$bpf_ns; r0=$bpf_runs
+  read_now_ns; t0=$now_ns
   "$tmp/work" "$ncpu" $((iters * cost_seconds / work_seconds)) >/dev/null
-  c1=$(cpu_ns "$sampler_pid"); b1=$(bpf_stats "$sampler_pid"); t1=$(date +%s%N)
+  read_cpu_ns "$sampler_pid"; read_bpf_stats "$sampler_pid"; read_now_ns
   [ "$1" = gp-record ] && { startup_ns=$c0; rss=$(awk '/VmHWM/ { print $2 }' "/proc/$sampler_pid/status"); }
   stop_sampler
   sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"
-  cost_user_ns=$((c1 - c0)); cost_bpf_ns=$((${b1% *} - ${b0% *})); cost_runs=$((${b1#* } - ${b0#* }))
-  cost_wall_ns=$((t1 - t0))
+  cost_user_ns=$((cpu_ns - c0)); cost_bpf_ns=$((bpf_ns - b0)); cost_runs=$((bpf_runs - r0))
+  cost_wall_ns=$((now_ns - t0))
 }
 
 samples_in_archive() {  # sample count from the recorder's own summary line
