@@ -262,35 +262,6 @@ std::string leaf_path(const model::Session& s, size_t sample_index) {
   return s.mapping(s.location(st.location_ids[0]).mapping_id).path;
 }
 
-// A busy process built without frame pointers has new garbage return addresses in every
-// drain: the re-reads of its mappings back off while they find nothing new, but a leaf (the
-// CPU's own ip) in a library loaded meanwhile is found at once.
-TEST(SessionAssembler, ReReadsForGarbageReturnAddressesBackOff) {
-  FakeSource src;
-  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
-  for (uint64_t drain = 0; drain < 20; ++drain) {
-    a.add(sample(10, {0x1100, 0x6d6d6f632f340000 + drain}));
-    a.end_drain();
-  }
-  // Drains 0, 1, 3, 7 and 15 look again (waits of 1, 2, 4, 8, 16 drains).
-  EXPECT_EQ(a.resnapshots(), 5u);
-  src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/tmp/libdlwork.so"));
-  a.add(sample(10, {0x1100, 0x7100}));  // a return address there waits for the next re-read...
-  EXPECT_EQ(a.resnapshots(), 5u);
-  a.add(sample(10, {0x7200, 0x1100}));  // ...a leaf there does not
-  EXPECT_EQ(a.resnapshots(), 6u);
-  EXPECT_EQ(s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
-            "/tmp/libdlwork.so");
-  a.end_drain();
-  // The mappings changed: the next garbage address looks again at once.
-  a.add(sample(10, {0x1100, 0x6d6d6f632f350000}));
-  EXPECT_EQ(a.resnapshots(), 7u);
-}
-
 // One process, pid 10, whose samples carry the BPF sampler's stack keys.
 class KnownStacks : public ::testing::Test {
  protected:
@@ -395,6 +366,32 @@ TEST_F(KnownStacks, SurviveAReReadThatFindsTheSameMappings) {
   ASSERT_EQ(a.resnapshots(), 1u);
   a.add(keyed(10, {0x1300}, 77));
   EXPECT_EQ(s.samples[2].stack_id, s.samples[0].stack_id);
+}
+
+// A busy process built without frame pointers has new garbage return addresses in every
+// drain: the re-reads of its mappings back off while they find nothing new, but a leaf (the
+// CPU's own ip) in a library loaded meanwhile is found at once.
+class MappingReReads : public KnownStacks {};
+
+TEST_F(MappingReReads, ForGarbageReturnAddressesBackOff) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  for (uint64_t drain = 0; drain < 20; ++drain) {
+    a.add(sample(10, {0x1100, 0x6d6d6f632f340000 + drain}));
+    a.end_drain();
+  }
+  // Drains 0, 1, 3, 7 and 15 look again (waits of 1, 2, 4, 8, 16 drains).
+  EXPECT_EQ(a.resnapshots(), 5u);
+  src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/tmp/libdlwork.so"));
+  a.add(sample(10, {0x1100, 0x7100}));  // a return address there waits for the next re-read...
+  EXPECT_EQ(a.resnapshots(), 5u);
+  a.add(sample(10, {0x7200, 0x1100}));  // ...a leaf there does not
+  EXPECT_EQ(a.resnapshots(), 6u);
+  EXPECT_EQ(s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
+            "/tmp/libdlwork.so");
+  a.end_drain();
+  // The mappings changed: the next garbage address looks again at once.
+  a.add(sample(10, {0x1100, 0x6d6d6f632f350000}));
+  EXPECT_EQ(a.resnapshots(), 7u);
 }
 
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
