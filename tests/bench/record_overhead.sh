@@ -127,7 +127,8 @@ long_run() {
   kill -INT "$pid"; wait "$pid" || true
   # work forks its worker: stop the children too, not only the parents.
   for p in "${work_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; done
-  kill "${work_pids[@]}" 2>/dev/null; wait 2>/dev/null || true
+  kill "${work_pids[@]}" 2>/dev/null || true  # some have exited already
+  wait 2>/dev/null || true
   printf 'RSS at 30 s: %d KiB, max: %d KiB, growth %+d KiB\n' "$first" "$max" $((max - first))
 }
 
