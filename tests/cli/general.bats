@@ -195,17 +195,23 @@ check_bash_completion_loads() {
   for_each_tool check_bash_completion_loads
 }
 
+# The README opens with one fenced block of two lines: the main job, then the test command.
+readme_command() {
+  awk -v want="$1" '/^```/ { n++; next } n == 1 && NF { if (++line == want) { print; exit } }' \
+    "$GP_SOURCE_DIR/README.md"
+}
+
 @test ".ci/run runs the README's test command" {
-  # The README's second fenced block holds the test command (the first is the main job).
   local cmd
-  cmd=$(awk '/^```/ { n++; next } n == 3 && NF { print; exit }' "$GP_SOURCE_DIR/README.md")
-  [ -n "$cmd" ] || fail "README.md has no second fenced command block"
-  grep -qE "^[^#]*$cmd" "$GP_SOURCE_DIR/.ci/run" || fail ".ci/run does not run '$cmd'"
+  cmd=$(readme_command 2)
+  [ "$cmd" = "bash scripts/test.sh" ] || fail "the README's second command is '$cmd'"
+  # The command itself, on a line of its own (not in a comment), after a cd to the root.
+  grep -qxF "$cmd" "$GP_SOURCE_DIR/.ci/run" || fail ".ci/run does not run '$cmd'"
 }
 
 @test "the README's first command runs the main job" {
   local cmd
-  cmd=$(awk '/^```/ { n++; next } n == 1 && NF { print; exit }' "$GP_SOURCE_DIR/README.md")
+  cmd=$(readme_command 1)
   [[ "$cmd" == *"scripts/install-deps.sh"* ]] || fail "first command does not install: '$cmd'"
   [[ "$cmd" == *"scripts/build.sh"* ]] || fail "first command does not build: '$cmd'"
   [[ "$cmd" == *"scripts/main-job.sh"* ]] || fail "first command does not run the main job: '$cmd'"
