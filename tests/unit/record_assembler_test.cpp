@@ -394,6 +394,26 @@ TEST_F(MappingReReads, ForGarbageReturnAddressesBackOff) {
   EXPECT_EQ(a.resnapshots(), 7u);
 }
 
+// A library loaded while the re-reads back off, seen only as a return address of a stack the
+// sampler keys: the stack is not cached while its frame is unchecked, so the next re-read (at
+// most the backoff later) still finds the library.
+TEST_F(MappingReReads, AReturnAddressInALibraryLoadedDuringTheBackoffIsFoundLater) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  for (uint64_t drain = 0; drain < 4; ++drain) {  // re-reads at drains 0, 1 and 3: next at 7
+    a.add(sample(10, {0x1100, 0x6d6d6f632f340000 + drain}));
+    a.end_drain();
+  }
+  ASSERT_EQ(a.resnapshots(), 3u);
+  src.maps[10].push_back(user_map(10, 0x7000, 0x8000, 0, "/tmp/libdlwork.so"));
+  for (uint64_t drain = 4; drain < 8; ++drain) {
+    a.add(keyed(10, {0x1100, 0x7100}, 77));
+    a.end_drain();
+  }
+  EXPECT_EQ(a.resnapshots(), 4u);
+  const auto& st = s.stack(s.samples.back().stack_id);
+  EXPECT_EQ(s.mapping(s.location(st.location_ids[1]).mapping_id).path, "/tmp/libdlwork.so");
+}
+
 TEST(SessionAssembler, NewSessionWritesProcessesAndMappingsAgain) {
   FakeSource src;
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

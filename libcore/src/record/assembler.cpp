@@ -241,6 +241,9 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       p.unmapped_ips.clear();   // a bound, not a cache policy
     p.unmapped_ips.insert(ip);  // the mappings read this drain do not cover it
   }
+  // An address no read of the mappings has looked for yet (a re-read is backing off) may still
+  // map: a stack holding one must be looked at again.
+  if (m == nullptr && !p.unmapped_ips.contains(ip)) facts.unchecked_unmapped = true;
   if (m != nullptr && m->kind == model::MappingKind::anonymous) {
     jit_candidates_.insert(pid);
     facts.jit = true;
@@ -278,10 +281,10 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
   for (size_t i = 0; i < sample.user_ips.size(); ++i)
     ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0, facts));
   uint64_t stack_id = builder_->stack(ids);
-  // A stack whose mappings changed while it was interned is looked at again. One with frames no
-  // mapping covers is kept: the mappings were re-read for them this drain (frame-pointer garbage,
-  // mostly), and a later change (dlopen) clears the known stacks.
-  if (keyed && p.mapping_changes == changes_before)
+  // A stack whose mappings changed while it was interned is looked at again. One whose unmapped
+  // frames a re-read has looked for (frame-pointer garbage, mostly) is kept: a later change of the
+  // mappings (dlopen) clears the known stacks.
+  if (keyed && !facts.unchecked_unmapped && p.mapping_changes == changes_before)
     p.known_stacks.emplace(keys, TrackedProcess::KnownStack{stack_id, facts.jit});
   return stack_id;
 }

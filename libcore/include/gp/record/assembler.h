@@ -163,6 +163,7 @@ class SessionAssembler {
   // What interning a sample's frames found, for the known-stacks cache.
   struct FrameFacts {
     bool jit = false;       // a user frame in anonymous executable memory
+    bool unchecked_unmapped = false;  // a user frame outside the mappings no re-read looked for
   };
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return, FrameFacts& facts);
   uint64_t intern_stack(TrackedProcess& p, const RawSample& sample);
