@@ -103,6 +103,12 @@ struct {
 	__type(value, struct gp_walk_state);
 } walk_state SEC(".maps");
 
+/* Announced processes: SEEN_ANNOUNCED, or SEEN_EXECED after an exec (announce again when next
+ * sampled). An exec keeps the entry, so the exit of a process that is not sampled after its exec
+ * (a shell's fork that execs a short command) is still announced and user space forgets it. */
+#define SEEN_ANNOUNCED 1
+#define SEEN_EXECED 2
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -190,12 +196,18 @@ static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 static __always_inline void note_process(struct gp_cpu_state *state, __u32 pid, __u32 tid)
 {
 	__u32 generation = *(volatile __u32 *)&exec_generation;
-	__u8 one = 1;
+	__u8 announced = SEEN_ANNOUNCED, *seen;
 
 	if (state->seen_pid == pid && state->seen_generation == generation)
 		return;
-	if (!bpf_map_lookup_elem(&seen_pids, &pid)) {
-		bpf_map_update_elem(&seen_pids, &pid, &one, BPF_ANY);
+	seen = bpf_map_lookup_elem(&seen_pids, &pid);
+	if (!seen) {
+		bpf_map_update_elem(&seen_pids, &pid, &announced, BPF_ANY);
+		announce(GP_EVENT_NEW_PROCESS, pid, tid);
+	} else if (*seen != SEEN_ANNOUNCED) {
+		/* Its first sample since an exec. Two CPUs may both get here: user space takes a
+		 * repeated announcement as one. */
+		*seen = SEEN_ANNOUNCED;
 		announce(GP_EVENT_NEW_PROCESS, pid, tid);
 	}
 	state->seen_pid = pid;
@@ -515,11 +527,13 @@ int gp_exec(void *ctx)
 	/* The next sample announces the process again, once the new image has loaded its libraries;
 	 * the new generation makes every CPU look the pid up again. Only a process announced before
 	 * is news to user space: most execs (shell pipelines, wrapper scripts) are never sampled. */
-	bool announced = bpf_map_delete_elem(&seen_pids, &pid) == 0;
+	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
 
 	__sync_fetch_and_add(&exec_generation, 1);
-	if (announced)
+	if (seen) {
+		*seen = SEEN_EXECED;
 		announce(GP_EVENT_EXEC, pid, tid);
+	}
 	return 0;
 }
 

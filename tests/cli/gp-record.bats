@@ -292,6 +292,20 @@ top_recurse_stack() {
   assert_output ''
 }
 
+@test "a process sampled before an exec and not after it is forgotten once it exits" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # As a shell's fork that execs a short command: sampled while it spins, then it execs sleep
+  # (asleep: not sampled) and exits. Its exit must still be announced, or gp-record keeps it.
+  bash -c 'end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do :; done; exec sleep 1' &
+  local pid=$!
+  run -0 --separate-stderr record 6 -F 19 -p "$pid" --flush-interval 0.2 -v
+  wait "$pid"
+  [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "the exec'd process was not forgotten after its exit: $stderr"
+  run -0 fold "$OUT/rec.gpa"
+  assert_output --regexp '\(/usr/bin/bash\)|bash' # its samples before the exec stay
+}
+
 @test "a JIT process that exits mid-session keeps its JS function names" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -549,6 +549,30 @@ TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {
   EXPECT_EQ(a.sampled_process_count(), 1u);
 }
 
+TEST(SessionAssembler, ForgetsAGoneProcessWhoseExitWasNeverAnnounced) {
+  FakeSource src;
+  src.add(10, "lost", {user_map(10, 0x1000, 0x2000, 0, "/bin/lost")});
+  src.add(11, "idle", {user_map(11, 0x1000, 0x2000, 0, "/bin/idle")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.on_process_event(11, false);
+  a.add(sample(10, {0x1100}));
+  a.add(sample(11, {0x1100}));
+  src.procs.erase(10);  // it exits, and the sampler's announcement of that is lost
+  src.maps.erase(10);
+  for (uint64_t i = 1; i < SessionAssembler::kSweepDrains; ++i) a.end_drain();
+  EXPECT_EQ(a.tracked_processes(), 2u);  // no sweep yet
+  a.end_drain();                         // the sweep finds it gone...
+  a.end_drain();
+  a.end_drain();  // ...and it is forgotten two drains later, like an announced exit
+  EXPECT_EQ(a.tracked_processes(), 1u);
+  EXPECT_EQ(a.forgotten(), 1u);
+  EXPECT_NE(a.tracked(11), nullptr);  // idle but alive: kept
+  EXPECT_EQ(a.tracked(10), nullptr);
+}
+
 TEST(SessionAssembler, KeepsAProcessWhoseMainThreadExitedWhileOthersRun) {
   FakeSource src;  // still alive after its main thread's exit
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

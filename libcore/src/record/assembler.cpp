@@ -136,6 +136,7 @@ void SessionAssembler::on_process_event(int32_t pid, bool exec) {
   }
   auto [it, inserted] = processes_.try_emplace(pid);
   TrackedProcess& p = it->second;
+  p.last_seen_drain = drains_;
   // Announced again after its exit: a sample of its last moments (dead: nothing new), its
   // other threads living on, or a new process with the pid. forget_exited() decides which.
   if (p.exit_drain && !source_.alive(pid)) return;
@@ -292,6 +293,7 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
 void SessionAssembler::add(const RawSample& sample) {
   if (sample.count == 0 || (sample.user_ips.empty() && sample.kernel_ips.empty())) return;
   TrackedProcess& p = track(sample.pid, sample.comm);
+  p.last_seen_drain = drains_;
   const uint64_t entries_before = entry_total(builder_->created());
   const uint64_t stack_id = intern_stack(p, sample);
 
@@ -313,8 +315,18 @@ void SessionAssembler::end_drain() {
   if (!builder_) return;
   builder_->forget_samples();
   ++drains_;
+  if (drains_ % kSweepDrains == 0) sweep_unseen();
   forget_exited();
   maybe_restart_interning();
+}
+
+void SessionAssembler::sweep_unseen() {
+  for (auto& [pid, p] : processes_) {
+    if (pid <= 0 || p.exit_drain || p.last_seen_drain + kSweepDrains > drains_) continue;
+    if (source_.alive(pid)) continue;  // idle: its samples may come back
+    p.exit_drain = drains_;
+    exiting_.push_back(pid);
+  }
 }
 
 void SessionAssembler::forget_exited() {

@@ -17,7 +17,8 @@
 //
 // Memory stays flat over a long session on a host where processes come and go: a producer that
 // writes each drain with take_entries() keeps no written entry, a process is forgotten two
-// drains after its exit was announced (its last samples are in by then), and once most
+// drains after its exit was announced (its last samples are in by then) or, when no exit was
+// announced (an event lost), after a sweep every kSweepDrains drains finds it gone, and once most
 // interned frames and stacks belong to forgotten processes the interning starts afresh (new
 // ids for what live processes use again). Not thread-safe.
 
@@ -82,6 +83,7 @@ struct TrackedProcess {
   uint64_t generation = 0;  // bumped by every re-snapshot (exec, dlopen)
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
+  uint64_t last_seen_drain = 0;  // the drain of its last sample or announcement
   uint64_t entries = 0;  // table entries its samples made since the interning started
   // Stacks interned for it, by the sampler's stack keys (user, kernel): valid while its mappings
   // and the interning stay as they are; `mapping_changes` tells a change during one sample.
@@ -122,6 +124,10 @@ class SessionAssembler {
   int64_t next_follow_up_ns() const;
   void follow_up(int64_t now_ns);
   static constexpr int64_t kFollowUpDelayNs = 10'000'000;
+  // Every kSweepDrains drains, processes neither sampled nor announced since the last sweep are
+  // checked: those gone are forgotten as if their exit had been announced. A sampler's exit
+  // announcement can be lost (a full ring buffer, an evicted entry of its table).
+  static constexpr uint64_t kSweepDrains = 64;
   // Tests replace the clock (CLOCK_MONOTONIC ns) that schedules follow-ups.
   void set_clock(int64_t (*now)()) { now_ = now; }
   // A sampler saw pid's main thread exit. Its samples may still be queued: it is forgotten at
@@ -171,6 +177,7 @@ class SessionAssembler {
   static void mappings_changed(TrackedProcess& p);
   uint64_t kernel_location(uint64_t ip, bool is_return);
   static const model::Mapping* find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip);
+  void sweep_unseen();
   void forget_exited();
   void maybe_restart_interning();
 
