@@ -1,1 +1,2 @@
 target_sources(gp_unit_tests PRIVATE unit/record_assembler_test.cpp)
+target_sources(gp_unit_tests PRIVATE unit/record_stack_copies_test.cpp)

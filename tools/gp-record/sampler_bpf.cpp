@@ -11,9 +11,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
 
 #include "gp/cli/tool.h"
+#include "gp/record/stack_copies.h"
 #include "perf_events.h"
 #include "profile.skel.h"
 #include "sampler.h"
@@ -81,8 +81,6 @@ class BpfSampler final : public Sampler {
   Status wait_for_running_programs();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
-  using StackCache = std::unordered_map<uint64_t, std::vector<uint64_t>>;
-  const std::vector<uint64_t>& read_stack(int stacks_fd, uint64_t key, StackCache& cache);
   void clear_stacks(int stacks_fd);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
@@ -94,8 +92,8 @@ class BpfSampler final : public Sampler {
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
   const EventSink* sink_ = nullptr;  // valid during poll/drain
   // Each slot's stack map outlives a drain: a stack seen before is a hit in the kernel and in
-  // this copy of its frames, not a new insert, lookup and delete every interval.
-  StackCache stack_cache_[2];
+  // these copies of its frames, not a new insert, lookup and delete every interval.
+  record::StackCopies stack_copies_[2];
   // Room for a whole counts map, allocated once (the map's max_entries).
   std::vector<gp_sample_key> keys_;
   std::vector<uint64_t> values_;
@@ -264,18 +262,6 @@ Result<size_t> BpfSampler::read_counts(int fd) {
   return taken;
 }
 
-const std::vector<uint64_t>& BpfSampler::read_stack(int stacks_fd, uint64_t key, StackCache& cache) {
-  static const std::vector<uint64_t> none;
-  if (key == 0) return none;  // no stack: the sample key's error says why
-  auto [it, inserted] = cache.try_emplace(key);
-  if (inserted) {
-    gp_stack stack{};
-    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0)
-      it->second.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
-  }
-  return it->second;
-}
-
 void BpfSampler::clear_stacks(int fd) {
   std::vector<uint64_t> keys;
   uint64_t key = 0, next = 0;
@@ -301,15 +287,20 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   int stacks_fd = bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a);
   auto entries = read_counts(counts_fd);
   if (!entries) return entries.error();
-  StackCache& cache = stack_cache_[idle];
+  record::StackCopies& copies = stack_copies_[idle];
+  const record::StackCopies::Reader read_stack = [stacks_fd](uint64_t key, std::vector<uint64_t>& ips) {
+    gp_stack stack{};
+    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0)
+      ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
+  };
   record::RawSample sample;
   for (size_t i = 0; i < *entries; ++i) {
     const gp_sample_key& k = keys_[i];
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
-    sample.user_ips = read_stack(stacks_fd, k.user_stack, cache);
-    sample.kernel_ips = read_stack(stacks_fd, k.kernel_stack, cache);
+    sample.user_ips = copies.get(k.user_stack, read_stack);
+    sample.kernel_ips = copies.get(k.kernel_stack, read_stack);
     sample.user_stack_key = k.user_stack;  // hashes of the frames: the same in both slots
     sample.kernel_stack_key = k.kernel_stack;
     sample.count = values_[i];
@@ -317,9 +308,10 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   }
   // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
   // still have three quarters of it.
-  if (cache.size() > config_.stack_storage_size / 4) {
+  copies.end_drain();
+  if (copies.map_entries() > config_.stack_storage_size / 4) {
     clear_stacks(stacks_fd);
-    cache.clear();
+    copies.clear();
   }
   return ok_status();
 }

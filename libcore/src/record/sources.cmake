@@ -1,4 +1,5 @@
 target_sources(gp_core PRIVATE
   src/record/assembler.cpp
   src/record/perf_map_tails.cpp
+  src/record/stack_copies.cpp
 )

@@ -1,0 +1,43 @@
+#pragma once
+// StackCopies: gp-record's copies of the stacks in one of its BPF sampler's stack maps, by key.
+// A flush reads from the kernel only stacks it has no copy of. Copies not used for kIdleDrains
+// drains are dropped (the stacks of exited processes, mostly), so memory follows the stacks
+// being sampled, not everything sampled since the map was last cleared. The kernel's map keeps
+// every stack until it is cleared; `map_entries()` counts them (at most: a stack read again
+// after its copy was dropped counts twice), for the caller to clear the map before it fills.
+// Not thread-safe.
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace gp::record {
+
+class StackCopies {
+ public:
+  // Reads the stack under a key from the kernel into `ips` (left empty when it is not there).
+  using Reader = std::function<void(uint64_t key, std::vector<uint64_t>& ips)>;
+
+  // The frames under key (key 0: no stack, empty), read once while the copy is in use.
+  const std::vector<uint64_t>& get(uint64_t key, const Reader& read);
+  // The end of a drain: every kIdleDrains drains, copies unused since the previous check go.
+  void end_drain();
+  // The kernel's map was cleared.
+  void clear();
+
+  size_t size() const { return copies_.size(); }
+  uint64_t map_entries() const { return map_entries_; }
+  static constexpr uint32_t kIdleDrains = 64;
+
+ private:
+  struct Copy {
+    std::vector<uint64_t> ips;
+    uint64_t last_drain = 0;
+  };
+  std::unordered_map<uint64_t, Copy> copies_;
+  uint64_t drains_ = 0;
+  uint64_t map_entries_ = 0;
+};
+
+}  // namespace gp::record

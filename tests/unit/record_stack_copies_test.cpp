@@ -1,0 +1,62 @@
+// StackCopies: gp-record's copies of the stacks in a BPF stack map.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "gp/record/stack_copies.h"
+
+namespace gp::test::record {
+namespace {
+
+using gp::record::StackCopies;
+
+// A stack map stand-in that counts the reads.
+struct FakeStackMap {
+  std::map<uint64_t, std::vector<uint64_t>> stacks;
+  int reads = 0;
+  StackCopies::Reader reader() {
+    return [this](uint64_t key, std::vector<uint64_t>& ips) {
+      ++reads;
+      auto it = stacks.find(key);
+      if (it != stacks.end()) ips = it->second;
+    };
+  }
+};
+
+TEST(StackCopies, ReadsAStackFromTheKernelOnceWhileItIsInUse) {
+  FakeStackMap map;
+  map.stacks[7] = {0x10, 0x20};
+  StackCopies copies;
+  auto read = map.reader();
+  for (int drain = 0; drain < 300; ++drain) {
+    EXPECT_EQ(copies.get(7, read), (std::vector<uint64_t>{0x10, 0x20}));
+    copies.end_drain();
+  }
+  EXPECT_EQ(map.reads, 1);
+  EXPECT_EQ(copies.map_entries(), 1u);
+  EXPECT_TRUE(copies.get(0, read).empty());  // no stack
+  EXPECT_EQ(map.reads, 1);
+}
+
+TEST(StackCopies, DropsCopiesUnusedForALongTimeButCountsWhatTheMapHolds) {
+  FakeStackMap map;
+  StackCopies copies;
+  auto read = map.reader();
+  // A stack of an exited process, then only the stacks of a live one.
+  copies.get(1, read);
+  for (uint32_t drain = 0; drain < 2 * StackCopies::kIdleDrains; ++drain) {
+    copies.get(2, read);
+    copies.end_drain();
+  }
+  EXPECT_EQ(copies.size(), 1u);  // stack 1's copy is gone, stack 2's stays
+  EXPECT_EQ(copies.map_entries(), 2u);  // the kernel's map still holds both
+  copies.get(1, read);  // sampled again: read anew (and counted again: an upper bound)
+  EXPECT_EQ(map.reads, 3);
+  EXPECT_EQ(copies.map_entries(), 3u);
+  copies.clear();  // the map was cleared
+  EXPECT_EQ(copies.size(), 0u);
+  EXPECT_EQ(copies.map_entries(), 0u);
+}
+
+}  // namespace
+}  // namespace gp::test::record
