@@ -107,7 +107,7 @@ iters=$(awk -v i="$iters" -v t="$t" -v w="$work_seconds" 'BEGIN { printf "%d", i
 
 # The long run: RSS (KiB) of gp-record every 30 s under a steady workload.
 long_run() {
-  local minutes=$1 pid work_pids=() rss first="" max=0
+  local minutes=$1 pid work_pids=() rss first="" max=0 half_min="" half_max=0
   for ((c = 0; c < ncpu; c++)); do nice -n 19 "$tmp/work" 1 $((iters * 1000)) >/dev/null & work_pids+=($!); done
   if [ "$churn" = 1 ]; then
     (while :; do nice -n 19 "$tmp/work" 1 $((iters / work_seconds / 4)) >/dev/null; sh -c 'exit 0'; done) &
@@ -123,13 +123,18 @@ long_run() {
     printf '%8d %10d %8.2f\n' "$t" "$rss" "$(awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$pid/stat")"
     [ -n "$first" ] || first=$rss
     [ "$rss" -gt "$max" ] && max=$rss
+    if ((t > minutes * 30)); then  # the second half: past the start-up's warm-up
+      [ -n "$half_min" ] && [ "$rss" -ge "$half_min" ] || half_min=$rss
+      [ "$rss" -gt "$half_max" ] && half_max=$rss
+    fi
   done
   kill -INT "$pid"; wait "$pid" || true
   # work forks its worker: stop the children too, not only the parents.
   for p in "${work_pids[@]}"; do pkill -P "$p" 2>/dev/null || true; done
   kill "${work_pids[@]}" 2>/dev/null || true  # some have exited already
   wait 2>/dev/null || true
-  printf 'RSS at 30 s: %d KiB, max: %d KiB, growth %+d KiB\n' "$first" "$max" $((max - first))
+  printf 'RSS at 30 s: %d KiB, max: %d KiB, growth %+d KiB; second half: %d to %d KiB (a leak shows as a rising second half)\n' \
+    "$first" "$max" $((max - first)) "${half_min:-0}" "$half_max"
 }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
