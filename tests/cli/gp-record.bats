@@ -297,9 +297,10 @@ top_recurse_stack() {
   require_root_bpf
   # As a shell's fork that execs a short command: sampled while it spins, then it execs sleep
   # (asleep: not sampled) and exits. Its exit must still be announced, or gp-record keeps it.
-  bash -c 'end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do :; done; exec sleep 1' &
+  # It spins 4 to 5 s: time for gp-record to start on a loaded machine.
+  bash -c 'end=$((SECONDS + 5)); while [ $SECONDS -lt $end ]; do :; done; exec sleep 1' &
   local pid=$!
-  run -0 --separate-stderr record 6 -F 19 -p "$pid" --flush-interval 0.2 -v
+  run -0 --separate-stderr record 8 -F 19 -p "$pid" --flush-interval 0.2 -v
   wait "$pid"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "the exec'd process was not forgotten after its exit: $stderr"
   run -0 fold "$OUT/rec.gpa"
