@@ -573,6 +573,22 @@ TEST(SessionAssembler, ForgetsAGoneProcessWhoseExitWasNeverAnnounced) {
   EXPECT_EQ(a.tracked(10), nullptr);
 }
 
+TEST(SessionAssembler, APidAnnouncedAgainWithoutAnExitOrExecIsSnapshottedAnew) {
+  FakeSource src;
+  src.add(10, "old", {user_map(10, 0x1000, 0x2000, 0, "/bin/old")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  a.add(sample(10, {0x1100}));
+  // Its exit announcement was lost, and the pid now belongs to another process.
+  src.add(10, "new", {user_map(10, 0x5000, 0x6000, 0, "/bin/new")});
+  a.on_process_event(10, false);
+  a.add(sample(10, {0x5100}));
+  EXPECT_EQ(s.processes.back().comm, "new");
+  EXPECT_EQ(s.mappings.back().path, "/bin/new");
+}
+
 TEST(SessionAssembler, KeepsAProcessWhoseMainThreadExitedWhileOthersRun) {
   FakeSource src;  // still alive after its main thread's exit
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

@@ -140,13 +140,14 @@ void SessionAssembler::on_process_event(int32_t pid, bool exec) {
   // Announced again after its exit: a sample of its last moments (dead: nothing new), its
   // other threads living on, or a new process with the pid. forget_exited() decides which.
   if (p.exit_drain && !source_.alive(pid)) return;
-  if (inserted || !p.have_snapshot || p.exec_pending || p.exit_drain) {
-    take_snapshot(p, pid);
-    // Its first sample came while ld.so was still mapping libraries: look again soon, while even
-    // a short-lived process still runs.
-    if (p.have_snapshot && !p.meta.exited && loader_starting(p))
-      follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
-  }
+  // Any other announcement of a tracked pid follows an exec, or the sampler lost track of the pid
+  // (its table evicted it, or its exit went unannounced and the pid is another process's now):
+  // a snapshot in every case.
+  take_snapshot(p, pid);
+  // Its first sample came while ld.so was still mapping libraries: look again soon, while even
+  // a short-lived process still runs.
+  if (p.have_snapshot && !p.meta.exited && loader_starting(p))
+    follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
 }
 
 int64_t SessionAssembler::next_follow_up_ns() const {
