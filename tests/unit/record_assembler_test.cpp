@@ -573,22 +573,6 @@ TEST(SessionAssembler, ForgetsAGoneProcessWhoseExitWasNeverAnnounced) {
   EXPECT_EQ(a.tracked(10), nullptr);
 }
 
-TEST(SessionAssembler, APidAnnouncedAgainWithoutAnExitOrExecIsSnapshottedAnew) {
-  FakeSource src;
-  src.add(10, "old", {user_map(10, 0x1000, 0x2000, 0, "/bin/old")});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
-  a.add(sample(10, {0x1100}));
-  // Its exit announcement was lost, and the pid now belongs to another process.
-  src.add(10, "new", {user_map(10, 0x5000, 0x6000, 0, "/bin/new")});
-  a.on_process_event(10, false);
-  a.add(sample(10, {0x5100}));
-  EXPECT_EQ(s.processes.back().comm, "new");
-  EXPECT_EQ(s.mappings.back().path, "/bin/new");
-}
-
 TEST(SessionAssembler, KeepsAProcessWhoseMainThreadExitedWhileOthersRun) {
   FakeSource src;  // still alive after its main thread's exit
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
@@ -605,21 +589,26 @@ TEST(SessionAssembler, KeepsAProcessWhoseMainThreadExitedWhileOthersRun) {
 }
 
 TEST(SessionAssembler, ANewProcessWithAnExitedPidIsSnapshottedAnew) {
-  FakeSource src;
-  src.add(10, "old", {user_map(10, 0x1000, 0x2000, 0, "/bin/old")});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
-  a.on_process_exit(10);
-  src.add(10, "new", {user_map(10, 0x5000, 0x6000, 0, "/bin/new")});  // the pid is reused
-  a.on_process_event(10, false);
-  a.add(sample(10, {0x5100}));
-  EXPECT_EQ(s.processes.back().comm, "new");
-  EXPECT_EQ(s.mappings.back().path, "/bin/new");
-  a.end_drain();
-  a.end_drain();
-  EXPECT_EQ(a.tracked_processes(), 1u);  // alive: not forgotten
+  // Its exit announced, or lost (the sampler then announces the new process all the same).
+  for (bool exit_announced : {true, false}) {
+    SCOPED_TRACE(exit_announced ? "exit announced" : "exit lost");
+    FakeSource src;
+    src.add(10, "old", {user_map(10, 0x1000, 0x2000, 0, "/bin/old")});
+    SessionAssembler a(src, "");
+    model::Session s;
+    a.begin_session(s);
+    a.on_process_event(10, false);
+    a.add(sample(10, {0x1100}));
+    if (exit_announced) a.on_process_exit(10);
+    src.add(10, "new", {user_map(10, 0x5000, 0x6000, 0, "/bin/new")});  // the pid is reused
+    a.on_process_event(10, false);
+    a.add(sample(10, {0x5100}));
+    EXPECT_EQ(s.processes.back().comm, "new");
+    EXPECT_EQ(s.mappings.back().path, "/bin/new");
+    a.end_drain();
+    a.end_drain();
+    EXPECT_EQ(a.tracked_processes(), 1u);  // alive: not forgotten
+  }
 }
 
 // gp-record's long sessions: each drain's entries are written as a delta and dropped; short-lived
