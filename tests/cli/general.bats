@@ -204,9 +204,15 @@ readme_command() {
 @test ".ci/run runs the README's test command" {
   local cmd
   cmd=$(readme_command 2)
-  [ "$cmd" = "bash scripts/test.sh" ] || fail "the README's second command is '$cmd'"
+  [ "$cmd" = "bash scripts/install-deps.sh --test && bash scripts/build.sh && bash scripts/test.sh" ] ||
+    fail "the README's second command is '$cmd'"
   # The command itself, on a line of its own (not in a comment), after a cd to the root.
   grep -qxF "$cmd" "$GP_SOURCE_DIR/.ci/run" || fail ".ci/run does not run '$cmd'"
+}
+
+@test "scripts/test.sh without a test build says what to run first" {
+  run -1 env GP_BUILD_DIR="$BATS_TEST_TMPDIR/none" bash "$GP_SOURCE_DIR/scripts/test.sh"
+  assert_output --partial "test.sh: error: '$BATS_TEST_TMPDIR/none' has no test build: run 'bash scripts/install-deps.sh --test && bash scripts/build.sh' first"
 }
 
 @test "the README's first command runs the main job" {
