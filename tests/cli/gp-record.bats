@@ -304,7 +304,8 @@ top_recurse_stack() {
   wait "$pid"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "the exec'd process was not forgotten after its exit: $stderr"
   run -0 fold "$OUT/rec.gpa"
-  assert_output --regexp '\(/usr/bin/bash\)|bash' # its samples before the exec stay
+  # Its samples before the exec stay, in bash's code (stripped: named by its path).
+  assert_output --partial '(/usr/bin/bash)'
 }
 
 @test "a JIT process that exits mid-session keeps its JS function names" {
