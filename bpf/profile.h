@@ -71,12 +71,16 @@ enum gp_counter {
 struct gp_cpu_state {
 	__u32 seen_pid;        /* the pid this CPU's previous sample found announced... */
 	__u32 seen_generation; /* ...in this exec_generation */
+	__u64 in_slot;         /* 1 from before the sampler reads active_slot until it is done with
+				* the slot: a drain that reads 0 on every CPU after its flip needs no
+				* RCU wait (64 bits: BPF's xchg) */
 	__u64 counters[GP_COUNTER_MAX];
 };
 
 /* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
 struct gp_walk_state {
-	struct gp_stack stack;               /* the stack being taken */
+	struct gp_stack stack;               /* the user stack being taken */
+	struct gp_stack kernel;              /* the kernel stack being taken */
 	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
 };
 

@@ -79,6 +79,7 @@ class BpfSampler final : public Sampler {
   Status fill_filters();
   Status attach(std::string* hint);
   Status wait_for_running_programs();
+  bool programs_left_old_slot();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
   void clear_stacks(int stacks_fd);
@@ -99,6 +100,9 @@ class BpfSampler final : public Sampler {
   std::vector<uint64_t> values_;
   uint32_t counts_entries_ = 0;  // max_entries of each counts map
   int cgroup_fd_ = -1;
+  // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
+  bool slot_handshake_ = false;
+  std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
 };
 
 Status BpfSampler::configure_and_load(std::string* hint) {
@@ -150,6 +154,7 @@ Status BpfSampler::choose_program() {
     return make_error("--stack-walker gp needs bpf_loop (Linux 5.17 or newer)");
   bool own = config_.stack_walker == "gp" || (config_.stack_walker == "auto" && loops);
   sample_prog_ = own ? skel_->progs.gp_sample : skel_->progs.gp_sample_kernel_walk;
+  slot_handshake_ = own;  // gp_sample flags in_slot (its xchg needs Linux 5.12; bpf_loop is 5.17)
   bpf_program__set_autoload(own ? skel_->progs.gp_sample_kernel_walk : skel_->progs.gp_sample, false);
   gp::cli::info(1, own ? "user stacks: walked by gp's BPF program" : "user stacks: walked by the kernel");
   return ok_status();
@@ -232,9 +237,26 @@ Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_
   return ok_status();
 }
 
+// After the flip: true when no CPU is inside a sample that may have read the old slot. Each
+// program sets its CPU's in_slot before it reads active_slot (both fully ordered), so a 0 read
+// after the flip's fence means that CPU's next sample takes the new slot.
+bool BpfSampler::programs_left_old_slot() {
+  if (!slot_handshake_) return false;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  int ncpus = libbpf_num_possible_cpus();
+  cpu_states_.resize(ncpus > 0 ? ncpus : 1);
+  uint32_t zero = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, cpu_states_.data()) != 0) return false;
+  for (const gp_cpu_state& cpu : cpu_states_)
+    if (cpu.in_slot != 0) return false;
+  return true;
+}
+
 Status BpfSampler::wait_for_running_programs() {
-  // Re-inserting the barrier map's inner map makes the kernel wait for an RCU grace period
-  // (maybe_wait_bpf_programs): afterwards no program still uses the slot we switched away from.
+  if (programs_left_old_slot()) return ok_status();
+  // A sample was in flight (or the program has no handshake): re-inserting the barrier map's
+  // inner map makes the kernel wait for an RCU grace period (maybe_wait_bpf_programs):
+  // afterwards no program still uses the slot we switched away from.
   uint32_t zero = 0;
   int inner = bpf_map__fd(skel_->maps.barrier_inner);
   if (bpf_map_update_elem(bpf_map__fd(skel_->maps.rcu_barrier), &zero, &inner, BPF_ANY) != 0)
@@ -318,11 +340,11 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
 
 std::vector<model::Counter> BpfSampler::counters() {
   int ncpus = libbpf_num_possible_cpus();
-  std::vector<gp_cpu_state> per_cpu(ncpus > 0 ? ncpus : 1);  // 8-byte multiple: no padding
+  cpu_states_.resize(ncpus > 0 ? ncpus : 1);  // 8-byte multiple: no padding
   uint64_t totals[GP_COUNTER_MAX] = {};
   uint32_t zero = 0;
-  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, per_cpu.data()) == 0)
-    for (const gp_cpu_state& cpu : per_cpu)
+  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, cpu_states_.data()) == 0)
+    for (const gp_cpu_state& cpu : cpu_states_)
       for (uint32_t c = 0; c < GP_COUNTER_MAX; ++c) totals[c] += cpu.counters[c];
   auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
   return {
