@@ -182,14 +182,15 @@ read_bpf_stats() {
   bpf_ns=0 bpf_runs=0
   for f in /proc/"$1"/fdinfo/*; do
     id="" type="" ns=0 runs=0
-    while read -r key value; do
+    # An fd closed since the glob (a sampler closing a file) is skipped, not an error under -e.
+    { while read -r key value; do
       case "$key" in
         prog_id:) id=$value ;;
         prog_type:) type=$value ;;
         run_time_ns:) ns=$value ;;
         run_cnt:) runs=$value ;;
       esac
-    done <"$f" 2>/dev/null
+    done <"$f"; } 2>/dev/null || continue
     [ -n "$id" ] && [ -z "${seen[$id]:-}" ] || continue
     seen[$id]=1
     bpf_ns=$((bpf_ns + ns))
