@@ -312,14 +312,13 @@ top_recurse_stack() {
   # bats test_tags=root,bpf
   require_root_bpf
   require_command node
-  # chain.js exits by itself after 2 s; the recording goes on for 5 s more (at 199 Hz a flush
-  # comes every 2.5 s: its perf map is copied every second between them). Its perf map file
+  # chain.js exits by itself after 2 s; the recording goes on for 3 s more. Its perf map file
   # stays in /tmp, but after the exit it can no longer be reached through /proc/PID/root.
   # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
   (cd "$OUT" && exec node --perf-basic-prof --no-turbo-inlining \
     "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 >"$OUT/node.out" 2>&1) &
   local node=$!
-  run -0 --separate-stderr record 7 -F 199 -p "$node" -v
+  run -0 --separate-stderr record 5 -F 199 -p "$node" -v
   wait "$node" || true
   rm -f "/tmp/perf-$node.map"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"

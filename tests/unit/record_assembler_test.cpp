@@ -3,7 +3,6 @@
 
 #include <limits>
 #include <map>
-#include <set>
 #include <string>
 
 #include "gp/archive/byte_io.h"
@@ -548,26 +547,6 @@ TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {
   EXPECT_EQ(a.forgotten(), 1u);
   EXPECT_TRUE(a.sampled_pids().empty());
   EXPECT_EQ(a.sampled_process_count(), 1u);
-}
-
-TEST(SessionAssembler, JitProcessesAreThoseWithAnonymousCodeUntilTheirExit) {
-  FakeSource src;
-  model::Mapping jit_code = user_map(20, 0x7000, 0x8000, 0, "");
-  jit_code.kind = model::MappingKind::anonymous;
-  src.add(10, "native", {user_map(10, 0x1000, 0x2000, 0, "/bin/native")});
-  src.add(20, "node", {user_map(20, 0x1000, 0x2000, 0, "/usr/bin/node"), jit_code});
-  SessionAssembler a(src, "");
-  model::Session s;
-  a.begin_session(s);
-  EXPECT_FALSE(a.has_jit_processes());
-  a.on_process_event(10, false);
-  a.on_process_event(20, false);
-  // Known from the announcement's snapshot, before any of its samples is drained.
-  EXPECT_TRUE(a.has_jit_processes());
-  EXPECT_EQ(a.jit_processes(), std::set<int32_t>{20});
-  a.on_process_exit(20);
-  EXPECT_FALSE(a.has_jit_processes());
-  EXPECT_TRUE(a.jit_processes().empty());
 }
 
 TEST(SessionAssembler, ForgetsAGoneProcessWhoseExitWasNeverAnnounced) {

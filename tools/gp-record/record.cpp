@@ -66,7 +66,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
   c.stack_walker = args.stack_walker;
-  c.flush_interval = flush_interval_seconds(args);
+  c.flush_interval = args.flush_interval;
   c.verbose = args.common.verbose;
   return c;
 }
@@ -112,11 +112,6 @@ class SessionRecorder {
                                                      : Clock::time_point(std::chrono::nanoseconds(ns));
   }
   void set_counters();
-  void copy_perf_maps(const std::set<int32_t>& pids) {
-    CaptureNotes notes;
-    captures_.copy_perf_maps(session_, assembler_, pids, notes);
-    for (const auto& d : notes.details) gp::cli::info(1, d);
-  }
   Status write_new_entries(archive::Writer& writer);
   void progress(Clock::time_point start, bool final);
   void report_counters();
@@ -140,7 +135,9 @@ Status SessionRecorder::flush(archive::Writer& writer) {
   if (auto st = sampler_.drain(on_event_, on_sample); !st) return st;
   // JIT processes' perf maps while they live: one that exits before the session ends keeps its
   // names.
-  copy_perf_maps(assembler_.jit_candidates());
+  CaptureNotes notes;
+  captures_.copy_perf_maps(session_, assembler_, assembler_.jit_candidates(), notes);
+  for (const auto& d : notes.details) gp::cli::info(1, d);
   set_counters();
   auto st = write_new_entries(writer);
   assembler_.end_drain();
@@ -202,13 +199,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     return kExitFailure;
   }
   auto start = Clock::now();
-  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_seconds(args_)));
+  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args_.flush_interval));
   auto next_flush = start + interval;
-  // Between longer flushes, the perf maps of live JIT processes are copied every second: one
-  // that exits before the next flush keeps its names.
-  const auto copy_interval = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
-  const bool copies_between_flushes = interval > copy_interval;
-  auto next_copy = start + copy_interval;
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up or an announcement.
@@ -224,7 +216,6 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       break;
     }
     auto wake = std::min({next_flush, deadline, follow_up_time()});
-    if (copies_between_flushes && assembler_.has_jit_processes()) wake = std::min(wake, next_copy);
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
     auto polled = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, std::numeric_limits<int>::max())),
@@ -235,10 +226,6 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       return kExitFailure;
     }
     assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-    if (copies_between_flushes && Clock::now() >= next_copy) {
-      if (assembler_.has_jit_processes()) copy_perf_maps(assembler_.jit_processes());
-      next_copy = Clock::now() + copy_interval;
-    }
     if (Clock::now() >= next_flush) {
       if (auto st = flush(writer); !st) {
         gp::cli::error(st.error().message);

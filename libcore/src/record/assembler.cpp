@@ -100,22 +100,6 @@ void SessionAssembler::begin_session(model::Session& session) {
 void SessionAssembler::mappings_changed(TrackedProcess& p) {
   p.known_stacks.clear();
   ++p.mapping_changes;
-  p.anonymous_code = std::any_of(p.mappings.begin(), p.mappings.end(), [](const model::Mapping& m) {
-    return m.kind == model::MappingKind::anonymous;
-  });
-}
-
-static bool runs_jit_code(const TrackedProcess& p) { return p.anonymous_code && !p.exit_drain; }
-
-std::set<int32_t> SessionAssembler::jit_processes() const {
-  std::set<int32_t> pids;
-  for (const auto& [pid, p] : processes_)
-    if (runs_jit_code(p)) pids.insert(pid);
-  return pids;
-}
-
-bool SessionAssembler::has_jit_processes() const {
-  return std::any_of(processes_.begin(), processes_.end(), [](const auto& entry) { return runs_jit_code(entry.second); });
 }
 
 void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {

@@ -73,7 +73,6 @@ struct TrackedProcess {
   std::vector<model::Mapping> previous_mappings;
   bool have_snapshot = false;  // meta/mappings came from the source (not only from a sample)
   bool exec_pending = false;   // exec'd since the last snapshot: snapshot again when next sampled
-  bool anonymous_code = false; // its mappings include anonymous executable memory (JIT code)
   // Addresses that a fresh read of the mappings did not cover either (frame-pointer garbage,
   // mostly): they no longer trigger a re-read every drain.
   std::unordered_set<uint64_t> unmapped_ips;
@@ -157,11 +156,6 @@ class SessionAssembler {
   // Pids whose samples in the current drain ran in anonymous executable memory (JIT code: their
   // perf maps are worth copying while they live).
   const std::set<int32_t>& jit_candidates() const { return jit_candidates_; }
-  // Tracked processes whose mappings hold anonymous executable memory: the JIT runtimes whose
-  // perf maps are copied while they live, also between drains (a short-lived one may exit
-  // before its first drain).
-  std::set<int32_t> jit_processes() const;
-  bool has_jit_processes() const;
   size_t tracked_processes() const { return processes_.size(); }
   uint64_t snapshots() const { return snapshots_; }
   uint64_t resnapshots() const { return resnapshots_; }
