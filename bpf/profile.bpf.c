@@ -478,19 +478,14 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		if (key->user_stack)
 			key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack, &key->user_error,
 						     GP_COUNTER_USER_COLLISIONS);
-		if (bpf_map_update_elem(counts, key, &one, BPF_NOEXIST) == 0) {
-			count_on(state, GP_COUNTER_SAMPLES);
-			return 0;
-		}
-		/* -EEXIST: another CPU inserted the key meanwhile; otherwise the map is full */
-		value = bpf_map_lookup_elem(counts, key);
-		if (!value) {
+		/* Inserted with its count, or -EEXIST (another CPU inserted the key meanwhile: add to
+		 * it), or the map is full. */
+		if (bpf_map_update_elem(counts, key, &one, BPF_NOEXIST) != 0 &&
+		    !(value = bpf_map_lookup_elem(counts, key)))
 			count_on(state, GP_COUNTER_COUNTS_FULL);
-			count_on(state, GP_COUNTER_SAMPLES);
-			return 0;
-		}
 	}
-	__sync_fetch_and_add(value, 1);
+	if (value)
+		__sync_fetch_and_add(value, 1);
 	count_on(state, GP_COUNTER_SAMPLES);
 	return 0;
 }

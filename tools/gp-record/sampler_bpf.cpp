@@ -80,6 +80,8 @@ class BpfSampler final : public Sampler {
   Status attach(std::string* hint);
   Status wait_for_running_programs();
   bool programs_left_old_slot();
+  // Every possible CPU's cpu_state element into cpu_states_; false when it cannot be read.
+  bool read_cpu_states();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
   void clear_stacks(int stacks_fd);
@@ -243,10 +245,7 @@ Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_
 bool BpfSampler::programs_left_old_slot() {
   if (!slot_handshake_) return false;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  int ncpus = libbpf_num_possible_cpus();
-  cpu_states_.resize(ncpus > 0 ? ncpus : 1);
-  uint32_t zero = 0;
-  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, cpu_states_.data()) != 0) return false;
+  if (!read_cpu_states()) return false;
   for (const gp_cpu_state& cpu : cpu_states_)
     if (cpu.in_slot != 0) return false;
   return true;
@@ -338,12 +337,16 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   return ok_status();
 }
 
-std::vector<model::Counter> BpfSampler::counters() {
+bool BpfSampler::read_cpu_states() {
   int ncpus = libbpf_num_possible_cpus();
   cpu_states_.resize(ncpus > 0 ? ncpus : 1);  // 8-byte multiple: no padding
-  uint64_t totals[GP_COUNTER_MAX] = {};
   uint32_t zero = 0;
-  if (bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, cpu_states_.data()) == 0)
+  return bpf_map_lookup_elem(bpf_map__fd(skel_->maps.cpu_state), &zero, cpu_states_.data()) == 0;
+}
+
+std::vector<model::Counter> BpfSampler::counters() {
+  uint64_t totals[GP_COUNTER_MAX] = {};
+  if (read_cpu_states())
     for (const gp_cpu_state& cpu : cpu_states_)
       for (uint32_t c = 0; c < GP_COUNTER_MAX; ++c) totals[c] += cpu.counters[c];
   auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
