@@ -308,19 +308,23 @@ top_recurse_stack() {
   assert_output --partial '(/usr/bin/bash)'
 }
 
-@test "a JIT process that exits mid-session keeps its JS function names" {
+@test "a JIT process that exits mid-session keeps its JS function names, also from a private /tmp" {
   # bats test_tags=root,bpf
   require_root_bpf
   require_command node
-  # chain.js exits by itself after 2 s; the recording goes on for 3 s more. Its perf map file
-  # stays in /tmp, but after the exit it can no longer be reached through /proc/PID/root.
+  require_command unshare
+  # chain.js runs 2 s in a mount namespace of its own whose /tmp is a tmpfs: its perf map is
+  # there only, and both go when it exits. The recording goes on for 5 s more, a flush every
+  # 2.5 s at 199 Hz: the first after the exit copies the map through the /tmp gp-record pinned
+  # while node lived, before node is forgotten.
   # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
-  (cd "$OUT" && exec node --perf-basic-prof --no-turbo-inlining \
-    "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 >"$OUT/node.out" 2>&1) &
+  (cd "$OUT" && exec unshare -m --propagation private sh -c 'mount -t tmpfs gp-test-tmp /tmp && exec "$@"' sh \
+    node --perf-basic-prof --no-turbo-inlining "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 \
+    >"$OUT/node.out" 2>&1) &
   local node=$!
-  run -0 --separate-stderr record 5 -F 199 -p "$node" -v
-  wait "$node" || true
-  rm -f "/tmp/perf-$node.map"
+  run -0 --separate-stderr record 7 -F 199 -p "$node" -v
+  wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
+  [ ! -e "/tmp/perf-$node.map" ] || fail "the perf map was visible outside node's namespace"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"
   run -0 bash -c 'gp-symbolize "$0" 2>/dev/null | gp-fold -f folded' "$OUT/rec.gpa"
   assert_output --regexp 'JS:[*^~]?work [^;]*chain\.js:[0-9]+:[0-9]+;JS:[*^~]?spin [^;]*chain\.js'

@@ -1,5 +1,5 @@
 // copy_perf_map: real files in /tmp, refused symlinks/owners/links/FIFOs, the size cap, bad
-// lines, and a process with its own private /tmp (mount namespace).
+// lines, and a process with its own private /tmp (mount namespace), read after it exited.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gp/proc/perf_map.h"
 #include "gp/record/perf_map_tails.h"
@@ -203,11 +205,11 @@ TEST(PerfMapJit, MarksAnonymousMappingsThatHoldMappedCode) {
   EXPECT_EQ(maps[3].kind, MappingKind::anonymous);
 }
 
-// The map is looked up inside the process's mount namespace, not in the recorder's /tmp.
-TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+// A child with its own mount namespace and a private tmpfs /tmp holding its perf map, waiting
+// to be killed; -1 (after a skip message) when this machine cannot make one.
+pid_t spawn_in_private_tmp(const std::string& map_text, std::string* why) {
   int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
+  if (::pipe(ready) != 0) return -1;
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(ready[0]);
@@ -216,8 +218,7 @@ TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
         ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) {
       ::_exit(1);
     }
-    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map")
-        << "abc0 20 only_in_the_namespace\n";
+    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map") << map_text;
     (void)::write(ready[1], "x", 1);
     ::pause();
     ::_exit(0);
@@ -228,18 +229,133 @@ TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
   ::close(ready[0]);
   if (!ok) {
     ::waitpid(child, nullptr, 0);
-    GTEST_SKIP() << "cannot create a mount namespace with a private /tmp here";
+    *why = "cannot create a mount namespace with a private /tmp here";
+    return -1;
   }
+  return child;
+}
+
+void kill_and_reap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+// The map is looked up inside the process's mount namespace, not in the recorder's /tmp.
+TEST(PerfMapNamespace, ReadsTheProcessesOwnTmp) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+  std::string why;
+  const pid_t child = spawn_in_private_tmp("abc0 20 only_in_the_namespace\n", &why);
+  if (child < 0) GTEST_SKIP() << why;
   const std::string host_path = "/tmp/perf-" + std::to_string(child) + ".map";
   const bool visible_here = ::access(host_path.c_str(), F_OK) == 0;
   auto m = copy_perf_map(child, child, 1 << 20);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  kill_and_reap(child);
   EXPECT_FALSE(visible_here);
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->entries.size(), 1u);
   EXPECT_EQ(m->entries[0].name, "only_in_the_namespace");
   EXPECT_EQ(m->entries[0].start, 0xabc0u);
+}
+
+// Once the process is gone, so is its /proc/PID/root and (its namespace's last process) its
+// tmpfs: only the /tmp pinned while it lived still reaches the map.
+TEST(PerfMapNamespace, APinnedProcessIsReadAfterItExits) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+  std::string why;
+  const pid_t child = spawn_in_private_tmp("abc0 20 jitted_before_exit\n", &why);
+  if (child < 0) GTEST_SKIP() << why;
+  gp::record::PerfMapTails pinned, unpinned;
+  ASSERT_TRUE(pinned.pin(child));
+  kill_and_reap(child);
+  auto lost = unpinned.copy_new(child, child, 1);
+  ASSERT_TRUE(lost.ok()) << lost.error().message;
+  EXPECT_FALSE(lost->has_value());  // exited: out of reach
+  auto kept = pinned.copy_new(child, child, 1);
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  ASSERT_TRUE(kept->has_value());
+  ASSERT_EQ((*kept)->entries.size(), 1u);
+  EXPECT_EQ((*kept)->entries[0].name, "jitted_before_exit");
+  pinned.forget(child);
+  EXPECT_EQ(pinned.open_tmp_dirs(), 0u);
+}
+
+// A container runtime's process enters its namespace before its /tmp is mounted, and execs the
+// program later: the pin taken after the mount (the exec's snapshot) holds the new /tmp, not
+// the directory the first pin shares with the host.
+TEST(PerfMapNamespace, APinAfterTmpIsMountedHoldsTheMountedTmp) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+  int up[2], down[2];
+  ASSERT_EQ(::pipe(up), 0);
+  ASSERT_EQ(::pipe(down), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    char go = 0;
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      ::_exit(1);
+    (void)::write(up[1], "1", 1);  // in its namespace, host /tmp still in view
+    if (::read(down[0], &go, 1) != 1 || ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) ::_exit(1);
+    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map") << "abc0 20 after_the_mount\n";
+    (void)::write(up[1], "2", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  if (::read(up[0], &c, 1) != 1) {
+    ::waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "cannot create a mount namespace here";
+  }
+  gp::record::PerfMapTails tails;
+  ASSERT_TRUE(tails.pin(::getpid()));  // the host's /tmp, pinned first
+  EXPECT_TRUE(tails.pin(child));
+  EXPECT_EQ(tails.open_tmp_dirs(), 1u);  // the same directory
+  (void)::write(down[1], "g", 1);
+  const bool mounted = ::read(up[0], &c, 1) == 1;
+  if (mounted) {
+    EXPECT_TRUE(tails.pin(child));  // the exec's snapshot
+  }
+  kill_and_reap(child);
+  for (int fd : {up[0], up[1], down[0], down[1]}) ::close(fd);
+  if (!mounted) GTEST_SKIP() << "cannot mount a tmpfs here";
+  EXPECT_EQ(tails.open_tmp_dirs(), 2u);
+  auto map = tails.copy_new(child, child, 1);
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  ASSERT_TRUE(map->has_value());
+  ASSERT_EQ((*map)->entries.size(), 1u);
+  EXPECT_EQ((*map)->entries[0].name, "after_the_mount");
+}
+
+size_t open_fds() {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) n += entry.is_symlink() ? 1 : 0;
+  return n;
+}
+
+// One descriptor per /tmp, not per process: a host with thousands of processes holds a few.
+TEST(PerfMapNamespace, ProcessesSharingATmpShareOnePin) {
+  std::vector<pid_t> children;
+  for (int i = 0; i < 3; ++i) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    children.push_back(child);
+  }
+  gp::record::PerfMapTails tails;
+  const size_t before = open_fds();
+  ASSERT_TRUE(tails.pin(::getpid()));
+  for (pid_t c : children) EXPECT_TRUE(tails.pin(c));
+  EXPECT_EQ(tails.open_tmp_dirs(), 1u);
+  EXPECT_EQ(open_fds(), before + 1);
+  for (pid_t c : children) {
+    kill_and_reap(c);
+    tails.forget(c);
+  }
+  EXPECT_EQ(tails.open_tmp_dirs(), 1u);  // still ours
+  tails.forget(::getpid());
+  EXPECT_EQ(tails.open_tmp_dirs(), 0u);
+  EXPECT_EQ(open_fds(), before);
+  EXPECT_FALSE(tails.pin(children[0]));  // gone: nothing to hold
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // gp-record's options (bcc profile's and gProfiler's spellings where they exist).
 #include "cli.h"
 
+#include <algorithm>
+
 #include "sampler.h"
 
 namespace gp::record_tool {
@@ -24,6 +26,11 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
     for (long cpu = first; cpu <= last; ++cpu) cpus->push_back(static_cast<int>(cpu));
   }
   return !cpus->empty();
+}
+
+double flush_interval_seconds(const RecordArgs& args) {
+  if (args.flush_interval > 0) return args.flush_interval;
+  return std::clamp(500.0 / std::max(1u, args.frequency), 1.0, 5.0);
 }
 
 void add_cli(CLI::App& app, RecordArgs& args) {
@@ -67,9 +74,10 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->needs(cont);
   app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
   app.add_flag("--redact-cmdline", args.redact_cmdline, "Hide secret-looking values in recorded command lines");
-  app.add_option("--flush-interval", args.flush_interval, "Seconds between chunks written (what a kill can lose)")
+  app.add_option("--flush-interval", args.flush_interval,
+                 "Seconds between chunks written (what a kill can lose); default: the time for 500 samples per "
+                 "CPU, 1 to 5, and 1 after a new process")
       ->type_name("SECONDS")
-      ->capture_default_str()
       ->check(CLI::Range(0.05, 3600.0));
   gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->type_name("EVENT")->capture_default_str(),
                    perf_event_names());

@@ -30,13 +30,18 @@ struct RecordArgs {
   bool rotating_output = false;
   bool no_compress = false;
   bool redact_cmdline = false;
-  double flush_interval = 1.0;        // seconds between chunks
+  double flush_interval = 0;          // seconds between chunks; 0: flush_interval_seconds() picks
   std::string event = "cpu-clock";
   std::string sampler = "auto";       // auto, bpf, perf
   std::string stack_walker = "auto";  // auto, gp, kernel (the BPF sampler's user stacks)
 };
 
 void add_cli(CLI::App& app, RecordArgs& args);
+
+// --flush-interval, or by default the time the sampler takes for about 500 samples per CPU,
+// between 1 and 5 s: a flush costs the recorder about the same whatever it carries (a wake-up,
+// a batch read, a chunk written), so at low frequencies it flushes less often.
+double flush_interval_seconds(const RecordArgs& args);
 
 // Parses a CPU list such as "0,2-3"; false on a malformed list.
 bool parse_cpu_list(const std::string& text, std::vector<int>* cpus);

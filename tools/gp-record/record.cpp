@@ -66,7 +66,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
   c.stack_walker = args.stack_walker;
-  c.flush_interval = args.flush_interval;
+  c.flush_interval = flush_interval_seconds(args);
   c.verbose = args.common.verbose;
   return c;
 }
@@ -199,8 +199,14 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     return kExitFailure;
   }
   auto start = Clock::now();
-  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(args_.flush_interval));
+  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_seconds(args_)));
   auto next_flush = start + interval;
+  // With the default (long at low frequencies) interval, a process snapshotted since the last
+  // flush gets a drain within a second, as with 1-s flushes: it may run JIT code or dlopen a
+  // library after its snapshot and exit before a later drain could look at its mappings again.
+  const auto new_process_drain = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
+  const bool early_drains = args_.flush_interval <= 0 && interval > new_process_drain;
+  auto early_flush = Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up or an announcement.
@@ -215,7 +221,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
       break;
     }
-    auto wake = std::min({next_flush, deadline, follow_up_time()});
+    auto wake = std::min({next_flush, early_flush, deadline, follow_up_time()});
+    const uint64_t snapshots_before = assembler_.snapshots();
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
     auto polled = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, std::numeric_limits<int>::max())),
@@ -226,12 +233,16 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       return kExitFailure;
     }
     assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-    if (Clock::now() >= next_flush) {
+    const auto now = Clock::now();
+    if (early_drains && assembler_.snapshots() != snapshots_before)
+      early_flush = std::min(early_flush, now + new_process_drain);
+    if (now >= next_flush || now >= early_flush) {
       if (auto st = flush(writer); !st) {
         gp::cli::error(st.error().message);
         return kExitFailure;
       }
-      next_flush += interval;
+      if (now >= next_flush) next_flush += interval;
+      early_flush = Clock::time_point::max();
       progress(start, false);
     }
   }
@@ -341,9 +352,10 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   }
   gp::cli::info(1, std::string("sampling with the ") + (*sampler)->name() + " sampler at " +
                        std::to_string(args.frequency) + " Hz");
-  LiveProcessSource source(args.redact_cmdline);
+  record::PerfMapTails perf_maps;
+  LiveProcessSource source(args.redact_cmdline, perf_maps);
   record::SessionAssembler assembler(source, host.kernel_build_id);
-  HostCaptures captures;
+  HostCaptures captures(perf_maps);
   Totals totals;
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
   bool first = true;

@@ -20,19 +20,29 @@
 
 namespace gp::record_tool {
 
-// Processes from this host's /proc through gp::proc (build-ids cached for the whole run).
+// Processes from this host's /proc through gp::proc (build-ids cached for the whole run). Each
+// snapshot pins the process's /tmp in `perf_maps` (its perf map stays readable after it exits)
+// until the assembler forgets it.
 class LiveProcessSource final : public record::ProcessSource {
  public:
-  explicit LiveProcessSource(bool redact_cmdline) { options_.redact_cmdline = redact_cmdline; }
-  Result<model::Process> snapshot(int32_t pid) override { return proc::snapshot_process(pid, options_); }
+  LiveProcessSource(bool redact_cmdline, record::PerfMapTails& perf_maps) : perf_maps_(perf_maps) {
+    options_.redact_cmdline = redact_cmdline;
+  }
+  Result<model::Process> snapshot(int32_t pid) override {
+    auto p = proc::snapshot_process(pid, options_);
+    if (p) perf_maps_.pin(pid);
+    return p;
+  }
   Result<std::vector<model::Mapping>> mappings(int32_t pid) override {
     return proc::executable_mappings(pid, options_, &cache_);
   }
   bool alive(int32_t pid) override { return proc::process_alive(pid, options_.proc_root); }
+  void forgotten(int32_t pid) override { perf_maps_.forget(pid); }
 
  private:
   proc::SnapshotOptions options_;
   proc::BuildIdCache cache_;
+  record::PerfMapTails& perf_maps_;
 };
 
 // Expands %h (host name) and %t (local time, YYYYmmdd-HHMMSS) in an output name.
@@ -59,6 +69,7 @@ struct CaptureNotes {
 
 class HostCaptures {
  public:
+  explicit HostCaptures(record::PerfMapTails& perf_maps) : perf_maps_(perf_maps) {}
   // A new session: it gets whole copies of the perf maps again.
   void begin_session() { perf_maps_.clear(); }
   // Appends to the session the perf-map lines each of `pids` gained since its last copy.
@@ -70,7 +81,7 @@ class HostCaptures {
  private:
   std::optional<proc::KallsymsTable> kallsyms_;
   bool kallsyms_failed_ = false;
-  record::PerfMapTails perf_maps_;
+  record::PerfMapTails& perf_maps_;
 };
 
 }  // namespace gp::record_tool

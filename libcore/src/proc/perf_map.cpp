@@ -19,7 +19,7 @@ namespace {
 
 // Real, effective, saved and filesystem uids: a perf map is created with the fsuid, and a
 // setuid program may have any of them.
-Result<std::set<uint32_t>> process_uids(const std::string& dir) {
+Result<std::set<uint32_t>> uids_in(const std::string& dir) {
   int err = 0;
   auto status = read_file(dir + "/status", 64 * 1024, &err);
   if (!status) {
@@ -40,8 +40,8 @@ Result<std::set<uint32_t>> process_uids(const std::string& dir) {
 
 std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// Opens <root>/tmp/<name> without following a symlink anywhere below the process's root.
-Result<UniqueFd> open_in_tmp(const std::string& dir, const std::string& name) {
+// Opens <dir>/root/tmp without following a symlink below the process's root.
+Result<UniqueFd> open_tmp_in(const std::string& dir) {
   // /proc/PID/root itself is a magic link into the process's mount namespace: following it is
   // the point. Nothing after it is followed.
   UniqueFd root(::open((dir + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -55,9 +55,14 @@ Result<UniqueFd> open_in_tmp(const std::string& dir, const std::string& name) {
       return make_error("refused: /tmp is a symbolic link or not a directory");
     return make_error(errno_text("cannot open /tmp"));
   }
+  return tmp;
+}
+
+// Opens <tmp>/<name>, not following a symlink.
+Result<UniqueFd> open_map(int tmp_fd, const std::string& name) {
   // O_NONBLOCK: a FIFO planted under the name must not block the recorder.
   UniqueFd file(
-      ::openat(tmp.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+      ::openat(tmp_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!file.valid()) {
     if (errno == ENOENT) return make_error("not found");
     if (errno == ELOOP) return make_error("refused: is a symbolic link");
@@ -149,17 +154,39 @@ size_t mark_jit_mappings(std::vector<model::Mapping>& mappings, const model::Jit
   return changed;
 }
 
-Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes,
-                                    PerfMapStats* stats, const std::string& proc_root,
-                                    uint64_t from_offset) {
-  const std::string dir = proc_root + "/" + std::to_string(pid);
+TmpDir::~TmpDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<TmpDirIdentity> tmp_dir_identity(int32_t pid, const std::string& proc_root) {
+  // lstat: a /tmp that is a symlink is refused when opened, never followed here.
+  struct stat st {};
+  if (::lstat((proc_root + "/" + std::to_string(pid) + "/root/tmp").c_str(), &st) != 0) {
+    if (is_gone_errno(errno) && ::access((proc_root + "/" + std::to_string(pid)).c_str(), F_OK) != 0)
+      return make_error("process exited");
+    return make_error(errno_text("cannot identify the process's /tmp"));
+  }
+  return TmpDirIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+Result<std::shared_ptr<TmpDir>> open_tmp_dir(int32_t pid, const std::string& proc_root) {
+  auto tmp = open_tmp_in(proc_root + "/" + std::to_string(pid));
+  if (!tmp) return tmp.error();
+  return std::make_shared<TmpDir>(tmp->release());
+}
+
+Result<std::set<uint32_t>> process_uids(int32_t pid, const std::string& proc_root) {
+  return uids_in(proc_root + "/" + std::to_string(pid));
+}
+
+Result<model::JitMap> copy_perf_map_in(const TmpDir& tmp, const std::set<uint32_t>& uids,
+                                       int32_t pid, int32_t ns_pid, size_t max_bytes,
+                                       PerfMapStats* stats, uint64_t from_offset) {
   const std::string name = "perf-" + std::to_string(ns_pid) + ".map";
-  auto uids = process_uids(dir);
-  if (!uids) return uids.error();
-  auto fd = open_in_tmp(dir, name);
+  auto fd = open_map(tmp.fd(), name);
   if (!fd) return fd.error();
   uint64_t size = 0;
-  if (auto ok = check_file(fd->get(), *uids, size); !ok) return ok.error();
+  if (auto ok = check_file(fd->get(), uids, size); !ok) return ok.error();
   PerfMapStats local;
   PerfMapStats& st = stats ? *stats : local;
   st.rewritten = from_offset > size;  // shorter than what was read before: a new file
@@ -175,6 +202,17 @@ Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_byte
   map.path = "/tmp/" + name;
   st.bad_lines = parse_perf_map(*text, map);
   return map;
+}
+
+Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_bytes,
+                                    PerfMapStats* stats, const std::string& proc_root,
+                                    uint64_t from_offset) {
+  const std::string dir = proc_root + "/" + std::to_string(pid);
+  auto uids = uids_in(dir);
+  if (!uids) return uids.error();
+  auto tmp = open_tmp_in(dir);
+  if (!tmp) return tmp.error();
+  return copy_perf_map_in(TmpDir(tmp->release()), *uids, pid, ns_pid, max_bytes, stats, from_offset);
 }
 
 }  // namespace gp::proc

@@ -77,8 +77,14 @@ void SessionAssembler::begin_session(model::Session& session) {
   if (session_ != nullptr) {
     // Forget processes the previous session never sampled (exited, idle or only announced), so
     // memory stays flat over days of --continuous; one that shows up again is snapshotted anew.
-    for (auto it = processes_.begin(); it != processes_.end();)
-      it = sampled_pids_.count(it->first) ? std::next(it) : processes_.erase(it);
+    for (auto it = processes_.begin(); it != processes_.end();) {
+      if (sampled_pids_.count(it->first)) {
+        ++it;
+        continue;
+      }
+      source_.forgotten(it->first);
+      it = processes_.erase(it);
+    }
   }
   session_ = &session;
   builder_ = std::make_unique<model::SessionBuilder>(session);
@@ -344,6 +350,7 @@ void SessionAssembler::forget_exited() {
     }
     dead_entries_ += p.entries;
     processes_.erase(it);
+    source_.forgotten(pid);
     written_generation_.erase(pid);
     sampled_pids_.erase(pid);
     ++forgotten_;

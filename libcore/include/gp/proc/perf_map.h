@@ -14,8 +14,11 @@
 // Lines are "START SIZE NAME" with START and SIZE in hex (optional 0x); bad lines are skipped
 // and counted. NAME is kept verbatim (it may contain spaces).
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +50,42 @@ Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid,
                                     PerfMapStats* stats = nullptr,
                                     const std::string& proc_root = "/proc",
                                     uint64_t from_offset = 0);
+
+// A process's /tmp held open (O_PATH), so that its perf map can still be read after the process
+// exits and its /proc/PID/root goes with it (a container's /tmp may be unreachable otherwise).
+class TmpDir {
+ public:
+  explicit TmpDir(int fd) : fd_(fd) {}
+  TmpDir(const TmpDir&) = delete;
+  TmpDir& operator=(const TmpDir&) = delete;
+  ~TmpDir();
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// What tells two processes' /tmp apart: the directory itself (device and inode), as their
+// root and mounts show it now (a tmpfs mounted on a container's /tmp is another directory).
+struct TmpDirIdentity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  auto operator<=>(const TmpDirIdentity&) const = default;
+};
+
+// One lstat, no descriptor: processes with equal identities can share one TmpDir.
+Result<TmpDirIdentity> tmp_dir_identity(int32_t pid, const std::string& proc_root = "/proc");
+// Opens pid's /tmp through /proc/PID/root without following a symlink below the root.
+Result<std::shared_ptr<TmpDir>> open_tmp_dir(int32_t pid, const std::string& proc_root = "/proc");
+// The uids a perf map of pid may belong to (real, effective, saved, fs).
+Result<std::set<uint32_t>> process_uids(int32_t pid, const std::string& proc_root = "/proc");
+
+// copy_perf_map for a process that may have exited: its /tmp and uids as held from a time it
+// lived. Same rules and errors.
+Result<model::JitMap> copy_perf_map_in(const TmpDir& tmp, const std::set<uint32_t>& uids,
+                                       int32_t pid, int32_t ns_pid,
+                                       size_t max_bytes = kDefaultPerfMapMaxBytes,
+                                       PerfMapStats* stats = nullptr, uint64_t from_offset = 0);
 
 // Marks the anonymous mappings (MappingKind::anonymous) of map.pid that contain the start of
 // at least one perf-map entry as MappingKind::jit_map, so symbolizers know to use the map.

@@ -63,6 +63,9 @@ class ProcessSource {
   virtual Result<std::vector<model::Mapping>> mappings(int32_t pid) = 0;
   // False once pid has exited (gp/proc/process.h: process_alive).
   virtual bool alive(int32_t pid) = 0;
+  // The assembler forgot pid (exited, or not sampled in the last session): state kept for it
+  // can go.
+  virtual void forgotten(int32_t /*pid*/) {}
 };
 
 // What gp-record knows about one process across the whole recording.
