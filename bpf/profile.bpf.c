@@ -199,7 +199,11 @@ static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 	event->pad = 0;
 	event->time_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(event->comm, sizeof(event->comm));
-	bpf_ringbuf_submit(event, 0);
+	/* Only a new process is urgent (user space snapshots it while it lives); an exec or an exit
+	 * waits for the next wake-up, a flush at the latest. A new process forces its wake-up: the
+	 * default wakes the reader only when it has read everything before, which a waiting exit
+	 * would prevent. */
+	bpf_ringbuf_submit(event, type == GP_EVENT_NEW_PROCESS ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 /*

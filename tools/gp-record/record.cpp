@@ -200,7 +200,9 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   }
   auto start = Clock::now();
   auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_seconds(args_)));
-  auto next_flush = start + interval;
+  // The first chunk goes out within a second whatever the interval: a reader of the output sees
+  // the session begin, and an output that cannot be written shows at once.
+  auto next_flush = start + std::min(interval, std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1)));
   // With the default (long at low frequencies) interval, a process snapshotted since the last
   // flush gets a drain within a second, as with 1-s flushes: it may run JIT code or dlopen a
   // library after its snapshot and exit before a later drain could look at its mappings again.
