@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Overhead of system-wide samplers on a CPU-bound workload (issue 5's benchmark).
 #
-#   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"] [-c SECONDS]
+#   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"] [-c SECONDS] [-k WINDOWS]
 #   tests/bench/record_overhead.sh -l MINUTES      only the long run: RSS over time
 #   tests/bench/record_overhead.sh -L MINUTES      the long run with process churn
 #
@@ -21,8 +21,9 @@
 #             alone (each stack taken into a stack map, one map slot written): what a sampler
 #             that leaves the walks to the kernel pays at least, above the floor
 #
-# Wall-time slowdowns below ~1% drown in this VM's noise, so one more run per cell (-c SECONDS,
-# default 10) measures each sampler's cost directly while the workload runs:
+# Wall-time slowdowns below ~1% drown in this VM's noise, so more runs per cell (-k WINDOWS of
+# -c SECONDS each, default 5 of 10; each column shows the median of the windows) measure each
+# sampler's cost directly while the workload runs:
 #   own CPU   the sampler process's own CPU time (schedstat: nanoseconds, all threads)
 #   BPF ns/run  kernel.bpf_stats_enabled: run time per program run of the sampler's BPF programs
 #   above floor = (BPF run time - runs x the empty program's ns/run) + own CPU, as a share of
@@ -45,7 +46,8 @@ freqs="99 999 4999"
 long_minutes=0
 churn=0
 cost_seconds=10
-while getopts "r:w:f:l:L:c:h" opt; do
+cost_windows=5
+while getopts "r:w:f:l:L:c:k:h" opt; do
   case "$opt" in
     r) rounds=$OPTARG ;;
     w) work_seconds=$OPTARG ;;
@@ -53,7 +55,8 @@ while getopts "r:w:f:l:L:c:h" opt; do
     l) long_minutes=$OPTARG ;;
     L) long_minutes=$OPTARG; churn=1 ;;
     c) cost_seconds=$OPTARG ;;
-    *) sed -n '2,35p' "$0"; exit 2 ;;
+    k) cost_windows=$OPTARG ;;
+    *) sed -n '2,36p' "$0"; exit 2 ;;
   esac
 done
 
@@ -232,7 +235,8 @@ trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; cleanup' EXIT
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
 printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
-printf 'direct costs over %ss of the workload per cell; load before: %s\n\n' "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'direct costs: medians of %d windows of %ss of the workload per cell; load before: %s\n\n' "$cost_windows" \
+  "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-10s %9s %14s %9s %10s %8s %13s\n' "Hz" "sampler" "slowdown" "work CPU" "own CPU%" "BPF ns/run" \
   "runs/s" "above floor%"
 for hz in $freqs; do
@@ -256,29 +260,37 @@ for hz in $freqs; do
       perf_bytes=$(stat -c %s "$tmp/perf.data")
       perf_samples=$(perf script -i "$tmp/perf.data" -F pid 2>/dev/null | wc -l)
     fi
-    measure_cost "$s" "$hz"
-    ns_per_run=$(awk -v n="$cost_bpf_ns" -v r="$cost_runs" 'BEGIN { printf "%.0f", r ? n / r : 0 }')
+    # Each window: own CPU (% of one core), BPF ns per run, runs per second, and the CPU time
+    # above the floor as a share of every CPU; the cell shows the median of each.
+    : >"$tmp/windows"
+    for ((k = 0; k < cost_windows; k++)); do
+      measure_cost "$s" "$hz"
+      awk -v n="$cost_bpf_ns" -v r="$cost_runs" -v f="$floor_ns_per_run" -v u="$cost_user_ns" \
+        -v w="$cost_wall_ns" -v c="$ncpu" 'BEGIN { x = n - r * f; if (x < 0) x = 0;
+          printf "%.6f %.1f %.1f %.6f\n", u / w * 100, r ? n / r : 0, r / w * 1e9, (x + u) / (w * c) * 100 }' >>"$tmp/windows"
+    done
+    column_median() { awk -v i="$1" '{ print $i }' "$tmp/windows" | median; }
+    own=$(column_median 1)
+    ns_per_run=$(printf '%.0f' "$(column_median 2)")
+    runs_per_s=$(printf '%.0f' "$(column_median 3)")
+    above=$(printf '%.3f' "$(column_median 4)")
     [ "$s" = empty ] && floor_ns_per_run=$ns_per_run
-    # CPU time above the floor, as a share of every CPU over the interval.
-    above=$(awk -v n="$cost_bpf_ns" -v r="$cost_runs" -v f="$floor_ns_per_run" -v u="$cost_user_ns" \
-      -v w="$cost_wall_ns" -v c="$ncpu" 'BEGIN { x = n - r * f; if (x < 0) x = 0; printf "%.3f", (x + u) / (w * c) * 100 }')
     case "$s" in empty) above="(floor)" ;; perf) above="$above*"; ns_per_run="-" ;; esac
-    printf '%-6s %-10s %8.2f%% %7.2f±%.2f%% %9s %10s %8s %13s\n' "$hz" "$s" "$slowdown" "$inflation" "$spread" \
-      "$(pct "$cost_user_ns" "$cost_wall_ns")" "$ns_per_run" \
-      "$(awk -v r="$cost_runs" -v w="$cost_wall_ns" 'BEGIN { printf "%.0f", r / w * 1e9 }')" "$above"
-    [ "$s" = gp-record ] && gp_cost="$above $cost_user_ns $cost_wall_ns $startup_ns $rss"
+    printf '%-6s %-10s %8.2f%% %7.2f±%.2f%% %9.3f %10s %8s %13s\n' "$hz" "$s" "$slowdown" "$inflation" "$spread" \
+      "$own" "$ns_per_run" "$runs_per_s" "$above"
+    [ "$s" = gp-record ] && gp_cost="$above $own $startup_ns $rss"
     [ "$s" = walk ] && walk_above=$above
     [ "$s" = gp-kwalk ] && kwalk_above=$above
     [ "$s" = bpftrace ] && bpftrace_above=$above
   done
-  read -r gp_above gp_user gp_wall gp_startup gp_rss <<<"$gp_cost"
+  read -r gp_above gp_own gp_startup gp_rss <<<"$gp_cost"
   printf '%-6s archive: gp-record %d B / %d samples = %.1f B/sample; perf.data %d B / %d samples = %.1f B/sample\n' \
     "$hz" "$gp_bytes" "$gp_samples" "$(awk -v a="$gp_bytes" -v n="$gp_samples" 'BEGIN { print n ? a / n : 0 }')" \
     "$perf_bytes" "$perf_samples" "$(awk -v a="$perf_bytes" -v n="$perf_samples" 'BEGIN { print n ? a / n : 0 }')"
   printf '%-6s above the floor: gp-record %s%%, bpftrace %s%% (ratio %s); gp-record with the kernel walker %s%% (%s), the kernel walks alone %s%% (%s)\n' \
     "$hz" "$gp_above" "$bpftrace_above" "$(ratio "$gp_above" "$bpftrace_above")" \
     "$kwalk_above" "$(ratio "$kwalk_above" "$bpftrace_above")" "$walk_above" "$(ratio "$walk_above" "$bpftrace_above")"
-  printf '%-6s gp-record itself: %s%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
-    "$hz" "$(pct "$gp_user" "$gp_wall")" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
+  printf '%-6s gp-record itself: %.3f%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
+    "$hz" "$gp_own" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
 done
 echo "* perf: its user-space CPU only; its kernel-side sampling cost shows only in the slowdown and work CPU columns."
