@@ -314,15 +314,16 @@ top_recurse_stack() {
   require_command node
   require_command unshare
   # chain.js runs 2 s in a mount namespace of its own whose /tmp is a tmpfs: its perf map is
-  # there only, and both go when it exits. The recording goes on for 5 s more, a flush every
-  # 2.5 s at 199 Hz: the first after the exit copies the map through the /tmp gp-record pinned
-  # while node lived, before node is forgotten.
+  # there only, and both go when it exits. At 199 Hz gp-record flushes at 1 s (its first chunk,
+  # and node is new), then every 2.5 s: the flush after the exit copies what the map gained
+  # through the /tmp pinned while node lived, and node is forgotten two flushes after its exit
+  # is read (the 8 s leave one flush to spare).
   # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
   (cd "$OUT" && exec unshare -m --propagation private sh -c 'mount -t tmpfs gp-test-tmp /tmp && exec "$@"' sh \
     node --perf-basic-prof --no-turbo-inlining "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 \
     >"$OUT/node.out" 2>&1) &
   local node=$!
-  run -0 --separate-stderr record 7 -F 199 -p "$node" -v
+  run -0 --separate-stderr record 8 -F 199 -p "$node" -v
   wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
   [ ! -e "/tmp/perf-$node.map" ] || fail "the perf map was visible outside node's namespace"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"
