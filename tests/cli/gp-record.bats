@@ -318,10 +318,12 @@ top_recurse_stack() {
   # and node is new), then every 2.5 s: the flush after the exit copies what the map gained
   # through the /tmp pinned while node lived, and node is forgotten two flushes after its exit
   # is read (the 8 s leave one flush to spare).
-  # From $OUT: node 20 with --perf-basic-prof also writes isolate-*-v8.log into its working directory.
-  (cd "$OUT" && exec unshare -m --propagation private sh -c 'mount -t tmpfs gp-test-tmp /tmp && exec "$@"' sh \
-    node --perf-basic-prof --no-turbo-inlining "$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" 2 \
-    >"$OUT/node.out" 2>&1) &
+  # The script is copied into the new /tmp from stdin (opened before the mount): the source tree
+  # itself may be under /tmp, hidden by the mount. From $OUT: node 20 with --perf-basic-prof
+  # also writes isolate-*-v8.log into its working directory.
+  (cd "$OUT" && exec unshare -m --propagation private sh -c 'mount -t tmpfs gp-test-tmp /tmp &&
+    cat >/tmp/chain.js && exec node --perf-basic-prof --no-turbo-inlining /tmp/chain.js 2' \
+    <"$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" >"$OUT/node.out" 2>&1) &
   local node=$!
   run -0 --separate-stderr record 8 -F 199 -p "$node" -v
   wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
