@@ -200,14 +200,14 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   }
   auto start = Clock::now();
   auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_seconds(args_)));
+  const auto one_second = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
   // The first chunk goes out within a second whatever the interval: a reader of the output sees
   // the session begin, and an output that cannot be written shows at once.
-  auto next_flush = start + std::min(interval, std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1)));
+  auto next_flush = start + std::min(interval, one_second);
   // With the default (long at low frequencies) interval, a process snapshotted since the last
   // flush gets a drain within a second, as with 1-s flushes: it may run JIT code or dlopen a
   // library after its snapshot and exit before a later drain could look at its mappings again.
-  const auto new_process_drain = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
-  const bool early_drains = args_.flush_interval <= 0 && interval > new_process_drain;
+  const bool early_drains = args_.flush_interval <= 0 && interval > one_second;
   auto early_flush = Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
@@ -237,13 +237,15 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
     const auto now = Clock::now();
     if (early_drains && assembler_.snapshots() != snapshots_before)
-      early_flush = std::min(early_flush, now + new_process_drain);
+      early_flush = std::min(early_flush, now + one_second);
     if (now >= next_flush || now >= early_flush) {
       if (auto st = flush(writer); !st) {
         gp::cli::error(st.error().message);
         return kExitFailure;
       }
-      if (now >= next_flush) next_flush += interval;
+      // Counted from this flush, early or not: a regular one right after an early one would
+      // carry almost nothing.
+      next_flush = now + interval;
       early_flush = Clock::time_point::max();
       progress(start, false);
     }
