@@ -2,6 +2,7 @@
 # Overhead of system-wide samplers on a CPU-bound workload (issue 5's benchmark).
 #
 #   tests/bench/record_overhead.sh [-r ROUNDS] [-w SECONDS] [-f "99 999 4999"] [-c SECONDS] [-k WINDOWS]
+#                                  [-s WINDOWS] [-S SECONDS] [-p "SAMPLERS"] [-P]
 #   tests/bench/record_overhead.sh -l MINUTES      only the long run: RSS over time
 #   tests/bench/record_overhead.sh -L MINUTES      the long run with process churn
 #
@@ -28,9 +29,25 @@
 #   BPF ns/run  kernel.bpf_stats_enabled: run time per program run of the sampler's BPF programs
 #   above floor = (BPF run time - runs x the empty program's ns/run) + own CPU, as a share of
 #             all CPUs — for perf only its own CPU is measurable this way
-# The work CPU column (median ± half the range of the rounds) is the only figure that holds
-# perf's kernel-side cost; on this VM its rounds spread by a few percent, more than the samplers
-# differ, so it is shown with its spread and no ratio is drawn from it.
+# The work CPU column (median ± half the range of the rounds) holds perf's kernel-side cost too,
+# but on this VM its rounds spread by a few percent, more than the samplers differ, so it is
+# shown with its spread and no ratio is drawn from it; the probe below measures that cost.
+# The stolen-time probe (stolen_time_probe.c) measures what each sample costs the CPU it
+# interrupts, perf's callchain walk and record output included: a thread pinned to each CPU
+# reads the clock in a loop, 32 frames deep, and logs every gap between two reads. The samplers
+# of -p SAMPLERS (default "empty gp-record perf bpftrace") run at once, at frequencies 2 Hz apart
+# around N (96, 98, 100 and 102 Hz for 99), so that all of them meet the same conditions: in
+# this VM the timer interrupt alone costs ~20 us, and that shifts by microseconds from one
+# minute to the next. Each sampler's timer fires at its own phase, so the gaps that start at that
+# phase are its samples, and their median length is the cost of one of its samples, timer
+# included. Above the empty program's in the same window, times N on every CPU, plus the
+# sampler's own CPU, it is the sampler's cost above the floor as a share of all CPUs. At high
+# frequencies some gaps of the others fall in a sampler's phase window (about 7% per other
+# sampler at 4999 Hz), which pulls the samplers' figures together: their differences are, if
+# anything, understated. -s WINDOWS windows (default 9) of -S SECONDS each (default 5) rotate
+# the frequencies between the samplers; the table shows medians over the windows, and a sign
+# test counts the windows in which gp-record cost less than perf and than bpftrace. -P runs
+# only the probe.
 # It also prints gp-record's steady-state CPU (after start-up) and peak RSS, and archive bytes
 # per sample against perf.data. Needs root, perf (linux-perf), bpftrace, bpftool; GP_BUILD_DIR
 # points at the build.
@@ -47,7 +64,11 @@ long_minutes=0
 churn=0
 cost_seconds=10
 cost_windows=5
-while getopts "r:w:f:l:L:c:k:h" opt; do
+probe_windows=9
+probe_seconds=5
+probe_only=0
+probe_samplers="empty gp-record perf bpftrace"
+while getopts "r:w:f:l:L:c:k:s:S:p:Ph" opt; do
   case "$opt" in
     r) rounds=$OPTARG ;;
     w) work_seconds=$OPTARG ;;
@@ -56,7 +77,11 @@ while getopts "r:w:f:l:L:c:k:h" opt; do
     L) long_minutes=$OPTARG; churn=1 ;;
     c) cost_seconds=$OPTARG ;;
     k) cost_windows=$OPTARG ;;
-    *) sed -n '2,36p' "$0"; exit 2 ;;
+    s) probe_windows=$OPTARG ;;
+    S) probe_seconds=$OPTARG ;;
+    p) probe_samplers=$OPTARG ;;
+    P) probe_only=1 ;;
+    *) sed -n '2,57p' "$0"; exit 2 ;;
   esac
 done
 
@@ -69,9 +94,9 @@ done
 [ -x "$bin/gp-record" ] || { echo "record_overhead.sh: error: '$bin/gp-record' is not built" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-sampler_pid=""
+sampler_pid=""  # the running samplers' pids (the probe runs several at once)
 # On any exit (an error too), no sampler may be left running: it would sample every later run.
-cleanup() { [ -z "$sampler_pid" ] || kill -INT "$sampler_pid" 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() { [ -z "$sampler_pid" ] || kill -INT $sampler_pid 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 ncpu=$(nproc)
 
@@ -102,6 +127,8 @@ int main(int argc, char **argv) {
 }
 C
 cc -O2 -fno-omit-frame-pointer -o "$tmp/work" "$tmp/work.c"
+
+cc -O2 -fno-omit-frame-pointer -pthread -o "$tmp/probe" "$root/tests/bench/stolen_time_probe.c"
 
 # Calibrate the iteration count to about work_seconds of one core.
 iters=20000000
@@ -142,8 +169,13 @@ long_run() {
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# Starts sampler $1 at frequency $2 in the background; sets sampler_pid.
+# Starts sampler $1 at frequency $2 in the background; sets sampler_pid. launch_sampler does not
+# wait for it to attach.
 start_sampler() {
+  launch_sampler "$@"
+  sleep 1.5  # let it load and attach
+}
+launch_sampler() {
   local hz=$2
   case "$1" in
     empty) bpftrace -e "profile:hz:$hz { }" >/dev/null 2>&1 & ;;
@@ -154,14 +186,32 @@ start_sampler() {
     walk) bpftrace -e "profile:hz:$hz { @k = kstack; @u = ustack; }" >/dev/null 2>&1 & ;;
   esac
   sampler_pid=$!
-  sleep 1.5  # let it load and attach
 }
 
+# Waits until process $1 has a perf event open on every CPU (up to 30 s): a sampler that gets
+# SIGINT while it still sets up may miss it, and bpftrace then runs on.
+wait_attached() {
+  local tries f events
+  for ((tries = 0; tries < 300; tries++)); do
+    events=0
+    for f in /proc/"$1"/fd/*; do [ "$(readlink "$f" 2>/dev/null)" != "anon_inode:[perf_event]" ] || events=$((events + 1)); done
+    ((events < ncpu)) || return 0
+    sleep 0.1
+  done
+  echo "record_overhead.sh: warning: pid $1 opened no perf event on every CPU in 30 s" >&2
+}
+
+# Stops the running samplers; one still running 30 s after SIGINT is killed, with a warning.
 stop_sampler() {
-  kill -INT "$sampler_pid" 2>/dev/null || true
-  wait "$sampler_pid" 2>/dev/null || true
+  local watchdog
+  kill -INT $sampler_pid 2>/dev/null || true
+  (sleep 30; kill -KILL $sampler_pid 2>/dev/null && echo "record_overhead.sh: warning: killed a sampler that ignored SIGINT" >&2) &
+  watchdog=$!
+  wait $sampler_pid 2>/dev/null || true
+  kill "$watchdog" 2>/dev/null || true
+  wait "$watchdog" 2>/dev/null || true
   sampler_pid=""
-} 2>/dev/null
+}
 
 # The measured window must hold only the workload's processes: gp-record snapshots every new
 # process it samples, so a helper the script started there (cat, awk, bpftool, even a $(...)
@@ -232,14 +282,91 @@ if [ "$long_minutes" -gt 0 ]; then long_run "$long_minutes"; exit 0; fi
 bpf_stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"; cleanup' EXIT
 
+# quartiles: numbers on stdin -> "Q1 median Q3" (Q1 and Q3: the medians of the lower and upper halves).
+quartiles() {
+  sort -g | awk '{ a[NR] = $1 }
+    function med(lo, hi,  n) { n = hi - lo + 1; return (n % 2) ? a[lo + (n - 1) / 2] : (a[lo + n / 2 - 1] + a[lo + n / 2]) / 2 }
+    END { h = int(NR / 2); if (h == 0) print a[1], a[1], a[1]; else print med(1, h), med(1, NR), med(NR - h + 1, NR) }'
+}
+
+# The stolen-time table at $1 Hz (see the top). In each window the samplers run at once, at
+# frequencies 2 Hz apart around $1 (their timers drift past each other, and the probe tells
+# their samples apart by phase); the frequencies rotate between windows. A sampler's cost is
+# taken against the empty program's in the same window.
+probe_table() {
+  local hz=$1 k j n order freqs pids own c0 t0 stolen gaps result q1 med q3 cost s_cost lower diff
+  local -a names=($probe_samplers)
+  n=${#names[@]}
+  : >"$tmp/probe.txt"
+  for ((k = 0; k < probe_windows; k++)); do
+    freqs=() pids=() c0=()
+    for ((j = 0; j < n; j++)); do
+      freqs+=($((hz - (n - 1) + 2 * ((j + k) % n))))
+      launch_sampler "${names[j]}" "${freqs[j]}"
+      pids+=("$sampler_pid")
+    done
+    sampler_pid=${pids[*]}
+    for ((j = 0; j < n; j++)); do wait_attached "${pids[j]}"; done
+    sleep 3  # past start-up: gp-record's first flushes, which snapshot every process running
+    for ((j = 0; j < n; j++)); do read_cpu_ns "${pids[j]}"; c0+=("$cpu_ns"); done
+    read_now_ns; t0=$now_ns
+    read -r stolen gaps result < <("$tmp/probe" "$probe_seconds" "${freqs[@]}")
+    read_now_ns
+    result=($result)
+    for ((j = 0; j < n; j++)); do
+      read_cpu_ns "${pids[j]}"
+      echo "$k ${names[j]} ${freqs[j]} ${result[2 * j]} ${result[2 * j + 1]} $(((cpu_ns - c0[j]) * 1000000000 / (now_ns - t0)))"
+    done >>"$tmp/probe.txt"
+    stop_sampler
+  done
+  # Per window and sampler: ns per sample above the empty program's in the same window, and the
+  # cost above the floor as a share of all CPUs (those ns at HZ on every CPU, plus own CPU).
+  awk -v hz="$hz" -v c="$ncpu" '{ g[$1, $2] = $4; own[$1, $2] = $6; n[$1 FS $2] = 1 }
+       END { for (key in n) { split(key, p, FS); x = g[p[1], p[2]] - g[p[1], "empty"]
+             print p[1], p[2], x, (x * hz + own[p[1], p[2]] / c) / 1e7 } }' "$tmp/probe.txt" >"$tmp/above"
+  printf '%-6s %-10s %9s %9s %26s %9s %12s\n' "Hz" "probe" "samples/s" "gap ns" \
+    "above floor ns (Q1 med Q3)" "own CPU%" "above floor%"
+  for s in $probe_samplers; do
+    column() { awk -v s="$s" -v i="$2" '$2 == s { print $i }' "$1" | median; }
+    read -r q1 med q3 < <(awk -v s="$s" '$2 == s { print $3 }' "$tmp/above" | quartiles)
+    cost=$(column "$tmp/above" 4)
+    eval "probe_cost_${s//-/_}=\$cost"
+    awk -v hz="$hz" -v s="$s" -v n="$(column "$tmp/probe.txt" 5)" -v g="$(column "$tmp/probe.txt" 4)" \
+      -v q1="$q1" -v m="$med" -v q3="$q3" -v own="$(column "$tmp/probe.txt" 6)" -v cost="$cost" 'BEGIN {
+      above = (s == "empty") ? "(the floor)" : sprintf("%d %d %d", q1, m, q3)
+      printf "%-6s %-10s %9.1f %9d %26s %9.3f %12s\n", hz, s, n, g, above, own / 1e7,
+        (s == "empty") ? "-" : sprintf("%.3f", cost) }'
+  done
+  # A sign test over the windows: in how many gp-record cost less than perf (and than bpftrace);
+  # p is the chance of at least that many if neither were cheaper.
+  for s in perf bpftrace; do
+    [[ " $probe_samplers " == *" gp-record "* && " $probe_samplers " == *" $s "* ]] || continue
+    awk -v s="$s" '$2 == "gp-record" { g[$1] = $4 } $2 == s { o[$1] = $4 } END { for (k in g) print g[k] - o[k] }' \
+      "$tmp/above" >"$tmp/diffs"
+    lower=$(awk '$1 < 0' "$tmp/diffs" | wc -l)
+    diff=$(median <"$tmp/diffs")
+    s_cost=$(eval echo "\$probe_cost_${s//-/_}")
+    awk -v hz="$hz" -v s="$s" -v n="$lower" -v k="$probe_windows" -v d="$diff" -v g="$probe_cost_gp_record" \
+      -v o="$s_cost" 'BEGIN {
+        p = 0; for (i = n; i <= k; i++) { c = 1; for (j = 0; j < i; j++) c = c * (k - j) / (j + 1); p += c / 2 ^ k }
+        printf "%-6s probe: above the floor, gp-record %.3f%% of all CPUs, %s %.3f%% (ratio %s); gp-record cost less in %d of %d windows (sign test p = %.3f)\n",
+          hz, g, s, o, (g > 0 && o > 0) ? sprintf("%.2f", g / o) : "-", n, k, p }'
+  done
+  echo
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
-printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
-printf 'direct costs: medians of %d windows of %ss of the workload per cell; load before: %s\n\n' "$cost_windows" \
-  "$cost_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %-10s %9s %14s %9s %10s %8s %13s\n' "Hz" "sampler" "slowdown" "work CPU" "own CPU%" "BPF ns/run" \
-  "runs/s" "above floor%"
+if [ "$probe_only" = 0 ]; then
+  printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
+  printf 'direct costs: medians of %d windows of %ss of the workload per cell\n' "$cost_windows" "$cost_seconds"
+fi
+printf 'stolen-time probe: %d windows of %ss per frequency, the samplers at once; load before: %s\n\n' \
+  "$probe_windows" "$probe_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for hz in $freqs; do
+  if [ "$probe_only" = 1 ]; then probe_table "$hz"; continue; fi
+  printf '%-6s %-10s %9s %14s %9s %10s %8s %13s\n' "Hz" "sampler" "slowdown" "work CPU" "own CPU%" "BPF ns/run" \
+    "runs/s" "above floor%"
   floor_ns_per_run=0
   for s in empty walk gp-record gp-kwalk perf bpftrace; do
     : >"$tmp/ratios"
@@ -292,5 +419,6 @@ for hz in $freqs; do
     "$kwalk_above" "$(ratio "$kwalk_above" "$bpftrace_above")" "$walk_above" "$(ratio "$walk_above" "$bpftrace_above")"
   printf '%-6s gp-record itself: %.3f%% of one core in steady state (%.1f ms CPU to start), peak RSS %s KiB\n\n' \
     "$hz" "$gp_own" "$(awk -v s="$gp_startup" 'BEGIN { print s / 1e6 }')" "$gp_rss"
+  probe_table "$hz"
 done
-echo "* perf: its user-space CPU only; its kernel-side sampling cost shows only in the slowdown and work CPU columns."
+[ "$probe_only" = 1 ] || echo "* perf: its user-space CPU only; its whole cost shows in the probe's table."

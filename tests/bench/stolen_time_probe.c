@@ -1,0 +1,146 @@
+// Stolen-time probe for record_overhead.sh: what each sample of a sampler costs the CPU it
+// interrupts, in-kernel work included, which neither bpf_stats nor the sampler's own CPU time
+// holds for perf.
+//
+//   stolen_time_probe SECONDS [HZ...]
+//
+// One thread per CPU, pinned, reads CLOCK_MONOTONIC in a loop 32 frames deep (so that stack
+// walks have frames to walk). A gap between two reads longer than 250 ns (a loop turn takes
+// ~25 ns) is time the CPU spent elsewhere: an interrupt, a BPF program, another task.
+// Each HZ is a sampler running at that frequency, all at once: a cpu-clock event in frequency
+// mode fires every 1e9/HZ ns exactly (the kernel turns its frequency into a fixed hrtimer
+// period), so on each CPU a sampler's gaps start at one offset modulo its period, while the
+// other gaps, the other samplers' included when their frequencies differ, spread over it.
+// The median length of the gaps at that offset is what one sample costs, timer included; rare
+// extras (a reader woken and run right after a sample, another timer firing at the same
+// moment) do not move a median much, and they pull every sampler towards the same figure.
+//
+// Prints: stolen ns per CPU-second and gaps per CPU-second, then for each HZ the median
+// sampling gap in ns and the sampling gaps found per CPU-second.
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { max_cpus = 1024, call_depth = 32 };
+static const long long min_gap_ns = 250;
+static const long long phase_bin_ns = 2000;  // the timer's jitter here spans one or two bins
+
+struct gap {
+  long long start_ns, length_ns;
+};
+
+struct cpu_tally {
+  long long stolen_ns, gaps;
+  struct gap *log;  // preallocated and touched before the run: no page fault inside it
+  long long logged, capacity;
+};
+
+static struct cpu_tally tallies[max_cpus];
+static long long end_ns;
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+__attribute__((noinline)) static void spin(struct cpu_tally *t) {
+  long long previous = now_ns(), now;
+  for (; (now = now_ns()) < end_ns; previous = now) {
+    if (now - previous <= min_gap_ns) continue;
+    t->stolen_ns += now - previous;
+    t->gaps++;
+    if (t->logged < t->capacity) t->log[t->logged++] = (struct gap){previous, now - previous};
+  }
+}
+
+__attribute__((noinline)) static void descend(int frames, struct cpu_tally *t) {
+  if (frames > 0)
+    descend(frames - 1, t);
+  else
+    spin(t);
+  __asm__ volatile("" ::: "memory");  // no tail call: every frame stays on the stack
+}
+
+static void *run_on_cpu(void *arg) {
+  long cpu = (long)arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  descend(call_depth, &tallies[cpu]);
+  return NULL;
+}
+
+// Offset within the period where most of this CPU's gaps start: the sampling interrupt's phase.
+static long long sampling_phase(const struct cpu_tally *t, long long period_ns, long *bins) {
+  long count = period_ns / phase_bin_ns + 1, peak = 0;
+  memset(bins, 0, count * sizeof *bins);
+  for (long long i = 0; i < t->logged; i++) bins[t->log[i].start_ns % period_ns / phase_bin_ns]++;
+  for (long b = 1; b < count; b++)
+    if (bins[b] > bins[peak]) peak = b;
+  return peak * phase_bin_ns + phase_bin_ns / 2;
+}
+
+static int by_value(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: stolen_time_probe SECONDS [HZ...]\n");
+    return 2;
+  }
+  double seconds = atof(argv[1]);
+  long total_hz = 0;
+  for (int i = 2; i < argc; i++) total_hz += atol(argv[i]);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus > max_cpus) cpus = max_cpus;
+  long long capacity = (long long)(seconds * (2 * total_hz + 20000));  // ~2000-7000 gaps/s seen here
+  for (long c = 0; c < cpus; c++) {
+    tallies[c].capacity = capacity;
+    tallies[c].log = calloc(capacity, sizeof(struct gap));
+    if (!tallies[c].log) return perror("stolen_time_probe"), 1;
+    memset(tallies[c].log, 1, capacity * sizeof(struct gap));
+  }
+
+  pthread_t threads[max_cpus];
+  end_ns = now_ns() + (long long)(seconds * 1e9);
+  for (long c = 0; c < cpus; c++) pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
+  long long stolen = 0, gaps = 0, full = 0;
+  for (long c = 0; c < cpus; c++) {
+    pthread_join(threads[c], NULL);
+    stolen += tallies[c].stolen_ns;
+    gaps += tallies[c].gaps;
+    full += tallies[c].logged == capacity;
+  }
+  if (full) fprintf(stderr, "stolen_time_probe: the gap log filled on %lld CPUs\n", full);
+
+  printf("%.0f %.1f", stolen / (seconds * cpus), gaps / (seconds * cpus));
+  long long *lengths = malloc(cpus * capacity * sizeof *lengths);
+  for (int i = 2; i < argc; i++) {
+    long long period = 1000000000LL / atol(argv[i]), window = 3 * phase_bin_ns, sampled = 0;
+    long *bins = malloc((period / phase_bin_ns + 1) * sizeof *bins);
+    for (long c = 0; c < cpus; c++) {
+      const struct cpu_tally *t = &tallies[c];
+      long long phase = sampling_phase(t, period, bins);
+      for (long long g = 0; g < t->logged; g++) {
+        long long off = t->log[g].start_ns % period - phase;
+        if (off < 0) off = -off;
+        if (off > period / 2) off = period - off;  // the phase window may wrap around
+        if (off <= window) lengths[sampled++] = t->log[g].length_ns;
+      }
+    }
+    qsort(lengths, sampled, sizeof *lengths, by_value);
+    printf(" %lld %.1f", sampled ? lengths[sampled / 2] : 0, sampled / (seconds * cpus));
+    free(bins);
+  }
+  printf("\n");
+  return 0;
+}
