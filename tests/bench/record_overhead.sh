@@ -91,12 +91,24 @@ bin="${GP_BUILD_DIR:-$root/build}/bin"
 for cmd in perf bpftrace bpftool cc; do
   command -v "$cmd" >/dev/null || { echo "record_overhead.sh: error: missing '$cmd' (scripts/install-deps.sh --test)" >&2; exit 77; }
 done
+for s in $probe_samplers; do
+  [[ " empty gp-record gp-kwalk perf bpftrace walk " == *" $s "* ]] ||
+    { echo "record_overhead.sh: error: -p: unknown sampler '$s'" >&2; exit 2; }
+done
+[[ " $probe_samplers " == *" empty "* ]] || { echo "record_overhead.sh: error: -p needs 'empty' (the floor)" >&2; exit 2; }
 [ -x "$bin/gp-record" ] || { echo "record_overhead.sh: error: '$bin/gp-record' is not built" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 sampler_pid=""  # the running samplers' pids (the probe runs several at once)
 # On any exit (an error too), no sampler may be left running: it would sample every later run.
-cleanup() { [ -z "$sampler_pid" ] || kill -INT $sampler_pid 2>/dev/null || true; rm -rf "$tmp"; }
+# One still starting may miss SIGINT: it gets SIGKILL a second later.
+cleanup() {
+  if [ -n "$sampler_pid" ]; then
+    kill -INT $sampler_pid 2>/dev/null && sleep 1 && kill -KILL $sampler_pid 2>/dev/null
+  fi
+  rm -rf "$tmp"
+  return 0
+}
 trap cleanup EXIT
 ncpu=$(nproc)
 
@@ -184,6 +196,7 @@ launch_sampler() {
     perf) perf record -q -a -g -F "$hz" -o "$tmp/perf.data" 2>/dev/null & ;;
     bpftrace) bpftrace -e "profile:hz:$hz { @[kstack, ustack] = count(); }" >/dev/null 2>&1 & ;;
     walk) bpftrace -e "profile:hz:$hz { @k = kstack; @u = ustack; }" >/dev/null 2>&1 & ;;
+    *) echo "record_overhead.sh: error: unknown sampler '$1'" >&2; exit 2 ;;
   esac
   sampler_pid=$!
 }
@@ -289,13 +302,17 @@ quartiles() {
     END { h = int(NR / 2); if (h == 0) print a[1], a[1], a[1]; else print med(1, h), med(1, NR), med(NR - h + 1, NR) }'
 }
 
+# The median of field $3 of the lines of file $1 whose second field is sampler $2.
+sampler_median() { awk -v s="$2" -v i="$3" '$2 == s { print $i }' "$1" | median; }
+
 # The stolen-time table at $1 Hz (see the top). In each window the samplers run at once, at
 # frequencies 2 Hz apart around $1 (their timers drift past each other, and the probe tells
 # their samples apart by phase); the frequencies rotate between windows. A sampler's cost is
 # taken against the empty program's in the same window.
 probe_table() {
-  local hz=$1 k j n order freqs pids own c0 t0 stolen gaps result q1 med q3 cost s_cost lower diff
+  local hz=$1 k j n freqs pids c0 t0 stolen gaps result q1 med q3 lower
   local -a names=($probe_samplers)
+  local -A cost
   n=${#names[@]}
   : >"$tmp/probe.txt"
   for ((k = 0; k < probe_windows; k++)); do
@@ -327,12 +344,11 @@ probe_table() {
   printf '%-6s %-10s %9s %9s %26s %9s %12s\n' "Hz" "probe" "samples/s" "gap ns" \
     "above floor ns (Q1 med Q3)" "own CPU%" "above floor%"
   for s in $probe_samplers; do
-    column() { awk -v s="$s" -v i="$2" '$2 == s { print $i }' "$1" | median; }
     read -r q1 med q3 < <(awk -v s="$s" '$2 == s { print $3 }' "$tmp/above" | quartiles)
-    cost=$(column "$tmp/above" 4)
-    eval "probe_cost_${s//-/_}=\$cost"
-    awk -v hz="$hz" -v s="$s" -v n="$(column "$tmp/probe.txt" 5)" -v g="$(column "$tmp/probe.txt" 4)" \
-      -v q1="$q1" -v m="$med" -v q3="$q3" -v own="$(column "$tmp/probe.txt" 6)" -v cost="$cost" 'BEGIN {
+    cost[$s]=$(sampler_median "$tmp/above" "$s" 4)
+    awk -v hz="$hz" -v s="$s" -v n="$(sampler_median "$tmp/probe.txt" "$s" 5)" \
+      -v g="$(sampler_median "$tmp/probe.txt" "$s" 4)" -v q1="$q1" -v m="$med" -v q3="$q3" \
+      -v own="$(sampler_median "$tmp/probe.txt" "$s" 6)" -v cost="${cost[$s]}" 'BEGIN {
       above = (s == "empty") ? "(the floor)" : sprintf("%d %d %d", q1, m, q3)
       printf "%-6s %-10s %9.1f %9d %26s %9.3f %12s\n", hz, s, n, g, above, own / 1e7,
         (s == "empty") ? "-" : sprintf("%.3f", cost) }'
@@ -341,13 +357,9 @@ probe_table() {
   # p is the chance of at least that many if neither were cheaper.
   for s in perf bpftrace; do
     [[ " $probe_samplers " == *" gp-record "* && " $probe_samplers " == *" $s "* ]] || continue
-    awk -v s="$s" '$2 == "gp-record" { g[$1] = $4 } $2 == s { o[$1] = $4 } END { for (k in g) print g[k] - o[k] }' \
-      "$tmp/above" >"$tmp/diffs"
-    lower=$(awk '$1 < 0' "$tmp/diffs" | wc -l)
-    diff=$(median <"$tmp/diffs")
-    s_cost=$(eval echo "\$probe_cost_${s//-/_}")
-    awk -v hz="$hz" -v s="$s" -v n="$lower" -v k="$probe_windows" -v d="$diff" -v g="$probe_cost_gp_record" \
-      -v o="$s_cost" 'BEGIN {
+    lower=$(awk -v s="$s" '$2 == "gp-record" { g[$1] = $4 } $2 == s { o[$1] = $4 }
+      END { n = 0; for (k in g) n += (g[k] < o[k]); print n }' "$tmp/above")
+    awk -v hz="$hz" -v s="$s" -v n="$lower" -v k="$probe_windows" -v g="${cost[gp-record]}" -v o="${cost[$s]}" 'BEGIN {
         p = 0; for (i = n; i <= k; i++) { c = 1; for (j = 0; j < i; j++) c = c * (k - j) / (j + 1); p += c / 2 ^ k }
         printf "%-6s probe: above the floor, gp-record %.3f%% of all CPUs, %s %.3f%% (ratio %s); gp-record cost less in %d of %d windows (sign test p = %.3f)\n",
           hz, g, s, o, (g > 0 && o > 0) ? sprintf("%.2f", g / o) : "-", n, k, p }'

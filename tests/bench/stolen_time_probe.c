@@ -113,17 +113,18 @@ int main(int argc, char **argv) {
   pthread_t threads[max_cpus];
   end_ns = now_ns() + (long long)(seconds * 1e9);
   for (long c = 0; c < cpus; c++) pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
-  long long stolen = 0, gaps = 0, full = 0;
+  long long stolen = 0, gaps = 0, logged = 0, full = 0;
   for (long c = 0; c < cpus; c++) {
     pthread_join(threads[c], NULL);
     stolen += tallies[c].stolen_ns;
     gaps += tallies[c].gaps;
+    logged += tallies[c].logged;
     full += tallies[c].logged == capacity;
   }
   if (full) fprintf(stderr, "stolen_time_probe: the gap log filled on %lld CPUs\n", full);
 
   printf("%.0f %.1f", stolen / (seconds * cpus), gaps / (seconds * cpus));
-  long long *lengths = malloc(cpus * capacity * sizeof *lengths);
+  long long *lengths = malloc((logged + 1) * sizeof *lengths);
   for (int i = 2; i < argc; i++) {
     long long period = 1000000000LL / atol(argv[i]), window = 3 * phase_bin_ns, sampled = 0;
     long *bins = malloc((period / phase_bin_ns + 1) * sizeof *bins);
