@@ -175,8 +175,10 @@ record_system() {
   [ "$(id -u)" -eq 0 ] || skip "needs root for 'perf record -a'"
   require_command perf
   # perf script prints a round of samples only once the round is complete: small ring buffers
-  # (-m 8) make many rounds, so the first two thirds of the file always hold finished ones.
-  timeout 60 perf record -q -m 8 -F 499 -a -g -o perf.data -- sleep 1 2>/dev/null
+  # (-m 8) filled by a busy loop make many rounds, so the first two thirds of the file always
+  # hold finished ones. (An idle machine fills them once, at the end: nothing would be printed.)
+  timeout 60 perf record -q -m 8 -F 499 -a -g -o perf.data \
+    -- sh -c 'timeout 2 sh -c "while :; do :; done"; true' 2>/dev/null
   head -c $(( $(stat -c %s perf.data) * 2 / 3 )) perf.data > cut.data
   run -3 --separate-stderr gp-import cut.data -o out.gpa
   stderr_matches "gp-import: warning: 'perf script' failed \(exit status [0-9]+.*\); keeping the samples it printed"
