@@ -24,7 +24,9 @@
 #
 # Wall-time slowdowns below ~1% drown in this VM's noise, so more runs per cell (-k WINDOWS of
 # -c SECONDS each, default 5 of 10; each column shows the median of the windows) measure each
-# sampler's cost directly while the workload runs:
+# sampler's cost directly while the workload runs. Every window (here and in the probe) lasts at
+# least two of gp-record's flush intervals (10 s at 99 Hz, as gp-record -v says): a shorter one
+# could fall between two flushes and show none of their cost.
 #   own CPU   the sampler process's own CPU time (schedstat: nanoseconds, all threads)
 #   BPF ns/run  kernel.bpf_stats_enabled: run time per program run of the sampler's BPF programs
 #   above floor = (BPF run time - runs x the empty program's ns/run) + own CPU, as a share of
@@ -268,7 +270,21 @@ read_bpf_stats() {
 # now_ns=wall clock in nanoseconds (a builtin: no date process).
 read_now_ns() { now_ns=$(( ${EPOCHREALTIME/./} * 1000 )); }
 
-# One run of sampler $1 at $2 Hz over cost_seconds of the workload, with BPF statistics on.
+# flush_s = gp-record's default flush interval at $1 Hz on this host, as its -v output names it.
+read_flush_seconds() {
+  flush_s=$("$bin/gp-record" -v -F "$1" -d 0.1 -o "$tmp/flush.gpa" 2>&1 |
+    sed -n 's/.*flushing every \([0-9.]*\) s.*/\1/p')
+  [ -n "$flush_s" ] || { echo "record_overhead.sh: error: gp-record -v named no flush interval" >&2; exit 1; }
+}
+
+# window_s = whole seconds of a window at $1 Hz: $2, or two of gp-record's flush intervals if
+# that is longer.
+window_seconds() {
+  read_flush_seconds "$1"
+  window_s=$(awk -v a="$2" -v f="$flush_s" 'BEGIN { w = 2 * f; if (w > int(w)) w = int(w) + 1; print (a > w ? a : w) }')
+}
+
+# One run of sampler $1 at $2 Hz over cost_s seconds of the workload, with BPF statistics on.
 # Sets cost_user_ns, cost_bpf_ns, cost_runs, cost_wall_ns; for gp-record also startup_ns
 # (its CPU before the measured interval) and rss (peak, KiB).
 measure_cost() {
@@ -278,7 +294,7 @@ measure_cost() {
   read_cpu_ns "$sampler_pid"; c0=$cpu_ns
   read_bpf_stats "$sampler_pid"; b0=$bpf_ns; r0=$bpf_runs
   read_now_ns; t0=$now_ns
-  "$tmp/work" "$ncpu" $((iters * cost_seconds / work_seconds)) >/dev/null
+  "$tmp/work" "$ncpu" $((iters * cost_s / work_seconds)) >/dev/null
   read_cpu_ns "$sampler_pid"; read_bpf_stats "$sampler_pid"; read_now_ns
   [ "$1" = gp-record ] && { startup_ns=$c0; rss=$(awk '/VmHWM/ { print $2 }' "/proc/$sampler_pid/status"); }
   stop_sampler
@@ -314,6 +330,8 @@ probe_table() {
   local -a names=($probe_samplers)
   local -A cost
   n=${#names[@]}
+  window_seconds $((hz - n + 1)) "$probe_seconds"  # gp-record's lowest frequency, its longest interval
+  printf '%-6s stolen-time probe: %d windows of %ss\n' "$hz" "$probe_windows" "$window_s"
   : >"$tmp/probe.txt"
   for ((k = 0; k < probe_windows; k++)); do
     freqs=() pids=() c0=()
@@ -327,7 +345,7 @@ probe_table() {
     sleep 3  # past start-up: gp-record's first flushes, which snapshot every process running
     for ((j = 0; j < n; j++)); do read_cpu_ns "${pids[j]}"; c0+=("$cpu_ns"); done
     read_now_ns; t0=$now_ns
-    read -r stolen gaps result < <("$tmp/probe" "$probe_seconds" "${freqs[@]}")
+    read -r stolen gaps result < <("$tmp/probe" "$window_s" "${freqs[@]}")
     read_now_ns
     result=($result)
     for ((j = 0; j < n; j++)); do
@@ -371,15 +389,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b * 100 : 0 }'; }
 if [ "$probe_only" = 0 ]; then
   printf 'workload: %d processes x %s iterations (~%ss each); %d rounds per cell; median slowdowns;\n' "$ncpu" "$iters" "$work_seconds" "$rounds"
-  printf 'direct costs: medians of %d windows of %ss of the workload per cell\n' "$cost_windows" "$cost_seconds"
+  printf 'direct costs: medians of %d windows of %ss of the workload per cell (or two flush intervals)\n' \
+    "$cost_windows" "$cost_seconds"
 fi
-printf 'stolen-time probe: %d windows of %ss per frequency, the samplers at once; load before: %s\n\n' \
+printf 'stolen-time probe: %d windows of %ss (or two flush intervals) per frequency, the samplers at once; load before: %s\n\n' \
   "$probe_windows" "$probe_seconds" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for hz in $freqs; do
   if [ "$probe_only" = 1 ]; then probe_table "$hz"; continue; fi
   printf '%-6s %-10s %9s %14s %9s %10s %8s %13s\n' "Hz" "sampler" "slowdown" "work CPU" "own CPU%" "BPF ns/run" \
     "runs/s" "above floor%"
   floor_ns_per_run=0
+  window_seconds "$hz" "$cost_seconds"
+  cost_s=$window_s
   for s in empty walk gp-record gp-kwalk perf bpftrace; do
     : >"$tmp/ratios"
     : >"$tmp/cpu_ratios"

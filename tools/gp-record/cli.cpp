@@ -28,9 +28,12 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
   return !cpus->empty();
 }
 
-double flush_interval_seconds(const RecordArgs& args) {
+double flush_interval_seconds(const RecordArgs& args, size_t cpus) {
   if (args.flush_interval > 0) return args.flush_interval;
-  return std::clamp(500.0 / std::max(1u, args.frequency), 1.0, 5.0);
+  const double hz = std::max(1u, args.frequency);
+  // Never longer than the CPUs take to fill the sample map with distinct stacks.
+  const double fill = args.stack_storage_size / (hz * static_cast<double>(std::max<size_t>(1, cpus)));
+  return std::clamp(std::min(1000.0 / hz, fill), 1.0, 10.0);
 }
 
 void add_cli(CLI::App& app, RecordArgs& args) {
@@ -75,8 +78,8 @@ void add_cli(CLI::App& app, RecordArgs& args) {
   app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
   app.add_flag("--redact-cmdline", args.redact_cmdline, "Hide secret-looking values in recorded command lines");
   app.add_option("--flush-interval", args.flush_interval,
-                 "Seconds between chunks written (what a kill can lose); default: the time for 500 samples per "
-                 "CPU, 1 to 5, and 1 after a new process")
+                 "Seconds between chunks written (what a kill can lose); default: the time for 1000 samples per "
+                 "CPU, 1 to 10, and 1 after a new process")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.05, 3600.0));
   gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->type_name("EVENT")->capture_default_str(),

@@ -38,10 +38,12 @@ struct RecordArgs {
 
 void add_cli(CLI::App& app, RecordArgs& args);
 
-// --flush-interval, or by default the time the sampler takes for about 500 samples per CPU,
-// between 1 and 5 s: a flush costs the recorder about the same whatever it carries (a wake-up,
-// a batch read, a chunk written), so at low frequencies it flushes less often.
-double flush_interval_seconds(const RecordArgs& args);
+// --flush-interval, or by default the time `cpus` take for about 1000 samples each, between 1
+// and 10 s: a flush costs the recorder about the same whatever it carries (a wake-up, a batch
+// read, a chunk written; on a busy host mostly the cache misses of a process that slept), so at
+// low frequencies it flushes less often. Never longer, above 1 s, than the CPUs take for
+// --stack-storage-size samples: an interval of distinct stacks still fits the sample map.
+double flush_interval_seconds(const RecordArgs& args, size_t cpus);
 
 // Parses a CPU list such as "0,2-3"; false on a malformed list.
 bool parse_cpu_list(const std::string& text, std::vector<int>* cpus);

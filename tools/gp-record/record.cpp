@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 #include "gp/archive/writer.h"
 #include "gp/cli/tool.h"
@@ -66,7 +68,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
   c.stack_walker = args.stack_walker;
-  c.flush_interval = flush_interval_seconds(args);
+  c.flush_interval = flush_interval_seconds(args, sampled_cpus(c).size());
   c.verbose = args.common.verbose;
   return c;
 }
@@ -95,9 +97,14 @@ struct Totals {
 // One recording session, written to `out` until `deadline` or a signal.
 class SessionRecorder {
  public:
-  SessionRecorder(const RecordArgs& args, Sampler& sampler, record::SessionAssembler& assembler,
-                  HostCaptures& captures, Totals& totals)
-      : args_(args), sampler_(sampler), assembler_(assembler), captures_(captures), totals_(totals) {}
+  SessionRecorder(const RecordArgs& args, double flush_interval, Sampler& sampler,
+                  record::SessionAssembler& assembler, HostCaptures& captures, Totals& totals)
+      : args_(args),
+        flush_interval_(flush_interval),
+        sampler_(sampler),
+        assembler_(assembler),
+        captures_(captures),
+        totals_(totals) {}
 
   // Returns an exit status; `out` gets a complete session unless writing failed.
   int record(archive::OutputStream& out, model::Header header, Clock::time_point deadline);
@@ -117,6 +124,7 @@ class SessionRecorder {
   void report_counters();
 
   const RecordArgs& args_;
+  const double flush_interval_;  // seconds
   Sampler& sampler_;
   record::SessionAssembler& assembler_;
   HostCaptures& captures_;
@@ -199,7 +207,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     return kExitFailure;
   }
   auto start = Clock::now();
-  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_seconds(args_)));
+  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_));
   const auto one_second = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
   // The first chunk goes out within a second whatever the interval: a reader of the output sees
   // the session begin, and an output that cannot be written shows at once.
@@ -354,8 +362,10 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     if (!hint.empty()) gp::cli::hint(hint);
     return kExitFailure;
   }
-  gp::cli::info(1, std::string("sampling with the ") + (*sampler)->name() + " sampler at " +
-                       std::to_string(args.frequency) + " Hz");
+  std::ostringstream sampling;
+  sampling << "sampling with the " << (*sampler)->name() << " sampler at " << args.frequency
+           << " Hz, flushing every " << std::setprecision(3) << config->flush_interval << " s";
+  gp::cli::info(1, sampling.str());
   record::PerfMapTails perf_maps;
   LiveProcessSource source(args.redact_cmdline, perf_maps);
   record::SessionAssembler assembler(source, host.kernel_build_id);
@@ -373,7 +383,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
-    SessionRecorder recorder(args, **sampler, assembler, captures, totals);
+    SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals);
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration), deadline);
     if (st != kExitOk) return st;
     if (auto fin = output.finish_session(); !fin) {
