@@ -377,10 +377,14 @@ probe_table() {
     [[ " $probe_samplers " == *" gp-record "* && " $probe_samplers " == *" $s "* ]] || continue
     lower=$(awk -v s="$s" '$2 == "gp-record" { g[$1] = $4 } $2 == s { o[$1] = $4 }
       END { n = 0; for (k in g) n += (g[k] < o[k]); print n }' "$tmp/above")
-    awk -v hz="$hz" -v s="$s" -v n="$lower" -v k="$probe_windows" -v g="${cost[gp-record]}" -v o="${cost[$s]}" 'BEGIN {
+    # The ratio in each window (both samplers met the same conditions there): its quartiles.
+    read -r q1 med q3 < <(awk -v s="$s" '$2 == "gp-record" { g[$1] = $4 } $2 == s { o[$1] = $4 }
+      END { for (k in g) if (o[k] > 0) print g[k] / o[k] }' "$tmp/above" | quartiles)
+    awk -v hz="$hz" -v s="$s" -v n="$lower" -v k="$probe_windows" -v g="${cost[gp-record]}" -v o="${cost[$s]}" \
+      -v q1="$q1" -v m="$med" -v q3="$q3" 'BEGIN {
         p = 0; for (i = n; i <= k; i++) { c = 1; for (j = 0; j < i; j++) c = c * (k - j) / (j + 1); p += c / 2 ^ k }
-        printf "%-6s probe: above the floor, gp-record %.3f%% of all CPUs, %s %.3f%% (ratio %s); gp-record cost less in %d of %d windows (sign test p = %.3f)\n",
-          hz, g, s, o, (g > 0 && o > 0) ? sprintf("%.2f", g / o) : "-", n, k, p }'
+        printf "%-6s probe: above the floor, gp-record %.3f%% of all CPUs, %s %.3f%% (ratio %s; per window %.2f %.2f %.2f, Q1 med Q3); gp-record cost less in %d of %d windows (sign test p = %.3f)\n",
+          hz, g, s, o, (g > 0 && o > 0) ? sprintf("%.2f", g / o) : "-", q1, m, q3, n, k, p }'
   done
   echo
 }
