@@ -229,6 +229,18 @@ top_recurse_stack() {
   stderr_has "flushing every 0.25 s"
 }
 
+@test "on a terminal the progress line moves every second, between flushes too" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The recorder flushes at 1 s, then every 10 s (a given interval: no early flush for a new
+  # process either): only the ticks show 2 s and 3 s.
+  run -0 script -qec "gp-record --color never --flush-interval 10 -d 3.5 -o '$OUT/tty.gpa'" /dev/null
+  for s in 1 2 3; do
+    [[ "$output" == *"gp-record: ${s}s, "*" samples, "*" processes"* ]] || fail "no progress at ${s}s: $output"
+  done
+  [ -s "$OUT/tty.gpa" ]
+}
+
 @test "a full stack map drops stacks with a warning and a counter" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -120,6 +120,7 @@ class SessionRecorder {
   }
   void set_counters();
   Status write_new_entries(archive::Writer& writer);
+  bool shows_progress() const { return !args_.common.quiet && gp::cli::is_terminal(STDERR_FILENO); }
   void progress(Clock::time_point start, bool final);
   void report_counters();
 
@@ -177,7 +178,7 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 }
 
 void SessionRecorder::progress(Clock::time_point start, bool final) {
-  if (args_.common.quiet || !gp::cli::is_terminal(STDERR_FILENO)) return;
+  if (!shows_progress()) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(), elapsed,
                static_cast<unsigned long long>(session_samples_),
@@ -217,9 +218,12 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   // library after its snapshot and exit before a later drain could look at its mappings again.
   const bool early_drains = args_.flush_interval <= 0 && interval > one_second;
   auto early_flush = Clock::time_point::max();
+  // On a terminal the progress line moves every second, between flushes too (with the samples
+  // drained so far); elsewhere the recorder never wakes for it.
+  auto next_tick = shows_progress() ? start + one_second : Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
-  // a follow-up or an announcement.
+  // a follow-up, an announcement or (on a terminal) the progress line.
   const sigset_t stops = gp::cli::stop_signals();
   sigset_t wait_mask;
   pthread_sigmask(SIG_SETMASK, nullptr, &wait_mask);
@@ -231,7 +235,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
       break;
     }
-    auto wake = std::min({next_flush, early_flush, deadline, follow_up_time()});
+    auto wake = std::min({next_flush, early_flush, deadline, follow_up_time(), next_tick});
     const uint64_t snapshots_before = assembler_.snapshots();
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
@@ -256,7 +260,10 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       next_flush = now + interval;
       early_flush = Clock::time_point::max();
       progress(start, false);
+    } else if (now >= next_tick) {
+      progress(start, false);
     }
+    while (next_tick <= now) next_tick += one_second;
   }
   // The last session: stop sampling first, so its final drain holds every sample counted.
   if (!args_.continuous || g_signals != 0) sampler_.stop();
