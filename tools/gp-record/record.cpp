@@ -101,6 +101,7 @@ class SessionRecorder {
                   record::SessionAssembler& assembler, HostCaptures& captures, Totals& totals)
       : args_(args),
         flush_interval_(flush_interval),
+        shows_progress_(!args.common.quiet && gp::cli::is_terminal(STDERR_FILENO)),
         sampler_(sampler),
         assembler_(assembler),
         captures_(captures),
@@ -120,12 +121,12 @@ class SessionRecorder {
   }
   void set_counters();
   Status write_new_entries(archive::Writer& writer);
-  bool shows_progress() const { return !args_.common.quiet && gp::cli::is_terminal(STDERR_FILENO); }
   void progress(Clock::time_point start, bool final);
   void report_counters();
 
   const RecordArgs& args_;
   const double flush_interval_;  // seconds
+  const bool shows_progress_;    // stderr is a terminal and not --quiet: checked once, not per tick
   Sampler& sampler_;
   record::SessionAssembler& assembler_;
   HostCaptures& captures_;
@@ -178,7 +179,7 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 }
 
 void SessionRecorder::progress(Clock::time_point start, bool final) {
-  if (!shows_progress()) return;
+  if (!shows_progress_) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(), elapsed,
                static_cast<unsigned long long>(session_samples_),
@@ -220,7 +221,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
   auto early_flush = Clock::time_point::max();
   // On a terminal the progress line moves every second, between flushes too (with the samples
   // drained so far); elsewhere the recorder never wakes for it.
-  auto next_tick = shows_progress() ? start + one_second : Clock::time_point::max();
+  auto next_tick = shows_progress_ ? start + one_second : Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up, an announcement or (on a terminal) the progress line.
