@@ -43,7 +43,10 @@
 # minute to the next. Each sampler's timer fires at its own phase, so the gaps that start at that
 # phase are its samples, and their median length is the cost of one of its samples, timer
 # included. Above the empty program's in the same window, times N on every CPU, plus the
-# sampler's own CPU, it is the sampler's cost above the floor as a share of all CPUs. At high
+# sampler's own CPU, it is the sampler's cost above the floor as a share of all CPUs. The probe
+# measures after a 2-s warm-up and reads the samplers' CPU itself, so that its own start (a new
+# process, which gp-record snapshots) stays out of the window; that start's cost is printed on
+# its own line, as what a new process costs each sampler. At high
 # frequencies some gaps of the others fall in a sampler's phase window (about 7% per other
 # sampler at 4999 Hz), which pulls the samplers' figures together: their differences are, if
 # anything, understated. -s WINDOWS windows (default 9) of -S SECONDS each (default 5) rotate
@@ -68,6 +71,7 @@ cost_seconds=10
 cost_windows=5
 probe_windows=9
 probe_seconds=5
+probe_warmup=2  # seconds the probe runs before it measures
 probe_only=0
 probe_samplers="empty gp-record perf bpftrace"
 while getopts "r:w:f:l:L:c:k:s:S:p:Ph" opt; do
@@ -326,7 +330,7 @@ sampler_median() { awk -v s="$2" -v i="$3" '$2 == s { print $i }' "$1" | median;
 # their samples apart by phase); the frequencies rotate between windows. A sampler's cost is
 # taken against the empty program's in the same window.
 probe_table() {
-  local hz=$1 k j n freqs pids c0 t0 stolen gaps result q1 med q3 lower
+  local hz=$1 k j n freqs pids stolen gaps result q1 med q3 lower warm
   local -a names=($probe_samplers)
   local -A cost
   n=${#names[@]}
@@ -343,14 +347,14 @@ probe_table() {
     sampler_pid=${pids[*]}
     for ((j = 0; j < n; j++)); do wait_attached "${pids[j]}"; done
     sleep 3  # past start-up: gp-record's first flushes, which snapshot every process running
-    for ((j = 0; j < n; j++)); do read_cpu_ns "${pids[j]}"; c0+=("$cpu_ns"); done
-    read_now_ns; t0=$now_ns
-    read -r stolen gaps result < <("$tmp/probe" "$window_s" "${freqs[@]}")
-    read_now_ns
+    # The probe reads the samplers' CPU itself, after its warm-up: its own start (gp-record
+    # snapshots the new process and drains within a second) is the instrument's, not the
+    # workload's, and would weigh more the shorter the window. It is shown on its own below.
+    read -r stolen gaps result < <("$tmp/probe" -w "$probe_warmup" "${pids[@]/#/-p}" "$window_s" "${freqs[@]}")
     result=($result)
     for ((j = 0; j < n; j++)); do
-      read_cpu_ns "${pids[j]}"
-      echo "$k ${names[j]} ${freqs[j]} ${result[2 * j]} ${result[2 * j + 1]} $(((cpu_ns - c0[j]) * 1000000000 / (now_ns - t0)))"
+      echo "$k ${names[j]} ${freqs[j]} ${result[2 * j]} ${result[2 * j + 1]}" \
+        "$((result[2 * n + 2 * j + 1] / window_s)) ${result[2 * n + 2 * j]}"
     done >>"$tmp/probe.txt"
     stop_sampler
   done
@@ -371,6 +375,14 @@ probe_table() {
       printf "%-6s %-10s %9.1f %9d %26s %9.3f %12s\n", hz, s, n, g, above, own / 1e7,
         (s == "empty") ? "-" : sprintf("%.3f", cost) }'
   done
+  # What a new process costs each sampler: its CPU while the probe started (a new process with
+  # a thread per CPU), in the warm-up before each window.
+  warm=""
+  for s in $probe_samplers; do
+    [ "$s" = empty ] || warm+="$(printf ', %s %.0f' "$s" "$(awk -v s="$s" '$2 == s { print $7 / 1000 }' "$tmp/probe.txt" | median)")"
+  done
+  printf '%-6s own CPU in the %ss after the probe started (snapshots of a new process), median us: %s\n' \
+    "$hz" "$probe_warmup" "${warm#, }"
   # A sign test over the windows: in how many gp-record cost less than perf (and than bpftrace);
   # p is the chance of at least that many if neither were cheaper.
   for s in perf bpftrace; do

@@ -2,7 +2,7 @@
 // interrupts, in-kernel work included, which neither bpf_stats nor the sampler's own CPU time
 // holds for perf.
 //
-//   stolen_time_probe SECONDS [HZ...]
+//   stolen_time_probe [-w WARMUP] [-p PID]... SECONDS [HZ...]
 //
 // One thread per CPU, pinned, reads CLOCK_MONOTONIC in a loop 32 frames deep (so that stack
 // walks have frames to walk). A gap between two reads longer than 250 ns (a loop turn takes
@@ -15,9 +15,16 @@
 // extras (a reader woken and run right after a sample, another timer firing at the same
 // moment) do not move a median much, and they pull every sampler towards the same figure.
 //
+// The threads run WARMUP seconds (default 0) before the measured SECONDS, so that what the
+// probe's own start makes a sampler do (gp-record snapshots a new process and drains within a
+// second) falls outside the measurement: the probe is the instrument, not the workload. Each
+// -p PID (a sampler) has its CPU time read from schedstat at the start and end of each phase.
+//
 // Prints: stolen ns per CPU-second and gaps per CPU-second, then for each HZ the median
-// sampling gap in ns and the sampling gaps found per CPU-second.
+// sampling gap in ns and the sampling gaps found per CPU-second, then for each PID its CPU ns
+// during the warm-up and during the measured seconds.
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -41,7 +48,7 @@ struct cpu_tally {
 };
 
 static struct cpu_tally tallies[max_cpus];
-static long long end_ns;
+static long long start_ns, end_ns;  // the measured seconds; gaps before start_ns are warm-up
 
 static long long now_ns(void) {
   struct timespec t;
@@ -52,7 +59,7 @@ static long long now_ns(void) {
 __attribute__((noinline)) static void spin(struct cpu_tally *t) {
   long long previous = now_ns(), now;
   for (; (now = now_ns()) < end_ns; previous = now) {
-    if (now - previous <= min_gap_ns) continue;
+    if (now - previous <= min_gap_ns || previous < start_ns) continue;
     t->stolen_ns += now - previous;
     t->gaps++;
     if (t->logged < t->capacity) t->log[t->logged++] = (struct gap){previous, now - previous};
@@ -92,14 +99,48 @@ static int by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+// CPU nanoseconds process `pid` has used so far, all threads (schedstat's first field).
+static long long process_cpu_ns(long pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/task", pid);
+  DIR *tasks = opendir(path);
+  if (!tasks) return 0;  // exited: the sampler failed, which the script reports
+  long long total = 0;
+  for (struct dirent *d; (d = readdir(tasks));) {
+    if (d->d_name[0] == '.') continue;
+    char stat_path[320];
+    snprintf(stat_path, sizeof stat_path, "/proc/%ld/task/%s/schedstat", pid, d->d_name);
+    FILE *f = fopen(stat_path, "r");
+    long long ns = 0;
+    if (f && fscanf(f, "%lld", &ns) == 1) total += ns;
+    if (f) fclose(f);
+  }
+  closedir(tasks);
+  return total;
+}
+
+static void sleep_until(long long ns) {
+  struct timespec t = {ns / 1000000000LL, ns % 1000000000LL};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {}
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: stolen_time_probe SECONDS [HZ...]\n");
+  double warmup = 0;
+  long pids[64];
+  int npids = 0;
+  for (int opt; (opt = getopt(argc, argv, "w:p:")) != -1;) {
+    if (opt == 'w') warmup = atof(optarg);
+    else if (opt == 'p' && npids < 64) pids[npids++] = atol(optarg);
+    else optind = argc + 1;
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "usage: stolen_time_probe [-w WARMUP] [-p PID]... SECONDS [HZ...]\n");
     return 2;
   }
-  double seconds = atof(argv[1]);
+  double seconds = atof(argv[optind]);
+  int first_hz = optind + 1;
   long total_hz = 0;
-  for (int i = 2; i < argc; i++) total_hz += atol(argv[i]);
+  for (int i = first_hz; i < argc; i++) total_hz += atol(argv[i]);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus > max_cpus) cpus = max_cpus;
   long long capacity = (long long)(seconds * (2 * total_hz + 20000));  // ~2000-7000 gaps/s seen here
@@ -111,8 +152,13 @@ int main(int argc, char **argv) {
   }
 
   pthread_t threads[max_cpus];
-  end_ns = now_ns() + (long long)(seconds * 1e9);
+  long long cpu_ns[64][3];  // per PID: at launch, at start_ns, at end_ns
+  for (int p = 0; p < npids; p++) cpu_ns[p][0] = process_cpu_ns(pids[p]);
+  start_ns = now_ns() + (long long)(warmup * 1e9);
+  end_ns = start_ns + (long long)(seconds * 1e9);
   for (long c = 0; c < cpus; c++) pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
+  sleep_until(start_ns);
+  for (int p = 0; p < npids; p++) cpu_ns[p][1] = process_cpu_ns(pids[p]);
   long long stolen = 0, gaps = 0, logged = 0, full = 0;
   for (long c = 0; c < cpus; c++) {
     pthread_join(threads[c], NULL);
@@ -124,8 +170,9 @@ int main(int argc, char **argv) {
   if (full) fprintf(stderr, "stolen_time_probe: the gap log filled on %lld CPUs\n", full);
 
   printf("%.0f %.1f", stolen / (seconds * cpus), gaps / (seconds * cpus));
+  for (int p = 0; p < npids; p++) cpu_ns[p][2] = process_cpu_ns(pids[p]);
   long long *lengths = malloc((logged + 1) * sizeof *lengths);
-  for (int i = 2; i < argc; i++) {
+  for (int i = first_hz; i < argc; i++) {
     long long period = 1000000000LL / atol(argv[i]), window = 3 * phase_bin_ns, sampled = 0;
     long *bins = malloc((period / phase_bin_ns + 1) * sizeof *bins);
     for (long c = 0; c < cpus; c++) {
@@ -142,6 +189,7 @@ int main(int argc, char **argv) {
     printf(" %lld %.1f", sampled ? lengths[sampled / 2] : 0, sampled / (seconds * cpus));
     free(bins);
   }
+  for (int p = 0; p < npids; p++) printf(" %lld %lld", cpu_ns[p][1] - cpu_ns[p][0], cpu_ns[p][2] - cpu_ns[p][1]);
   printf("\n");
   return 0;
 }
