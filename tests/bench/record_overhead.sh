@@ -375,13 +375,14 @@ probe_table() {
       printf "%-6s %-10s %9.1f %9d %26s %9.3f %12s\n", hz, s, n, g, above, own / 1e7,
         (s == "empty") ? "-" : sprintf("%.3f", cost) }'
   done
-  # What a new process costs each sampler: its CPU while the probe started (a new process with
-  # a thread per CPU), in the warm-up before each window.
+  # What a new process costs each sampler: its CPU in the warm-up, after the probe (a new
+  # process, a thread per CPU) started, less what it uses in as long a time of the window.
   warm=""
   for s in $probe_samplers; do
-    [ "$s" = empty ] || warm+="$(printf ', %s %.0f' "$s" "$(awk -v s="$s" '$2 == s { print $7 / 1000 }' "$tmp/probe.txt" | median)")"
+    [ "$s" = empty ] || warm+="$(printf ', %s %.0f' "$s" "$(awk -v s="$s" -v w="$probe_warmup" \
+      '$2 == s { print ($7 - $6 * w) / 1000 }' "$tmp/probe.txt" | median)")"
   done
-  printf '%-6s own CPU in the %ss after the probe started (snapshots of a new process), median us: %s\n' \
+  printf '%-6s a new process: own CPU in the %s s after the probe started, above the window'"'"'s rate, median us: %s\n' \
     "$hz" "$probe_warmup" "${warm#, }"
   # A sign test over the windows: in how many gp-record cost less than perf (and than bpftrace);
   # p is the chance of at least that many if neither were cheaper.
