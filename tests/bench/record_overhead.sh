@@ -354,7 +354,8 @@ probe_table() {
     result=($result)
     for ((j = 0; j < n; j++)); do
       echo "$k ${names[j]} ${freqs[j]} ${result[2 * j]} ${result[2 * j + 1]}" \
-        "$((result[2 * n + 2 * j + 1] / window_s)) ${result[2 * n + 2 * j]}"
+        "$(awk -v ns="${result[2 * n + 2 * j + 1]}" -v s="$window_s" 'BEGIN { printf "%d", ns / s }')" \
+        "${result[2 * n + 2 * j]}"
     done >>"$tmp/probe.txt"
     stop_sampler
   done
