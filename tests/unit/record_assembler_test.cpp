@@ -511,6 +511,54 @@ TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
   EXPECT_EQ(a.follow_up_snapshots(), 1u);
 }
 
+TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
+  FakeSource src;  // a slow start-up: libc is mapped only after the first follow-up
+  src.add(10, "slow",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/slow"),
+           user_map(10, 0x3000, 0x4000, 0, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")});
+  src.procs[10].exe = "/bin/slow";
+  SessionAssembler a(src, "");
+  a.set_clock(fake_clock);
+  fake_now = 1000;
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  const int64_t first = 1000 + SessionAssembler::kFollowUpDelayNs;
+  a.follow_up(first);  // still no libc: look again after twice the delay
+  EXPECT_EQ(src.mapping_calls, 2);
+  EXPECT_EQ(a.next_follow_up_ns(), first + 2 * SessionAssembler::kFollowUpDelayNs);
+  src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/lib/libc.so.6"));
+  a.follow_up(first + 2 * SessionAssembler::kFollowUpDelayNs);
+  EXPECT_EQ(src.mapping_calls, 3);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());  // libc is there now
+  src.procs.clear();  // gone before the drain
+  src.maps.clear();
+  a.add(sample(10, {0x7010, 0x1100}));
+  const model::Stack& st = s.stack(s.samples[0].stack_id);
+  EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
+}
+
+TEST(SessionAssembler, StopsLookingAgainAfterTheLastFollowUp) {
+  FakeSource src;  // a static-pie-like image that never maps more than the loader
+  src.add(10, "stuck",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/stuck"), user_map(10, 0x3000, 0x4000, 0, "/lib/ld-linux.so.2")});
+  src.procs[10].exe = "/bin/stuck";
+  SessionAssembler a(src, "");
+  a.set_clock(fake_clock);
+  fake_now = 1000;
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  int reads = 0;
+  for (int64_t due = a.next_follow_up_ns(); due != std::numeric_limits<int64_t>::max(); due = a.next_follow_up_ns()) {
+    a.follow_up(due);
+    ++reads;
+    ASSERT_LE(reads, SessionAssembler::kMaxFollowUps);
+  }
+  EXPECT_EQ(reads, SessionAssembler::kMaxFollowUps);
+  EXPECT_EQ(a.follow_up_snapshots(), static_cast<uint64_t>(SessionAssembler::kMaxFollowUps));
+}
+
 TEST(SessionAssembler, NoFollowUpOnceLibrariesAreMapped) {
   FakeSource src;
   src.add(10, "app",

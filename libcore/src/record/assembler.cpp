@@ -153,26 +153,35 @@ void SessionAssembler::on_process_event(int32_t pid, bool exec) {
   // Its first sample came while ld.so was still mapping libraries: look again soon, while even
   // a short-lived process still runs.
   if (p.have_snapshot && !p.meta.exited && loader_starting(p))
-    follow_ups_.push_back({now_() + kFollowUpDelayNs, pid});
+    schedule_follow_up(now_() + kFollowUpDelayNs, pid, 1);
 }
 
 int64_t SessionAssembler::next_follow_up_ns() const {
   return follow_ups_.empty() ? std::numeric_limits<int64_t>::max() : follow_ups_.front().due_ns;
 }
 
+void SessionAssembler::schedule_follow_up(int64_t due_ns, int32_t pid, int reads) {
+  auto at = std::upper_bound(follow_ups_.begin(), follow_ups_.end(), due_ns,
+                             [](int64_t due, const FollowUp& f) { return due < f.due_ns; });
+  follow_ups_.insert(at, FollowUp{due_ns, pid, reads});
+}
+
 void SessionAssembler::follow_up(int64_t now_ns) {
   while (!follow_ups_.empty() && follow_ups_.front().due_ns <= now_ns) {
-    int32_t pid = follow_ups_.front().pid;
+    const FollowUp due = follow_ups_.front();
     follow_ups_.pop_front();
-    auto it = processes_.find(pid);
+    auto it = processes_.find(due.pid);
     if (it == processes_.end() || it->second.exit_drain) continue;
-    auto maps = source_.mappings(pid);
+    auto maps = source_.mappings(due.pid);
     if (!maps) continue;  // exited meanwhile: the first snapshot stays
     ++follow_up_snapshots_;
+    TrackedProcess& p = it->second;
     sort_by_start(*maps);
-    it->second.mappings = std::move(*maps);
-    it->second.unmapped_ips.clear();
-    mappings_changed(it->second);
+    p.mappings = std::move(*maps);
+    p.unmapped_ips.clear();
+    mappings_changed(p);
+    if (due.reads < kMaxFollowUps && loader_starting(p))
+      schedule_follow_up(now_ns + (kFollowUpDelayNs << due.reads), due.pid, due.reads + 1);
   }
 }
 

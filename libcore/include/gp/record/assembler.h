@@ -123,10 +123,13 @@ class SessionAssembler {
   void on_process_event(int32_t pid, bool exec);
   // Follow-up reads of the mappings of processes snapshotted when announced (kFollowUpDelayNs
   // later: a first sample during ld.so's start-up saw no libc yet): the time the next is due
-  // (CLOCK_MONOTONIC ns; INT64_MAX when none), and doing those due at now_ns.
+  // (CLOCK_MONOTONIC ns; INT64_MAX when none), and doing those due at now_ns. A read that finds
+  // the loader still starting (a loaded host, a cold page cache) is followed by another, after
+  // twice the delay, up to kMaxFollowUps reads (about 0.6 s in all).
   int64_t next_follow_up_ns() const;
   void follow_up(int64_t now_ns);
   static constexpr int64_t kFollowUpDelayNs = 10'000'000;
+  static constexpr int kMaxFollowUps = 6;
   // Every kSweepDrains drains, processes neither sampled nor announced since the last sweep are
   // checked: those gone are forgotten as if their exit had been announced. A sampler's exit
   // announcement can be lost (a full ring buffer, an evicted entry of its table).
@@ -202,8 +205,11 @@ class SessionAssembler {
   struct FollowUp {
     int64_t due_ns;
     int32_t pid;
+    int reads = 1;  // the follow-up reads this one makes (1 for the first)
   };
-  std::deque<FollowUp> follow_ups_;  // in due order (one delay for all)
+  // Queues a follow-up read of pid's mappings, in due order.
+  void schedule_follow_up(int64_t due_ns, int32_t pid, int reads);
+  std::deque<FollowUp> follow_ups_;  // in due order
   uint64_t follow_up_snapshots_ = 0;
   std::vector<int32_t> exiting_;  // pids whose exit was announced, not yet forgotten
   uint64_t drains_ = 0;
