@@ -437,7 +437,8 @@ top_recurse_stack() {
     # Idle samples need an idle CPU: on a host saturated while the recording ran (parallel
     # tests, say) there are none to keep. The jiffies also count gp-record's start-up (loading
     # BTF may wait for the disk, which counts as idle), so only 250 ms of idle CPU time, about
-    # 125 samples' worth, makes their absence a failure (a CI run under load saw 5 or more and no sample).
+    # 125 samples' worth, makes their absence a failure (a CI run under load saw 5 or more
+    # jiffies and no sample).
     [ $((idle_after - idle_before)) -lt 25 ] && skip "too little idle CPU time during the recording ($((idle_after - idle_before)) jiffies)"
   fi
   assert_line --regexp '^swapper-0;.*_\[k\] [0-9]+$'
