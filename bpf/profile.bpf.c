@@ -279,146 +279,86 @@ static __always_inline void hash_frame(struct stack_hash *h, __u64 ip)
 	h->check = (h->check + ip) * 0xff51afd7ed558ccdULL;
 }
 
-/* Ends the hashes with the depth; returns the key (never 0: 0 means "no stack"); hash_end also
- * stores the check and depth in `st`. */
-static __always_inline __u64 hash_key(struct stack_hash *h, __u32 depth)
+/* Ends the hashes with the depth; returns the key (never 0: 0 means "no stack") and stores the
+ * check and depth in `st`. */
+static __always_inline __u64 hash_end(struct stack_hash *h, struct gp_stack *st, __u32 depth)
 {
 	hash_frame(h, depth);
+	st->depth = depth;
+	st->check = (__u32)(h->check >> 32);
 	return h->key ? h->key : 1;
 }
 
-static __always_inline __u64 hash_end(struct stack_hash *h, struct gp_stack *st, __u32 depth)
-{
-	__u64 key = hash_key(h, depth);
-
-	st->depth = depth;
-	st->check = (__u32)(h->check >> 32);
-	return key;
-}
-
-/* Where a frame walk is between steps. The window holds user memory [base, base + len). */
-struct walk_pos {
-	__u64 fp; /* the next frame record */
-	__u64 base;
+/* The state of a frame walk between steps (bpf_loop's context). */
+struct walk_ctx {
+	struct gp_walk_state *walk;
+	__u64 fp;   /* the next frame record */
+	__u64 base; /* walk->window holds user memory [base, base + len) */
 	__u64 len;
 	struct stack_hash h;
 	__u32 depth;
 };
 
 /*
- * One step of a frame-pointer walk: reads the frame record at pos->fp (through `window`, of
- * `words` words, refilled from user memory when the record is outside it) and hashes its return
- * address, frame `slot`. Returns the return address, or 0 at the end of the walk. `words` is a
- * constant power of two in each caller.
+ * Step `index` of walk_user_frames: the frame record at c->fp gives frame index + 1. Returns 1 to
+ * end the walk. The frame's slot comes from `index`, not from a counter in `c`: the verifier
+ * then sees every step alike and checks the callback once, not once per possible depth.
  */
-static __always_inline __u64 next_frame(struct walk_pos *pos, __u64 *window, const __u64 words, __u32 slot)
+static long walk_step(__u32 index, void *data)
 {
-	const __u64 mask = words - 1;
-	__u64 fp = pos->fp, off = fp - pos->base, len, ret;
+	const __u64 mask = GP_STACK_WINDOW_WORDS - 1;
+	struct walk_ctx *c = data;
+	struct gp_walk_state *walk = c->walk;
+	__u64 fp = c->fp, off = fp - c->base, len, ret;
+	__u32 slot = index + 1;
 
 	if (fp < 4096 || (fp & 7) != 0 || slot >= GP_MAX_STACK_DEPTH)
-		return 0;
-	if (fp < pos->base || off + 16 > pos->len) {
+		return 1;
+	if (fp < c->base || off + 16 > c->len) {
 		len = 4096 - (fp & 4095); /* to the end of the frame's page... */
-		if (len > words * 8)
-			len = words * 8; /* ...or the window's size */
+		if (len > sizeof(walk->window))
+			len = sizeof(walk->window); /* ...or the window's size */
 		if (len < 16)
 			len = 16; /* a frame record across two pages */
-		if (bpf_probe_read_user(window, len, (const void *)fp) != 0)
-			return 0;
-		pos->base = fp;
-		pos->len = len;
+		if (bpf_probe_read_user(walk->window, len, (const void *)fp) != 0)
+			return 1;
+		c->base = fp;
+		c->len = len;
 		off = 0;
 	}
 	off >>= 3;
-	ret = window[(off + 1) & mask];
-	if (ret == 0)
-		return 0;
-	pos->depth = slot + 1;
-	hash_frame(&pos->h, ret);
-	pos->fp = window[off & mask];
-	return ret;
-}
-
-/* Words of user stack memory the hashing walk reads at once: its window is on the BPF stack
- * (the interrupt's stack, warm on a busy CPU), where the storing walk's 128 would not fit. */
-#define GP_HASH_WINDOW_WORDS 32
-
-/* bpf_loop's context for the hashing walk. */
-struct hash_walk_ctx {
-	struct walk_pos pos;
-	__u64 window[GP_HASH_WINDOW_WORDS];
-};
-
-/* bpf_loop's context for the storing walk. */
-struct store_walk_ctx {
-	struct walk_pos pos;
-	struct gp_walk_state *walk;
-};
-
-/*
- * Steps `index` of the two walks: the frame record gives frame index + 1. Return 1 to end the
- * walk. The frame's slot comes from `index`, not from a counter in the context: the verifier
- * then sees every step alike and checks the callback once, not once per possible depth.
- */
-static long hash_walk_step(__u32 index, void *data)
-{
-	struct hash_walk_ctx *c = data;
-
-	return next_frame(&c->pos, c->window, GP_HASH_WINDOW_WORDS, index + 1) == 0;
-}
-
-static long store_walk_step(__u32 index, void *data)
-{
-	struct store_walk_ctx *c = data;
-	__u32 slot = index + 1;
-	__u64 ret = next_frame(&c->pos, c->walk->window, GP_STACK_WINDOW_WORDS, slot);
-
+	ret = walk->window[(off + 1) & mask];
 	if (ret == 0)
 		return 1;
-	/* slot < GP_MAX_STACK_DEPTH (next_frame checked it); the mask shows the verifier a bound
-	 * whatever register clang checked, and barrier_var keeps clang from dropping it. */
+	/* slot < GP_MAX_STACK_DEPTH (checked above); the mask shows the verifier a bound whatever
+	 * register clang checked, and barrier_var keeps clang from dropping it. */
 	barrier_var(slot);
-	c->walk->stack.ips[slot & 127] = ret;
+	walk->stack.ips[slot & 127] = ret;
+	c->depth = slot + 1;
+	hash_frame(&c->h, ret);
+	c->fp = walk->window[off & mask];
 	return 0;
 }
 
 /*
- * The user stack of a sample taken in user mode, walked along its frame-pointer chain as the
- * kernel's perf_callchain_user does (the leaf ip, then the return address of each frame record
+ * Walks the frame-pointer chain of a sample taken in user mode into walk->stack, as the kernel's
+ * perf_callchain_user does (the leaf ip, then the return address of each frame record
  * {next frame, return address}), with two differences:
  * - it stops at a frame pointer in the first page (0 ends every chain) instead of faulting on it;
  * - it reads stack memory a window at a time (from the frame to the end of its page, up to the
  *   window's size), not 16 bytes per frame: nearby frames cost no helper call. Reading within
  *   one page faults no more often than reading the frame itself.
- * Most samples repeat a (thread, stacks) key already counted in the interval and need only the
- * stack's hash: hash_user_frames walks without storing a frame, with its window on the BPF
- * stack, and touches no per-CPU buffer (on a busy host every line of it is a cache miss).
- * store_user_frames walks again into walk->stack for a key that is new. Both return the hash.
+ * Returns the stack's hash.
  */
-static __always_inline __u64 hash_user_frames(struct bpf_perf_event_data *ctx)
+static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, struct gp_walk_state *walk)
 {
-	struct hash_walk_ctx c;
+	struct walk_ctx c = { .walk = walk, .fp = PT_REGS_FP(&ctx->regs), .depth = 1 };
 
-	c.pos.fp = PT_REGS_FP(&ctx->regs);
-	c.pos.base = 0;
-	c.pos.len = 0;
-	c.pos.depth = 1;
-	hash_start(&c.pos.h);
-	hash_frame(&c.pos.h, PT_REGS_IP(&ctx->regs));
-	bpf_loop(GP_MAX_STACK_DEPTH - 1, hash_walk_step, &c, 0);
-	return hash_key(&c.pos.h, c.pos.depth);
-}
-
-static __always_inline __u64 store_user_frames(struct bpf_perf_event_data *ctx, struct gp_walk_state *walk)
-{
-	struct store_walk_ctx c = { .pos = { .fp = PT_REGS_FP(&ctx->regs), .depth = 1 }, .walk = walk };
-
-	hash_start(&c.pos.h);
+	hash_start(&c.h);
 	walk->stack.ips[0] = PT_REGS_IP(&ctx->regs);
-	hash_frame(&c.pos.h, walk->stack.ips[0]);
-	bpf_loop(GP_MAX_STACK_DEPTH - 1, store_walk_step, &c, 0);
-	return hash_end(&c.pos.h, &walk->stack, c.pos.depth);
+	hash_frame(&c.h, walk->stack.ips[0]);
+	bpf_loop(GP_MAX_STACK_DEPTH - 1, walk_step, &c, 0);
+	return hash_end(&c.h, &walk->stack, c.depth);
 }
 
 /* The state of hash_step (bpf_loop's context). */
@@ -507,47 +447,35 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 				  void *counts, struct gp_sample_key *key, const bool loops)
 {
 	bool user_mode = in_user_mode(ctx);
-	bool own_walk = loops && user_stacks && user_mode && own_user_walk(ctx);
 	__u64 one = 1, *value;
 	struct gp_walk_state *walk;
 	__u32 zero = 0;
 
-	if (!kernel_stacks) {
+	walk = bpf_map_lookup_elem(&walk_state, &zero);
+	if (!walk)
+		return 0;
+
+	if (!kernel_stacks)
 		key->kernel_error = GP_NO_STACK;
-	} else if (user_mode) {
+	else if (user_mode)
 		key->kernel_error = -EFAULT; /* an empty kernel stack, as bpf_get_stack reports it */
-	} else {
-		walk = bpf_map_lookup_elem(&walk_state, &zero);
-		if (!walk)
-			return 0;
+	else
 		key->kernel_stack = take_stack(ctx, &walk->kernel, 0, &key->kernel_error, loops);
-	}
 	if (kernel_only && key->kernel_error == -EFAULT) {
 		count_on(state, GP_COUNTER_FILTERED); /* the CPU was in user mode */
 		return 0;
 	}
-	if (!user_stacks) {
+	if (!user_stacks)
 		key->user_error = GP_NO_STACK;
-	} else if (own_walk) {
-		key->user_stack = hash_user_frames(ctx);
-	} else {
-		walk = bpf_map_lookup_elem(&walk_state, &zero);
-		if (!walk)
-			return 0;
-		key->user_stack = take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
-	}
+	else
+		key->user_stack = loops && user_mode && own_user_walk(ctx)
+					  ? walk_user_frames(ctx, walk)
+					  : take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
 
 	value = bpf_map_lookup_elem(counts, key);
 	if (!value) {
 		/* The key's first sample this interval: keep its stacks (a collision or a full stack
 		 * map changes the key). */
-		walk = bpf_map_lookup_elem(&walk_state, &zero);
-		if (!walk)
-			return 0;
-		/* The frames, which the hashing walk did not keep; the same walk gives the same hash
-		 * (the thread is stopped), and the key follows this one if not. */
-		if (own_walk)
-			key->user_stack = store_user_frames(ctx, walk);
 		if (key->kernel_stack)
 			key->kernel_stack = keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
 						       &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
