@@ -483,18 +483,28 @@ TEST(SessionAssembler, ChunksReadBackAsOneSession) {
 int64_t fake_now = 0;
 int64_t fake_clock() { return fake_now; }
 
-TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
-  FakeSource src;  // announced while ld.so had mapped only the executable and itself
-  src.add(10, "short",
-          {user_map(10, 0x1000, 0x2000, 0, "/bin/short"),
-           user_map(10, 0x3000, 0x4000, 0, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")});
-  src.procs[10].exe = "/bin/short";
-  SessionAssembler a(src, "");
+// A process announced while ld.so had mapped only the executable and itself.
+void add_loader_only_process(FakeSource& src, int32_t pid, const std::string& exe) {
+  src.add(pid, exe.substr(exe.rfind('/') + 1),
+          {user_map(pid, 0x1000, 0x2000, 0, exe),
+           user_map(pid, 0x3000, 0x4000, 0, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")});
+  src.procs[pid].exe = exe;
+}
+
+// Starts a session on the fake clock at `now_ns` and announces pid's first sample.
+void announce_at(SessionAssembler& a, model::Session& s, int32_t pid, int64_t now_ns) {
   a.set_clock(fake_clock);
-  fake_now = 1000;
-  model::Session s;
+  fake_now = now_ns;
   a.begin_session(s);
-  a.on_process_event(10, false);
+  a.on_process_event(pid, false);
+}
+
+TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
+  FakeSource src;
+  add_loader_only_process(src, 10, "/bin/short");
+  SessionAssembler a(src, "");
+  model::Session s;
+  announce_at(a, s, 10, 1000);
   EXPECT_EQ(a.next_follow_up_ns(), 1000 + SessionAssembler::kFollowUpDelayNs);
   src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/lib/libc.so.6"));
   a.follow_up(1000 + SessionAssembler::kFollowUpDelayNs - 1);  // not yet
@@ -513,16 +523,10 @@ TEST(SessionAssembler, LooksAgainShortlyAfterAnnouncingALibraryLessStartUp) {
 
 TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
   FakeSource src;  // a slow start-up: libc is mapped only after the first follow-up
-  src.add(10, "slow",
-          {user_map(10, 0x1000, 0x2000, 0, "/bin/slow"),
-           user_map(10, 0x3000, 0x4000, 0, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")});
-  src.procs[10].exe = "/bin/slow";
+  add_loader_only_process(src, 10, "/bin/slow");
   SessionAssembler a(src, "");
-  a.set_clock(fake_clock);
-  fake_now = 1000;
   model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
+  announce_at(a, s, 10, 1000);
   const int64_t first = 1000 + SessionAssembler::kFollowUpDelayNs;
   a.follow_up(first);  // still no libc: look again after twice the delay
   EXPECT_EQ(src.mapping_calls, 2);
@@ -539,16 +543,11 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
 }
 
 TEST(SessionAssembler, StopsLookingAgainAfterTheLastFollowUp) {
-  FakeSource src;  // a static-pie-like image that never maps more than the loader
-  src.add(10, "stuck",
-          {user_map(10, 0x1000, 0x2000, 0, "/bin/stuck"), user_map(10, 0x3000, 0x4000, 0, "/lib/ld-linux.so.2")});
-  src.procs[10].exe = "/bin/stuck";
+  FakeSource src;  // a start-up that never maps more than the executable and the loader
+  add_loader_only_process(src, 10, "/bin/stuck");
   SessionAssembler a(src, "");
-  a.set_clock(fake_clock);
-  fake_now = 1000;
   model::Session s;
-  a.begin_session(s);
-  a.on_process_event(10, false);
+  announce_at(a, s, 10, 1000);
   int reads = 0;
   for (int64_t due = a.next_follow_up_ns(); due != std::numeric_limits<int64_t>::max(); due = a.next_follow_up_ns()) {
     a.follow_up(due);
