@@ -11,10 +11,11 @@
  * every frame-pointer chain (the ABI's outermost frame), a page fault that costs more than the
  * rest of the walk (about 650 ns of 1100 on the benchmark's VM).
  *
- * Double buffering: there are two slots (A and B), each a counts map plus the stack map its
- * stack keys refer to. `active_slot` picks the slot samples go to. Every flush, user space flips
- * it, then makes sure no program still uses the old value, then takes the idle slot's counts
- * out. A sample therefore lands in exactly one drain. The check is a handshake on each CPU's
+ * Double buffering: there are two slots (A and B), each a counts map, the stack map its stack
+ * keys refer to, and a per-CPU cache of recent keys whose later samples are counted there.
+ * `active_slot` picks the slot samples go to. Every flush, user space flips it, then makes sure
+ * no program still uses the old value, then takes the idle slot's counts (map and caches) out.
+ * A sample therefore lands in exactly one drain. The check is a handshake on each CPU's
  * `in_slot` flag: the program sets it (a fully ordered xchg) before it reads active_slot and
  * clears it when done; user space reads every CPU's flag after its flip (also fenced). A flag
  * read as 0 means that CPU's next sample sees the new slot; a flag read as 1 (a sample in
@@ -76,10 +77,22 @@ struct counts_map {
 	__uint(max_entries, GP_DEFAULT_STORAGE); /* resized from --stack-storage-size */
 };
 
+/* Per CPU, per slot: the keys of recent samples, direct-mapped by their hashes. A sample whose
+ * key is there is counted in the entry, with no lookup in the shared counts map (a jhash of the
+ * key and two cold cache lines: about a quarter of a sample's time on a 4-frame stack). */
+struct recent_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GP_RECENT_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct gp_recent);
+};
+
 struct stack_map stacks_a SEC(".maps");
 struct stack_map stacks_b SEC(".maps");
 struct counts_map counts_a SEC(".maps");
 struct counts_map counts_b SEC(".maps");
+struct recent_map recent_a SEC(".maps");
+struct recent_map recent_b SEC(".maps");
 
 /* Only used from user space: updating a map-of-maps waits for running programs (the swap's
  * barrier when the in_slot handshake cannot tell). */
@@ -167,6 +180,12 @@ static __always_inline void count_on(struct gp_cpu_state *state, __u32 counter)
 {
 	if (state && counter < GP_COUNTER_MAX)
 		state->counters[counter] += 1; /* per-CPU: no atomics needed */
+}
+
+static __always_inline void count_many(struct gp_cpu_state *state, __u32 counter, __u64 n)
+{
+	if (state && counter < GP_COUNTER_MAX)
+		state->counters[counter] += n;
 }
 
 static __always_inline void count(__u32 counter)
@@ -438,18 +457,42 @@ static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks
 	return 0;
 }
 
-/* Takes the stacks and counts the sample in `counts`; a sample whose key is new in this interval
- * also stores its stacks in `stacks` (both maps of one slot). A key already counted names stacks
- * its first sample stored, so most samples skip the stack map (a cold hash lookup, about 300 ns
- * at 99 Hz); a stack that another stack's 64-bit hash would hide is then not compared again.
- * `loops`: the kernel has bpf_loop, and user stacks of samples in user mode are walked here. */
+static __always_inline bool same_key(const struct gp_sample_key *a, const struct gp_sample_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	_Static_assert(sizeof(struct gp_sample_key) == 6 * sizeof(__u64), "the key is compared as six words");
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] && x[5] == y[5];
+}
+
+/* Adds a cache entry's pending samples to its key in the slot's counts map, where the key's
+ * first sample put it (only the drain, while the slot is idle, takes keys out). */
+static __always_inline void settle(struct gp_cpu_state *state, void *counts, struct gp_recent *entry)
+{
+	__u64 *value = bpf_map_lookup_elem(counts, &entry->key);
+
+	if (value)
+		__sync_fetch_and_add(value, entry->pending);
+	else
+		count_many(state, GP_COUNTER_COUNTS_FULL, entry->pending);
+	entry->pending = 0;
+}
+
+/* Takes the stacks and counts the sample: in its CPU's entry of `recent` when the entry holds
+ * its key, else in `counts` (the entry then takes the key, after adding its own pending samples
+ * to `counts`). A sample whose key is new in this interval also stores its stacks in `stacks`
+ * (all three maps are one slot's). A key already counted names stacks its first sample stored,
+ * so most samples skip the stack map (a cold hash lookup, about 300 ns at 99 Hz); a stack that
+ * another stack's 64-bit hash would hide is then not compared again. `loops`: the kernel has
+ * bpf_loop, and user stacks of samples in user mode are walked here. */
 static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state, void *stacks,
-				  void *counts, struct gp_sample_key *key, const bool loops)
+				  void *counts, void *recent, struct gp_sample_key *key, const bool loops)
 {
 	bool user_mode = in_user_mode(ctx);
 	__u64 one = 1, *value;
 	struct gp_walk_state *walk;
-	__u32 zero = 0;
+	struct gp_recent *entry;
+	__u32 zero = 0, index;
 
 	walk = bpf_map_lookup_elem(&walk_state, &zero);
 	if (!walk)
@@ -472,6 +515,17 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 					  ? walk_user_frames(ctx, walk)
 					  : take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
 
+	index = (__u32)(key->user_stack ^ key->kernel_stack ^ ((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
+		(GP_RECENT_ENTRIES - 1);
+	entry = bpf_map_lookup_elem(recent, &index);
+	if (entry && entry->valid && same_key(&entry->key, key)) {
+		entry->pending += 1; /* per CPU, and the drain reads it only while the slot is idle */
+		count_on(state, GP_COUNTER_SAMPLES);
+		return 0;
+	}
+	if (entry && entry->valid && entry->pending)
+		settle(state, counts, entry);
+
 	value = bpf_map_lookup_elem(counts, key);
 	if (!value) {
 		/* The key's first sample this interval: keep its stacks (a collision or a full stack
@@ -488,8 +542,17 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		    !(value = bpf_map_lookup_elem(counts, key)))
 			count_on(state, GP_COUNTER_COUNTS_FULL);
 	}
-	if (value)
+	if (value) {
 		__sync_fetch_and_add(value, 1);
+		/* The key is in the counts map now: its next samples on this CPU may count here. */
+		if (entry) {
+			__builtin_memcpy(&entry->key, key, sizeof(*key));
+			entry->pending = 0;
+			entry->valid = 1;
+		}
+	} else if (entry) {
+		entry->valid = 0;
+	}
 	count_on(state, GP_COUNTER_SAMPLES);
 	return 0;
 }
@@ -539,9 +602,9 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lo
 		__sync_lock_test_and_set(&state->in_slot, 1);
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
-		record(ctx, state, &stacks_b, &counts_b, &key, loops);
+		record(ctx, state, &stacks_b, &counts_b, &recent_b, &key, loops);
 	else
-		record(ctx, state, &stacks_a, &counts_a, &key, loops);
+		record(ctx, state, &stacks_a, &counts_a, &recent_a, &key, loops);
 	if (loops)
 		__sync_lock_test_and_set(&state->in_slot, 0);
 	return 0;

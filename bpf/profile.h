@@ -77,6 +77,19 @@ struct gp_cpu_state {
 	__u64 counters[GP_COUNTER_MAX];
 };
 
+/* Entries per CPU of each slot's cache of recent sample keys (a power of two). */
+#define GP_RECENT_ENTRIES 64
+
+/* An entry of a slot's per-CPU `recent` cache: a key already counted in the slot's counts map,
+ * and the samples of it counted here since (added to the map when the entry is reused, or
+ * read by the drain). One cache line. */
+struct gp_recent {
+	struct gp_sample_key key;
+	__u64 pending;
+	__u32 valid;
+	__u32 pad;
+};
+
 /* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
 struct gp_walk_state {
 	struct gp_stack stack;               /* the user stack being taken */

@@ -174,6 +174,28 @@ record() {
   [ "$folded" -le "$counted" ] && [ "$folded" -ge $((counted * 99 / 100)) ]
 }
 
+@test "many threads at once, more than the per-CPU cache of recent keys holds, lose no sample" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # 96 busy processes share 2 CPUs: each CPU's 64-entry cache of recent sample keys keeps
+  # evicting keys that have samples pending, which must reach the counts map.
+  local pids=() i
+  for ((i = 0; i < 96; i++)); do "$FIX/recurse" $((i % 7 + 1)) 3 & pids+=($!); done
+  run -0 record 2 -F 999 --flush-interval 0.1 -v
+  kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  local delivered counted
+  delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
+  counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
+  [ "$delivered" -gt 1000 ]
+  assert_equal "$delivered" "$counted"
+  # Most samples are of the busy processes, each its own thread and so its own key.
+  run -0 fold "$OUT/rec.gpa"
+  local busy
+  busy=$(awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }' <<<"$output")
+  [ "$busy" -ge $((delivered * 3 / 4)) ]
+}
+
 # The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2.
 top_recurse_stack() {
   "$FIX/recurse" "$1" 3 &

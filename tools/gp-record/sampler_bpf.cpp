@@ -26,6 +26,7 @@ static_assert(sizeof(gp_sample_key) == 48, "bpf/profile.h: gp_sample_key layout"
 static_assert(sizeof(gp_stack) == 8 + 8 * GP_MAX_STACK_DEPTH, "bpf/profile.h: gp_stack layout");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
+static_assert(sizeof(gp_recent) == 64, "bpf/profile.h: gp_recent layout (one cache line, 8-byte multiple)");
 
 namespace gp::record_tool {
 namespace {
@@ -84,6 +85,9 @@ class BpfSampler final : public Sampler {
   bool read_cpu_states();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
+  // Takes an idle slot's per-CPU caches of recent keys (their pending samples) into recent_,
+  // and empties them.
+  Status take_recent(int recent_fd);
   void clear_stacks(int stacks_fd);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
@@ -101,6 +105,10 @@ class BpfSampler final : public Sampler {
   std::vector<gp_sample_key> keys_;
   std::vector<uint64_t> values_;
   uint32_t counts_entries_ = 0;  // max_entries of each counts map
+  // A slot's caches of recent keys, every index of every possible CPU's; allocated once, with
+  // the indexes and the empty caches written back.
+  std::vector<gp_recent> recent_, recent_empty_;
+  std::vector<uint32_t> recent_indexes_;
   int cgroup_fd_ = -1;
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
@@ -283,6 +291,34 @@ Result<size_t> BpfSampler::read_counts(int fd) {
   return taken;
 }
 
+Status BpfSampler::take_recent(int fd) {
+  if (recent_indexes_.empty()) {
+    int ncpus = libbpf_num_possible_cpus();
+    if (ncpus <= 0) return make_error("cannot count the possible CPUs: " + errno_text(-ncpus));
+    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i) recent_indexes_.push_back(i);
+    recent_.resize(recent_indexes_.size() * static_cast<size_t>(ncpus));
+    recent_empty_.resize(recent_.size());
+  }
+  const size_t per_index = recent_.size() / recent_indexes_.size();  // one entry per CPU
+  // One batch for the whole array; on kernels without array batches, one call per index.
+  uint32_t n = GP_RECENT_ENTRIES, token = 0;
+  int err = bpf_map_lookup_batch(fd, nullptr, &token, recent_indexes_.data(), recent_.data(), &n, nullptr);
+  if ((err != 0 && errno != ENOENT) || n != GP_RECENT_ENTRIES) {
+    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i)
+      if (bpf_map_lookup_elem(fd, &i, &recent_[i * per_index]) != 0)
+        return make_error("cannot read the recent sample keys: " + errno_text(errno));
+  }
+  // Emptied while idle: the slot's next interval starts with no entry.
+  n = GP_RECENT_ENTRIES;
+  if (bpf_map_update_batch(fd, recent_indexes_.data(), recent_empty_.data(), &n, nullptr) != 0 ||
+      n != GP_RECENT_ENTRIES) {
+    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i)
+      if (bpf_map_update_elem(fd, &i, &recent_empty_[i * per_index], BPF_ANY) != 0)
+        return make_error("cannot empty the recent sample keys: " + errno_text(errno));
+  }
+  return ok_status();
+}
+
 void BpfSampler::clear_stacks(int fd) {
   std::vector<uint64_t> keys;
   uint64_t key = 0, next = 0;
@@ -314,9 +350,9 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0)
       ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
   };
+  if (auto st = take_recent(bpf_map__fd(idle ? skel_->maps.recent_b : skel_->maps.recent_a)); !st) return st;
   record::RawSample sample;
-  for (size_t i = 0; i < *entries; ++i) {
-    const gp_sample_key& k = keys_[i];
+  auto emit = [&](const gp_sample_key& k, uint64_t count) {
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
@@ -324,9 +360,14 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     sample.kernel_ips = copies.get(k.kernel_stack, read_stack);
     sample.user_stack_key = k.user_stack;  // hashes of the frames: the same in both slots
     sample.kernel_stack_key = k.kernel_stack;
-    sample.count = values_[i];
+    sample.count = count;
     on_sample(sample);
-  }
+  };
+  for (size_t i = 0; i < *entries; ++i) emit(keys_[i], values_[i]);
+  // A cached key's first sample is in the counts map; the ones counted in the cache since are
+  // added here (the session sums a key's counts).
+  for (const gp_recent& r : recent_)
+    if (r.valid && r.pending > 0) emit(r.key, r.pending);
   // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
   // still have three quarters of it.
   copies.end_drain();
