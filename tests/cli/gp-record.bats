@@ -154,6 +154,13 @@ record() {
   assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
 }
 
+# Sets delivered (samples in the archive, from the recorder's summary) and counted (samples the
+# BPF program counted, from -v's session counters) from a recording's $output.
+delivered_and_counted() {
+  delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
+  counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
+}
+
 @test "short flush intervals neither lose nor double-count samples" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -163,8 +170,7 @@ record() {
   run -0 record 2 -F 999 --flush-interval 0.05 -p "$pid" -v
   wait "$pid"
   local delivered counted
-  delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
-  counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
+  delivered_and_counted
   [ "$delivered" -gt 200 ]
   assert_equal "$delivered" "$counted"
   # The archive holds them all, less any sample whose stack walks both failed (no frames).
@@ -177,16 +183,16 @@ record() {
 @test "many threads at once, more than the per-CPU cache of recent keys holds, lose no sample" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # 96 busy processes share 2 CPUs: each CPU's 64-entry cache of recent sample keys keeps
-  # evicting keys that have samples pending, which must reach the counts map.
-  local pids=() i
-  for ((i = 0; i < 96; i++)); do "$FIX/recurse" $((i % 7 + 1)) 3 & pids+=($!); done
+  # 48 busy processes per CPU (at most 512): each CPU's 64-entry cache of recent sample keys
+  # keeps evicting keys that have samples pending, which must reach the counts map.
+  local pids=() i n=$((48 * $(nproc)))
+  ((n <= 512)) || n=512
+  for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 3 & pids+=($!); done
   run -0 record 2 -F 999 --flush-interval 0.1 -v
   kill "${pids[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
   local delivered counted
-  delivered=$(grep -oE 'recorded [0-9]+ samples' <<<"$output" | awk '{ print $2 }')
-  counted=$(grep -oE ' samples\.kernel=[0-9]+' <<<"$output" | cut -d= -f2)
+  delivered_and_counted
   [ "$delivered" -gt 1000 ]
   assert_equal "$delivered" "$counted"
   # Most samples are of the busy processes, each its own thread and so its own key.
