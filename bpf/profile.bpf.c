@@ -176,16 +176,15 @@ static __always_inline struct gp_cpu_state *this_cpu(void)
 	return bpf_map_lookup_elem(&cpu_state, &zero);
 }
 
-static __always_inline void count_on(struct gp_cpu_state *state, __u32 counter)
-{
-	if (state && counter < GP_COUNTER_MAX)
-		state->counters[counter] += 1; /* per-CPU: no atomics needed */
-}
-
 static __always_inline void count_many(struct gp_cpu_state *state, __u32 counter, __u64 n)
 {
 	if (state && counter < GP_COUNTER_MAX)
-		state->counters[counter] += n;
+		state->counters[counter] += n; /* per-CPU: no atomics needed */
+}
+
+static __always_inline void count_on(struct gp_cpu_state *state, __u32 counter)
+{
+	count_many(state, counter, 1);
 }
 
 static __always_inline void count(__u32 counter)
