@@ -528,18 +528,40 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
   model::Session s;
   announce_at(a, s, 10, 1000);
   const int64_t first = 1000 + SessionAssembler::kFollowUpDelayNs;
-  a.follow_up(first);  // still no libc: look again after twice the delay
+  a.follow_up(first);  // still no libc: look again after the same delay
   EXPECT_EQ(src.mapping_calls, 2);
+  EXPECT_EQ(a.next_follow_up_ns(), first + SessionAssembler::kFollowUpDelayNs);
+  a.follow_up(first + SessionAssembler::kFollowUpDelayNs);  // and again
+  EXPECT_EQ(src.mapping_calls, 3);
   EXPECT_EQ(a.next_follow_up_ns(), first + 2 * SessionAssembler::kFollowUpDelayNs);
   src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/lib/libc.so.6"));
   a.follow_up(first + 2 * SessionAssembler::kFollowUpDelayNs);
-  EXPECT_EQ(src.mapping_calls, 3);
+  EXPECT_EQ(src.mapping_calls, 4);
   EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());  // libc is there now
   src.procs.clear();  // gone before the drain
   src.maps.clear();
   a.add(sample(10, {0x7010, 0x1100}));
   const model::Stack& st = s.stack(s.samples[0].stack_id);
   EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
+}
+
+TEST(SessionAssembler, AnExitingProcessesEmptyMappingsDoNotReplaceTheKnownOnes) {
+  FakeSource src;
+  src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  src.maps[10].clear();  // a zombie: its maps file is empty, its pid still there
+  // The unmapped return address makes the drain read the mappings again; the frame after it
+  // must still find the executable.
+  a.add(sample(10, {0x1100, 0x9000, 0x1200}));
+  EXPECT_EQ(src.mapping_calls, 2);
+  const model::Stack& st = s.stack(s.samples[0].stack_id);
+  ASSERT_EQ(st.location_ids.size(), 3u);
+  EXPECT_EQ(s.location(st.location_ids[1]).mapping_id, 0u);
+  ASSERT_NE(s.location(st.location_ids[2]).mapping_id, 0u);
+  EXPECT_EQ(s.mapping(s.location(st.location_ids[2]).mapping_id).path, "/bin/app");
 }
 
 TEST(SessionAssembler, StopsLookingAgainAfterTheLastFollowUp) {

@@ -48,6 +48,13 @@ bool loader_starting(const TrackedProcess& p) {
   return loader;
 }
 
+// A re-read of a process that had code mapped and now has none: it is exiting (its address
+// space is gone; a zombie's maps file is empty). What was read before is still the truth.
+bool address_space_gone(const Result<std::vector<model::Mapping>>& fresh,
+                        const std::vector<model::Mapping>& known) {
+  return fresh && fresh->empty() && !known.empty();
+}
+
 bool lists_empty(const model::Session& s) {
   return s.processes.empty() && s.threads.empty() && s.mappings.empty() && s.functions.empty() &&
          s.locations.empty() && s.stacks.empty() && s.samples.empty();
@@ -120,7 +127,7 @@ void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   }
   auto maps = source_.mappings(pid);
   p.meta = std::move(*meta);
-  if (maps) {
+  if (maps && !address_space_gone(maps, p.mappings)) {
     if (p.have_snapshot) p.previous_mappings = std::move(p.mappings);  // exec: keep the old image
     p.mappings = std::move(*maps);
     sort_by_start(p.mappings);
@@ -172,16 +179,18 @@ void SessionAssembler::follow_up(int64_t now_ns) {
     follow_ups_.pop_front();
     auto it = processes_.find(due.pid);
     if (it == processes_.end() || it->second.exit_drain) continue;
-    auto maps = source_.mappings(due.pid);
-    if (!maps) continue;  // exited meanwhile: the first snapshot stays
-    ++follow_up_snapshots_;
     TrackedProcess& p = it->second;
+    auto maps = source_.mappings(due.pid);
+    if (!maps || address_space_gone(maps, p.mappings)) continue;  // exited: the snapshot stays
+    ++follow_up_snapshots_;
     sort_by_start(*maps);
     p.mappings = std::move(*maps);
     p.unmapped_ips.clear();
     mappings_changed(p);
+    // Steady, not backing off: once ld.so maps libc, a short-lived process may have only its
+    // own few tens of milliseconds left, and the next read must come within them.
     if (due.reads < kMaxFollowUps && loader_starting(p))
-      schedule_follow_up(now_ns + (kFollowUpDelayNs << due.reads), due.pid, due.reads + 1);
+      schedule_follow_up(now_ns + kFollowUpDelayNs, due.pid, due.reads + 1);
   }
 }
 
@@ -238,7 +247,7 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     // Probably a library loaded after the last snapshot (dlopen): look again, once per drain.
     ++resnapshots_;
     auto maps = source_.mappings(pid);
-    if (maps) {
+    if (maps && !address_space_gone(maps, p.mappings)) {
       sort_by_start(*maps);
       // Most re-reads find the same mappings: the stacks known for them stay valid.
       if (*maps != p.mappings) {

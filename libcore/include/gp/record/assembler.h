@@ -125,11 +125,11 @@ class SessionAssembler {
   // later: a first sample during ld.so's start-up saw no libc yet): the time the next is due
   // (CLOCK_MONOTONIC ns; INT64_MAX when none), and doing those due at now_ns. A read that finds
   // the loader still starting (a loaded host, a cold page cache) is followed by another, after
-  // twice the delay, up to kMaxFollowUps reads (about 0.6 s in all).
+  // the same delay, up to kMaxFollowUps reads (0.6 s in all): each a small file's read.
   int64_t next_follow_up_ns() const;
   void follow_up(int64_t now_ns);
   static constexpr int64_t kFollowUpDelayNs = 10'000'000;
-  static constexpr int kMaxFollowUps = 6;
+  static constexpr int kMaxFollowUps = 60;
   // Every kSweepDrains drains, processes neither sampled nor announced since the last sweep are
   // checked: those gone are forgotten as if their exit had been announced. A sampler's exit
   // announcement can be lost (a full ring buffer, an evicted entry of its table).
