@@ -545,6 +545,21 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
   EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
 }
 
+TEST(SessionAssembler, AFollowUpThatFindsTheSameMappingsKeepsTheKnownStacks) {
+  FakeSource src;  // the loader still starting at every read: the mappings never change
+  add_loader_only_process(src, 10, "/bin/slow");
+  SessionAssembler a(src, "");
+  model::Session s;
+  announce_at(a, s, 10, 1000);
+  a.add(keyed(10, {0x3100, 0x1100}, 77));
+  a.end_drain();
+  a.follow_up(1000 + SessionAssembler::kFollowUpDelayNs);
+  ASSERT_EQ(a.follow_up_snapshots(), 1u);
+  // The sampler's key still names the stack it named before: reused, not interned from frames.
+  a.add(keyed(10, {0x3200}, 77));
+  EXPECT_EQ(s.samples[1].stack_id, s.samples[0].stack_id);
+}
+
 TEST(SessionAssembler, AnExitingProcessesEmptyMappingsDoNotReplaceTheKnownOnes) {
   FakeSource src;
   src.add(10, "app", {user_map(10, 0x1000, 0x2000, 0, "/bin/app")});

@@ -115,6 +115,14 @@ void SessionAssembler::mappings_changed(TrackedProcess& p) {
   ++p.mapping_changes;
 }
 
+bool SessionAssembler::adopt_mappings(TrackedProcess& p, std::vector<model::Mapping> fresh) {
+  sort_by_start(fresh);
+  if (fresh == p.mappings) return false;
+  p.mappings = std::move(fresh);
+  mappings_changed(p);
+  return true;
+}
+
 void SessionAssembler::take_snapshot(TrackedProcess& p, int32_t pid) {
   ++snapshots_;
   auto meta = source_.snapshot(pid);
@@ -183,10 +191,7 @@ void SessionAssembler::follow_up(int64_t now_ns) {
     auto maps = source_.mappings(due.pid);
     if (!maps || address_space_gone(maps, p.mappings)) continue;  // exited: the snapshot stays
     ++follow_up_snapshots_;
-    sort_by_start(*maps);
-    p.mappings = std::move(*maps);
-    p.unmapped_ips.clear();
-    mappings_changed(p);
+    if (adopt_mappings(p, std::move(*maps))) p.unmapped_ips.clear();
     // Steady, not backing off: once ld.so maps libc, a short-lived process may have only its
     // own few tens of milliseconds left, and the next read must come within them.
     if (due.reads < kMaxFollowUps && loader_starting(p))
@@ -248,11 +253,7 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
     ++resnapshots_;
     auto maps = source_.mappings(pid);
     if (maps && !address_space_gone(maps, p.mappings)) {
-      sort_by_start(*maps);
-      // Most re-reads find the same mappings: the stacks known for them stay valid.
-      if (*maps != p.mappings) {
-        p.mappings = std::move(*maps);
-        mappings_changed(p);
+      if (adopt_mappings(p, std::move(*maps))) {
         p.garbage_backoff = 0;
       } else {
         p.garbage_backoff = std::min(std::max<uint64_t>(1, p.garbage_backoff * 2), kMaxGarbageBackoff);

@@ -181,6 +181,9 @@ class SessionAssembler {
   uint64_t intern_stack(TrackedProcess& p, const RawSample& sample);
   // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
   static void mappings_changed(TrackedProcess& p);
+  // A re-read of p's mappings (not yet sorted) replaces the known ones only when it differs:
+  // most re-reads find the same, and the stacks interned for them stay valid. True if replaced.
+  static bool adopt_mappings(TrackedProcess& p, std::vector<model::Mapping> fresh);
   uint64_t kernel_location(uint64_t ip, bool is_return);
   static const model::Mapping* find_mapping(const std::vector<model::Mapping>& maps, uint64_t ip);
   void sweep_unseen();
