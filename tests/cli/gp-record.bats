@@ -96,12 +96,14 @@ record() {
 
 @test "user-only and kernel-only exclude each other" {
   run -2 --separate-stderr gp-record -U -K -d 1 -o "$OUT/x.gpa"
-  stderr_has "gp-record: error:"
+  stderr_has "gp-record: error: --user-only excludes --kernel-only"
+  [ ! -e "$OUT/x.gpa" ] || fail "an archive was written"
 }
 
 @test "--output-dir needs --continuous" {
   run -2 --separate-stderr gp-record --output-dir "$OUT/d" -d 1
-  stderr_has "gp-record: error:"
+  stderr_has "gp-record: error: --output-dir requires --continuous"
+  [ ! -e "$OUT/d" ] || fail "the output directory was created"
 }
 
 @test "an archive is never written to a terminal" {
@@ -573,6 +575,9 @@ top_recurse_stack() {
   wait "$rec" || true
   run -3 --separate-stderr gp-fold -f folded "$OUT/killed.gpa"
   stderr_has "gp-fold: warning:"
+  # The chunks written before the kill hold the chain's samples, and they symbolize.
+  run -0 bash -c 'gp-symbolize "$0" 2>/dev/null | gp-fold -f folded 2>/dev/null; [ "${PIPESTATUS[*]}" = "3 3" ]' "$OUT/killed.gpa"
+  assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
 }
 
 @test "a full disk fails loudly" {
