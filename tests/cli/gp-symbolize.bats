@@ -147,6 +147,9 @@ folded() {
   head -c $(( $(stat -c %s full.gpa) - 40 )) full.gpa > cut.gpa
   run -3 --separate-stderr gp-symbolize cut.gpa -o out.gpa
   stderr_has "gp-symbolize: warning: archive 'cut.gpa' is truncated"
+  # Said once, as one sentence: not repeated at the end of the stream, not prefixed twice.
+  [ "$(grep -c "is truncated" <<<"$stderr")" -eq 1 ] || fail "the cut is reported other than once: $stderr"
+  [[ "$stderr" != *"is truncated: archive"* ]] || fail "the warning repeats its prefix: $stderr"
 }
 
 @test "garbage after a complete session: the session is kept, a warning, status 3" {

@@ -125,13 +125,22 @@ struct Output {
   std::unique_ptr<archive::Writer> writer;
 };
 
-// Bytes after the last complete session that are not an archive (formats/README.md §5): the
-// sessions before them are kept, with a warning and exit 3. True when there were any.
-bool warn_trailing_garbage(const archive::Reader& reader) {
-  if (reader.problem().empty()) return false;
-  gp::cli::warning(reader.problem());
-  return true;
-}
+// The reader's problems as warnings, each once: a cut session, or bytes after the last complete
+// session that are not an archive (formats/README.md §5); the sessions before them are kept,
+// with exit 3. The reader keeps its last problem, so the stream's end would repeat a cut one.
+class ProblemWarnings {
+ public:
+  // Warns of the reader's problem unless it was the last one warned; true when there is one.
+  bool warn(const archive::Reader& reader) {
+    if (reader.problem().empty()) return false;
+    if (reader.problem() != last_) gp::cli::warning(reader.problem());
+    last_ = reader.problem();
+    return true;
+  }
+
+ private:
+  std::string last_;
+};
 
 Result<Output> open_output(const SymbolizeArgs& args) {
   Output out;
@@ -179,6 +188,7 @@ int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
   symbolize::SymbolizeReport total;
   symbolize::StreamSymbolizer symbolizer(make_options(args));
   bool truncated = false;
+  ProblemWarnings problems;
   size_t sessions = 0;
   for (;;) {
     auto ev = reader.next_event();
@@ -190,7 +200,7 @@ int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
     }
     Status st = ok_status();
     if (ev->kind == archive::ReadEvent::Kind::end_of_stream) {
-      truncated |= warn_trailing_garbage(reader);
+      truncated |= problems.warn(reader);
       break;
     }
     if (ev->kind == archive::ReadEvent::Kind::header) {
@@ -219,7 +229,7 @@ int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
       add_up(total, symbolizer.take_report());
       if (ev->truncated) {
         truncated = true;
-        gp::cli::warning("archive '" + args.input + "' is truncated: " + reader.problem());
+        problems.warn(reader);
       }
     }
     if (!st) return write_failed(out, st);
@@ -248,6 +258,7 @@ int run(const SymbolizeArgs& args) {
   symbolize::SymbolizeReport total;
   auto options = make_options(args);
   bool truncated = false, failed = false;
+  ProblemWarnings problems;
   size_t sessions = 0, not_exported = 0;
   for (;;) {
     auto next = reader.next();
@@ -258,7 +269,7 @@ int run(const SymbolizeArgs& args) {
       break;
     }
     if (!next->has_value()) {
-      truncated |= warn_trailing_garbage(reader);
+      truncated |= problems.warn(reader);
       break;
     }
     model::Session& s = **next;
@@ -280,7 +291,7 @@ int run(const SymbolizeArgs& args) {
     }
     if (s.truncated) {
       truncated = true;
-      gp::cli::warning("archive '" + args.input + "' is truncated: " + reader.problem());
+      problems.warn(reader);
     }
   }
   return finish(args, out, total, truncated, write_archive, not_exported);
