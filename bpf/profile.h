@@ -97,4 +97,68 @@ struct gp_walk_state {
 	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
 };
 
+
+/*
+ * Unwinding without frame pointers (--unwind dwarf|auto): .eh_frame/.debug_frame compiled by user
+ * space (libcore/src/unwind) into tables of rows, one table per binary (by build-id), shared by
+ * every process that maps it. x86-64 only. The return address is always at CFA - 8 (a rule that
+ * puts it elsewhere is GP_UNWIND_UNSUPPORTED).
+ */
+enum gp_unwind_kind {
+	GP_UNWIND_NONE = 0,        /* no CFI covers the address: one frame-pointer step */
+	GP_UNWIND_RSP = 1,         /* CFA = rsp + cfa_offset */
+	GP_UNWIND_RBP = 2,         /* CFA = rbp + cfa_offset */
+	GP_UNWIND_PLT = 3,         /* CFA = rsp + cfa_offset, + 8 when (rip & 15) >= 11 (lazy PLT) */
+	GP_UNWIND_SIGNAL = 4,      /* sigreturn trampoline: registers from the ucontext at rsp */
+	GP_UNWIND_END = 5,         /* return address undefined: the outermost frame */
+	GP_UNWIND_UNSUPPORTED = 6, /* CFI gp cannot follow: the stack ends here, truncated */
+};
+
+/* One row: the rule from `pc` (an offset from the table's base address) up to the next row's. */
+struct gp_unwind_row {
+	__u32 pc;
+	__u16 cfa_offset; /* bytes */
+	__u8 kind;        /* enum gp_unwind_kind */
+	__s8 rbp_offset;  /* rbp was saved at CFA + 8 * rbp_offset; 0: rbp keeps its value */
+};
+
+/* Rows are found through a directory of 4 KiB pages of each table's address range. */
+#define GP_UNWIND_PAGE_SHIFT 12
+struct gp_unwind_page {
+	__u32 first_row; /* index (in the table) of the row in force at the page's first byte */
+	__u32 count;     /* rows from first_row whose pc is below the page's end (0: none) */
+};
+
+/* An element of `unwind_tables`: where one table's rows and pages are in the global arrays. */
+struct gp_unwind_table {
+	__u32 row_base;   /* index in `unwind_rows` of the table's first row */
+	__u32 row_count;
+	__u32 page_base;  /* index in `unwind_pages` of the table's first page */
+	__u32 page_count;
+};
+
+/* Executable mappings of one process that have a table, sorted by start; addresses in no listed
+ * mapping are unwound with frame pointers. */
+#define GP_UNWIND_MAX_MAPPINGS 256
+struct gp_unwind_mapping {
+	__u64 start; /* [start, end) in the process's address space */
+	__u64 end;
+	__u64 bias;  /* the table's offset of address a is a - bias */
+	__u32 table; /* index in `unwind_tables` */
+	__u32 pad;
+};
+
+struct gp_unwind_process {
+	__u32 count; /* mappings in use */
+	__u32 pad;
+	struct gp_unwind_mapping mappings[GP_UNWIND_MAX_MAPPINGS];
+};
+
+/* How a user stack ended (struct gp_stack.end). */
+enum gp_stack_end {
+	GP_STACK_END_UNKNOWN = 0,   /* frame pointers only: the walk cannot tell */
+	GP_STACK_END_COMPLETE = 1,  /* reached the outermost frame (return address undefined) */
+	GP_STACK_END_TRUNCATED = 2, /* cut: depth limit, unreadable memory, no rule and no frame pointer */
+};
+
 #endif /* GP_PROFILE_H */

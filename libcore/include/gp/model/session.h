@@ -150,8 +150,13 @@ struct LocationUpdate {
   FrameKind kind = FrameKind::unknown;
 };
 
+// How a stack's user part ended: a walk with unwind tables knows whether it reached the
+// outermost frame; a frame-pointer walk (and every producer without that knowledge) cannot tell.
+enum class StackEnd : uint8_t { unknown = 0, complete = 1, truncated = 2 };
+
 struct Stack {
   std::vector<uint64_t> location_ids;  // leaf first
+  StackEnd end = StackEnd::unknown;
 };
 
 struct Sample {

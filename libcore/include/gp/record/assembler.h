@@ -53,6 +53,8 @@ struct RawSample {
   // frames, for the whole recording. The assembler then interns a stack once, not every drain.
   uint64_t user_stack_key = 0;
   uint64_t kernel_stack_key = 0;
+  // How the user stack ended (unknown for frame-pointer walks).
+  model::StackEnd user_end = model::StackEnd::unknown;
 };
 
 class ProcessSource {
