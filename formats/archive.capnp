@@ -16,7 +16,7 @@ const archiveMagic :UInt64 = 0x3176686372617067;
 const formatMajor :UInt16 = 1;
 # Readers reject a Header whose formatMajor is greater than theirs.
 
-const formatMinor :UInt16 = 0;
+const formatMinor :UInt16 = 1;
 # Bumped when fields are added; readers accept any minor.
 
 struct Message {
@@ -249,10 +249,19 @@ struct LocationUpdate {
   kind @3 :FrameKind;
 }
 
+enum StackEnd {
+  unknown @0;    # the producer cannot tell (frame-pointer walks, imports, runtime profilers)
+  complete @1;   # the user stack reached the outermost frame (unwind info said: no caller)
+  truncated @2;  # the user walk was cut: depth limit, unreadable memory, no rule for a frame
+}
+
 struct Stack {
   locationIds @0 :List(UInt64);
   # Leaf first (as perf prints and pprof stores). Kernel frames, when present, come before
   # user frames.
+  end @1 :StackEnd;
+  # How the user part of the stack ended. Stacks with the same locations and a different end
+  # are different stacks (different ids). Archives written before this field read as unknown.
 }
 
 struct Sample {

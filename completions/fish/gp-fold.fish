@@ -17,6 +17,7 @@ complete -c gp-fold -l annotate -d 'folded: add gProfiler'\''s kind suffixes (_[
 complete -c gp-fold -s U -l user-only -d 'folded, speedscope, --top: user-space frames only'
 complete -c gp-fold -s K -l kernel-only -d 'folded, speedscope, --top: kernel frames only'
 complete -c gp-fold -l top -d 'Print a table of the N frames with the most self samples instead of a profile' -x
+complete -c gp-fold -l no-truncated-marker -d 'Do not put a '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut (depth limit, unreadable stack, no unwind rule); every format'
 complete -c gp-fold -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-fold -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-fold -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'

@@ -85,6 +85,20 @@ page_array() {
   assert_output --partial '"root","python3"'
 }
 
+@test "a truncated stack is drawn under a [truncated] frame below its process frame" {
+  local archive="$GP_SOURCE_DIR/tests/fixtures/archives/stack-ends.gpa"
+  run --separate-stderr gp-flame --deterministic -v "$archive"
+  assert_success
+  # Names 3, 4, 5 (root, app, [truncated], a pseudo frame) are the first nodes: the marker hangs
+  # right under the process frame.
+  assert_output --partial '"names":["spin","(/opt/app/bin/app)","deep","root","app","[truncated]","read","main","loop"],"kinds":[1,1,1,12,12,12,2,1,1],"label":[3,4,5,'
+  [[ "$stderr" == *"6 of 13 samples have a truncated stack (under a '[truncated]' frame)"* ]]
+  run --separate-stderr gp-flame --deterministic --no-truncated-marker "$archive"
+  assert_success
+  assert_output --partial '"names":["spin","(/opt/app/bin/app)","deep","root","app","read","main","loop"]'
+  refute_output --partial '[truncated]'
+}
+
 @test "--diff adds the base's counts in the new profile's shape" {
   run gp-flame profile.folded --diff base.folded -o diff.html
   assert_success

@@ -244,3 +244,87 @@ assert_golden() {
   run -1 --separate-stderr gp-fold perf.data
   assert_equal "$stderr" "gp-fold: error: 'perf.data' is a perf.data file: convert it with 'gp-import perf.data' first"
 }
+
+# tests/unit/stack_end_fixture.h: "app" stacks that ended complete, unknown and truncated.
+STACK_ENDS="$GP_SOURCE_DIR/tests/fixtures/archives/stack-ends.gpa"
+
+@test "a truncated stack is folded under a [truncated] frame right after its comm" {
+  run --separate-stderr gp-fold -f folded "$STACK_ENDS"
+  assert_success
+  assert_equal "$stderr" ""
+  assert_equal "$output" "app;[truncated];(/opt/app/bin/app);(/opt/app/bin/app) 1
+app;[truncated];deep;deep;spin 3
+app;[truncated];deep;spin;read 2
+app;main;loop;spin 7"
+}
+
+@test "--no-truncated-marker folds truncated stacks without the frame" {
+  run --separate-stderr gp-fold -f folded --no-truncated-marker "$STACK_ENDS"
+  assert_success
+  assert_equal "$output" "app;(/opt/app/bin/app);(/opt/app/bin/app) 1
+app;deep;deep;spin 3
+app;deep;spin;read 2
+app;main;loop;spin 7"
+}
+
+@test ".col lines have [truncated] after the comm and before the outermost frame reached" {
+  gp-fold "$STACK_ENDS" -o out.col
+  run tail -n +2 out.col
+  assert_equal "$output" "0;;app;[truncated];(/opt/app/bin/app);(/opt/app/bin/app) 1
+0;;app;[truncated];deep;deep;spin 3
+0;;app;[truncated];deep;spin;read_[k] 2
+0;;app;main;loop;spin 7"
+  gp-fold --no-truncated-marker "$STACK_ENDS" -o hidden.col
+  run grep -c '\[truncated\]' hidden.col
+  assert_output 0
+}
+
+@test "-U keeps the [truncated] frame, -K has none" {
+  run gp-fold -f folded -U "$STACK_ENDS"
+  assert_line 'app;[truncated];deep;spin 2'
+  run gp-fold -f folded -K "$STACK_ENDS"
+  assert_equal "$output" "app;read 2"
+}
+
+@test "pprof and speedscope outputs carry the [truncated] frame unless hidden" {
+  require_command python3
+  gp-fold "$STACK_ENDS" -o out.pb.gz
+  gzip -dc out.pb.gz | grep -aq '\[truncated\]'
+  gp-fold "$STACK_ENDS" --no-truncated-marker -o hidden.pb.gz
+  run grep -ac '\[truncated\]' <(gzip -dc hidden.pb.gz)
+  assert_output 0
+  gp-fold "$STACK_ENDS" -o out.speedscope.json
+  run python3 -c '
+import json
+d = json.load(open("out.speedscope.json"))
+names = [f["name"] for f in d["shared"]["frames"]]
+p = d["profiles"][0]
+for stack, weight in zip(p["samples"], p["weights"]):
+    print(";".join(names[i] for i in stack), weight)'
+  assert_line 'app;[truncated];deep;deep;spin 3'
+  assert_line 'app;main;loop;spin 7'
+}
+
+@test "--top ranks the [truncated] frame by the samples under it" {
+  run --separate-stderr gp-fold --top 10 "$STACK_ENDS"
+  assert_success
+  assert_line --regexp '^ +0 +0\.0% +6 +46\.2%  \[truncated\]$'
+}
+
+@test "-v says how many samples have a truncated stack" {
+  run --separate-stderr gp-fold -v -f folded "$STACK_ENDS"
+  assert_success
+  [[ "$stderr" == *"6 of 13 samples have a truncated stack (under a '[truncated]' frame)"* ]]
+}
+
+@test "gp-fold reads its own [truncated] frames back as truncated stacks" {
+  gp-fold "$STACK_ENDS" -o out.col
+  gp-fold out.col -o again.col
+  cmp out.col again.col
+  gp-fold --no-truncated-marker "$STACK_ENDS" -o hidden.col
+  gp-fold --no-truncated-marker out.col -o hidden-again.col
+  cmp hidden.col hidden-again.col
+  gp-fold -f folded "$STACK_ENDS" > out.folded
+  run gp-fold -f folded --no-truncated-marker out.folded
+  assert_line 'app;deep;deep;spin 3'
+}

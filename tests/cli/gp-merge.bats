@@ -120,3 +120,14 @@ imports() {
   assert_success
   stderr_has "runtime pids: 0 replaced"
 }
+
+@test "merged archives keep which stacks were truncated" {
+  local archive="$GP_SOURCE_DIR/tests/fixtures/archives/stack-ends.gpa"
+  gp-fold -f folded "$archive" > expected.folded
+  gp-merge "$archive" -o merged.gpa
+  gp-fold -f folded merged.gpa | diff -u expected.folded -
+  gp-merge --aggregate "$archive" "$archive" -o twice.gpa
+  run gp-fold -f folded twice.gpa
+  assert_line 'app;[truncated];deep;deep;spin 6'
+  assert_line 'app;main;loop;spin 14'
+}

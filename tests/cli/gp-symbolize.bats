@@ -247,3 +247,11 @@ move_build_id() {
   [ -n "$(folded twice.gpa | grep inl_)" ]
   [ "$(folded twice.gpa | grep fp_leaf)" = "$fp_once" ]
 }
+
+@test "symbolizing keeps which stacks were truncated" {
+  local archive="$GP_SOURCE_DIR/tests/fixtures/archives/stack-ends.gpa"
+  gp-fold -f folded "$archive" > expected.folded
+  run --separate-stderr gp-symbolize "$archive" -o out.gpa
+  assert_success
+  gp-fold -f folded out.gpa | diff -u expected.folded -
+}

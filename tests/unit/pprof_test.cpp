@@ -18,6 +18,7 @@
 #include "gp/fold/gzip.h"
 #include "gp/fold/pprof.h"
 #include "gp/model/builder.h"
+#include "stack_end_fixture.h"
 
 namespace gp::test::pprof {
 namespace {
@@ -689,6 +690,37 @@ TEST(PprofGo, PprofToolPrintsTop) {
   EXPECT_NE(r.output.find("150ms total"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("do_nanosleep"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("inner"), std::string::npos) << r.output;
+}
+
+// A cut stack gets a last (outermost) "[truncated]" location with no mapping; complete and
+// unknown ends get nothing; the option leaves the marker out.
+TEST(PprofEncoder, MarksTruncatedStacksAtTheirRoot) {
+  model::Archive a = stack_end_fixture::archive();
+  Profile p = encode_and_decode(a);
+  std::map<std::string, int64_t> stacks;
+  for (const Sample& smp : p.samples) stacks[p.stack(smp)] += smp.values.at(0);
+  EXPECT_EQ(stacks["main;loop;spin"], 7);
+  EXPECT_EQ(stacks["[truncated];deep;deep;spin"], 3);
+  EXPECT_EQ(stacks["[truncated];deep;spin;read"], 2);
+  EXPECT_EQ(stacks["[truncated];?;?"], 1);
+  EXPECT_EQ(stacks.size(), 4u);
+  size_t markers = 0;
+  for (const Location& l : p.locations) {
+    if (l.lines.size() == 1 && p.str(p.function(l.lines[0].function).name) == "[truncated]") {
+      ++markers;
+      EXPECT_EQ(l.mapping, 0u);
+      EXPECT_EQ(l.address, 0u);
+    }
+  }
+  EXPECT_EQ(markers, 1u);  // one location shared by every cut stack
+
+  auto bytes = fold::encode_pprof(a, fold::PprofOptions{.truncated_marker = false});
+  ASSERT_TRUE(bytes.ok());
+  Profile hidden = decode(*bytes);
+  std::map<std::string, int64_t> plain;
+  for (const Sample& smp : hidden.samples) plain[hidden.stack(smp)] += smp.values.at(0);
+  EXPECT_EQ(plain["deep;deep;spin"], 3);
+  EXPECT_EQ(plain.count("[truncated];deep;deep;spin"), 0u);
 }
 
 }  // namespace

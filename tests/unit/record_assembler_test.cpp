@@ -291,6 +291,29 @@ TEST_F(KnownStacks, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
   EXPECT_NE(s.samples[2].stack_id, s.samples[0].stack_id);
 }
 
+// The user stack's end goes on the stack; the same frames (and keys) with another end are
+// another stack, also when the first one was cached under the sampler's keys.
+TEST_F(KnownStacks, KeepTheUserStacksEndAndTellEndsApart) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  RawSample cut = keyed(10, {0x1100, 0x1200}, 77);
+  cut.user_end = model::StackEnd::truncated;
+  RawSample whole = cut;
+  whole.user_end = model::StackEnd::complete;
+  a.add(cut);
+  a.end_drain();
+  a.add(cut);
+  a.add(whole);
+  a.add(keyed(10, {0x1100, 0x1200}, 77));  // a frame-pointer walk: unknown
+  ASSERT_EQ(s.samples.size(), 4u);
+  EXPECT_EQ(s.samples[1].stack_id, s.samples[0].stack_id);
+  EXPECT_EQ(s.stack(s.samples[0].stack_id).end, model::StackEnd::truncated);
+  EXPECT_EQ(s.stack(s.samples[2].stack_id).end, model::StackEnd::complete);
+  EXPECT_EQ(s.stack(s.samples[3].stack_id).end, model::StackEnd::unknown);
+  EXPECT_EQ(s.stacks.size(), 3u);
+  EXPECT_EQ(s.stack(s.samples[2].stack_id).location_ids,
+            s.stack(s.samples[0].stack_id).location_ids);
+}
+
 TEST_F(KnownStacks, AKnownStackResolvesInTheNewImageAfterAnExec) {
   start({user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
   a.add(keyed(10, {0x1100}, 77));

@@ -33,6 +33,9 @@ void add_cli(CLI::App& app, FlameArgs& args) {
          "default 0 keeps all")
       ->option_text("PX")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-truncated-marker", args.no_truncated_marker,
+               "Do not put a '[truncated]' frame at the root of stacks whose unwinding was cut "
+               "(depth limit, unreadable stack, no unwind rule)");
   gp::cli::add_common_options(app, args.common);
 }
 

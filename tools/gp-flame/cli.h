@@ -22,6 +22,7 @@ struct FlameArgs {
   bool inverted = false;  // icicle (root on top), gProfiler's layout
   bool deterministic = false;
   double min_width = 0;  // px at kReferenceWidth; 0 keeps every frame
+  bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
   gp::cli::CommonArgs common;
 };
 

@@ -22,13 +22,19 @@ using gp::cli::warning;
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
+uint64_t archive_samples(const model::Archive& archive) {
+  uint64_t n = 0;
+  for (const model::Session& s : archive.sessions) n += s.total_samples();
+  return n;
+}
+
 struct Profile {
   std::vector<fold::FoldedStack> stacks;
   bool partial = false;
 };
 
 // Reads any input; errors are reported here (nullopt = exit 1), truncation is a warning.
-std::optional<Profile> load(const std::string& path) {
+std::optional<Profile> load(const std::string& path, bool truncated_marker) {
   auto archive = ingest::read_profile(path);
   if (!archive) {
     error(archive.error().message);
@@ -40,7 +46,12 @@ std::optional<Profile> load(const std::string& path) {
     profile.partial = true;
   }
   fold::StackOptions options;  // comm as the root's children, like gProfiler's flamegraph
+  options.truncated_marker = truncated_marker;
   profile.stacks = fold::fold_stacks(*archive, options);
+  if (uint64_t cut = fold::truncated_samples(*archive); cut != 0)
+    info(1, "'" + display_name(path) + "': " + std::to_string(cut) + " of " +
+                std::to_string(archive_samples(*archive)) + " samples have a truncated stack" +
+                (truncated_marker ? " (under a '[truncated]' frame)" : ""));
   return profile;
 }
 
@@ -97,13 +108,13 @@ int run(const FlameArgs& args) {
     error("the profile and the --diff base cannot both be standard input");
     return gp::cli::kExitUsage;
   }
-  auto profile = load(args.input);
+  auto profile = load(args.input, !args.no_truncated_marker);
   if (!profile) return gp::cli::kExitFailure;
   bool partial = profile->partial;
   auto tree = flame::build_tree(profile->stacks);
   profile->stacks.clear();
   if (!args.diff_base.empty()) {
-    auto base = load(args.diff_base);
+    auto base = load(args.diff_base, !args.no_truncated_marker);
     if (!base) return gp::cli::kExitFailure;
     partial = partial || base->partial;
     flame::add_base(tree, base->stacks);

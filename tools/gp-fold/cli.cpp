@@ -65,6 +65,9 @@ void add_cli(CLI::App& app, FoldArgs& args) {
                   ->type_name("N")
                   ->check(CLI::PositiveNumber);
   top->excludes("--format");
+  app.add_flag("--no-truncated-marker", args.no_truncated_marker,
+               "Do not put a '[truncated]' frame at the root of stacks whose unwinding was cut "
+               "(depth limit, unreadable stack, no unwind rule); every format");
   gp::cli::add_common_options(app, args.common);
 }
 

@@ -32,6 +32,7 @@ struct FoldArgs {
   bool user_only = false;
   bool kernel_only = false;
   size_t top = 0;  // --top N: summary table instead of a format
+  bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
   gp::cli::CommonArgs common;
 };
 

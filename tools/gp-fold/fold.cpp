@@ -22,6 +22,7 @@ namespace gp::fold_tool {
 namespace {
 
 using gp::cli::error;
+using gp::cli::info;
 using gp::cli::kExitFailure;
 using gp::cli::kExitOk;
 using gp::cli::kExitPartial;
@@ -94,6 +95,7 @@ fold::StackOptions stack_options(const FoldArgs& a) {
   o.with_tid = a.with_tid;
   o.user_only = a.user_only;
   o.kernel_only = a.kernel_only;
+  o.truncated_marker = !a.no_truncated_marker;
   return o;
 }
 
@@ -109,6 +111,7 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     fold::ColOptions o;
     o.profile_api_version = a.profile_api_version;
     o.application_metadata = !a.no_app_metadata;
+    o.truncated_marker = !a.no_truncated_marker;
     return fold::write_col(archive, o, out);
   }
   if (format == "folded") {
@@ -118,7 +121,11 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     fold::write_folded(archive, stack_options(a), o, out);
     return ok_status();
   }
-  if (format == "pprof") return fold::write_pprof(archive, out);
+  if (format == "pprof") {
+    fold::PprofOptions o;
+    o.truncated_marker = !a.no_truncated_marker;
+    return fold::write_pprof(archive, out, o);
+  }
   std::string name = a.inputs.size() == 1 ? display_name(a.inputs[0]) : "gp-fold";
   return fold::write_speedscope(fold::fold_stacks(archive, stack_options(a)), name, out);
 }
@@ -182,6 +189,10 @@ int run(FoldArgs& args) {
   if (kept == 0 && total != 0 &&
       !(filter.pids.empty() && filter.comms.empty() && filter.containers.empty()))
     warning("no samples match the filters (" + std::to_string(total) + " samples read)");
+  if (uint64_t cut = fold::truncated_samples(*archive); cut != 0)
+    info(1, std::to_string(cut) + " of " + std::to_string(kept) +
+                " samples have a truncated stack" +
+                (args.no_truncated_marker ? "" : " (under a '[truncated]' frame)"));
   bool written = emit(format, *archive, args);
   // The process ends right after: the OS takes the memory back at once, while the destructor
   // would free a few allocations per location and stack (hundreds of thousands on a 200k-sample

@@ -209,6 +209,7 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
       const auto& ids = s.stacks[i].location_ids;
       auto list = st.initLocationIds(ids.size());
       for (size_t k = 0; k < ids.size(); ++k) list.set(k, ids[k]);
+      st.setEnd(static_cast<schema::StackEnd>(s.stacks[i].end));
     });
   }
   if (count(r.samples)) {
@@ -363,6 +364,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
                           std::to_string(locations));
       v.location_ids.push_back(id);
     }
+    v.end = enum_in_range<model::StackEnd>(static_cast<uint16_t>(st.getEnd()), 3);
     s.stacks.push_back(std::move(v));
   }
   make_room(s.samples, r.getSamples().size());

@@ -42,6 +42,7 @@ Status write_col(const model::Archive& archive, const ColOptions& options, std::
   detail::StackTable table;
   detail::StackView view;
   view.include_idle = options.include_idle;
+  view.truncated_marker = options.truncated_marker;
   for (const model::Session& s : archive.sessions) {
     detail::ProcessTable procs(s);
     detail::SessionStacks(s, table, view)

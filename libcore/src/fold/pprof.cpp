@@ -12,6 +12,7 @@
 #include "fold/pprof_tables.h"
 #include "fold/protobuf_writer.h"
 #include "gp/fold/gzip.h"
+#include "gp/fold/stacks.h"
 #include "gp/util/version.h"
 
 namespace gp::fold {
@@ -62,7 +63,7 @@ int64_t sample_ns(const SessionClock& c, const model::Sample& s) {
 
 class Encoder {
  public:
-  explicit Encoder(Sink sink) : sink_(std::move(sink)) {}
+  Encoder(Sink sink, const PprofOptions& options) : sink_(std::move(sink)), options_(options) {}
   Status encode(const model::Archive& archive);
 
  private:
@@ -77,6 +78,7 @@ class Encoder {
   Status flush(bool force);
 
   Sink sink_;
+  PprofOptions options_;
   pprof::Tables tables_;
   proto::ProtoWriter out_;
   bool with_ns_ = false;
@@ -127,11 +129,15 @@ Status Encoder::add_sample(const model::Session& s, pprof::SessionIds& ids,
                       std::to_string(s.stacks.size()));
   }
   location_ids_.clear();
-  for (uint64_t id : s.stack(sample.stack_id).location_ids) {  // leaf first, as in pprof
+  const model::Stack& stack = s.stack(sample.stack_id);
+  for (uint64_t id : stack.location_ids) {  // leaf first, as in pprof
     auto pprof_id = tables_.location(s, ids, id);
     if (!pprof_id) return pprof_id.error();
     location_ids_.push_back(*pprof_id);
   }
+  // A cut stack's outermost frame is no root: the marker stands above it.
+  if (options_.truncated_marker && stack.end == model::StackEnd::truncated)
+    location_ids_.push_back(tables_.pseudo_location(kTruncatedFrame));
   int64_t values[2] = {static_cast<int64_t>(sample.count), sample_ns(clock, sample)};
   proto::ProtoWriter m;
   m.packed_varints(kSampleLocation, location_ids_);
@@ -230,19 +236,21 @@ void Encoder::write_header(const model::Archive& archive, const std::vector<Sess
 
 }  // namespace
 
-Status write_pprof(const model::Archive& archive, std::ostream& out) {
+Status write_pprof(const model::Archive& archive, std::ostream& out, const PprofOptions& options) {
   GzipWriter gz(out, 1);  // BestSpeed, as Go's runtime/pprof writes its profiles
-  Encoder encoder([&](std::string_view bytes) { return gz.write(bytes); });
+  Encoder encoder([&](std::string_view bytes) { return gz.write(bytes); }, options);
   if (auto st = encoder.encode(archive); !st) return st;
   return gz.finish();
 }
 
-Result<std::string> encode_pprof(const model::Archive& archive) {
+Result<std::string> encode_pprof(const model::Archive& archive, const PprofOptions& options) {
   std::string bytes;
-  Encoder encoder([&](std::string_view b) {
-    bytes.append(b);
-    return ok_status();
-  });
+  Encoder encoder(
+      [&](std::string_view b) {
+        bytes.append(b);
+        return ok_status();
+      },
+      options);
   if (auto st = encoder.encode(archive); !st) return st.error();
   return bytes;
 }

@@ -105,6 +105,30 @@ Result<uint64_t> Tables::function(const model::Session& session, SessionIds& ids
   return pprof_id;
 }
 
+uint64_t Tables::pseudo_location(std::string_view name) {
+  proto::ProtoWriter fbody;
+  fbody.varint_field(kFunctionName, string(name));
+  fbody.varint_field(kSystemName, string(name));
+  auto [function_id, new_function] = intern(function_ids_, fbody.bytes(), functions_.size());
+  if (new_function) {
+    proto::ProtoWriter message;
+    message.varint_field(kFunctionId, function_id);
+    message.append_encoded(fbody.bytes());
+    functions_.push_back(message.bytes());
+  }
+  proto::ProtoWriter line, body;
+  line.varint_field(kLineFunction, function_id);
+  body.message_field(kLocationLine, line);
+  auto [location_id, new_location] = intern(location_ids_, body.bytes(), locations_.size());
+  if (new_location) {
+    proto::ProtoWriter message;
+    message.varint_field(kLocationId, location_id);
+    message.append_encoded(body.bytes());
+    locations_.push_back(message.bytes());
+  }
+  return location_id;
+}
+
 Result<uint64_t> Tables::location(const model::Session& session, SessionIds& ids, uint64_t id) {
   if (id == 0 || id >= ids.locations.size()) {
     return make_error("stack refers to location " + std::to_string(id) + " of " +

@@ -38,6 +38,10 @@ class Tables {
   // functions) on first use. Fails when an id does not resolve.
   Result<uint64_t> location(const model::Session& session, SessionIds& ids, uint64_t id);
 
+  // pprof id of a location with no mapping and one line naming `name` (a pseudo-frame such as
+  // "[truncated]"), added on first use.
+  uint64_t pseudo_location(std::string_view name);
+
   // Appends the mapping (3), location (4), function (5) and string_table (6) fields.
   void write(proto::ProtoWriter& profile) const;
 

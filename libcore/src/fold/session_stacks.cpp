@@ -12,6 +12,8 @@ SessionStacks::SessionStacks(const model::Session& s, StackTable& table, const S
       stack_seq_(s.stacks.size() + 1, StackTable::kNone),
       locations_(s.locations.size() + 1) {
   if (view.kernel_delimiter) delimiter_ = table.frame("-", FrameKind::pseudo);
+  if (view.truncated_marker && !view.kernel_only)
+    truncated_ = table.frame(kTruncatedFrame, FrameKind::pseudo);
 }
 
 uint32_t SessionStacks::stack(uint64_t id) {
@@ -23,7 +25,9 @@ uint32_t SessionStacks::stack(uint64_t id) {
 uint32_t SessionStacks::make_stack(uint64_t id) {
   frames_.clear();
   size_t kernel_tail = 0;
+  bool mark = false;  // a cut user stack under the marker
   if (id != 0 && id < stack_seq_.size()) {
+    mark = truncated_ != StackTable::kNone && s_.stack(id).end == model::StackEnd::truncated;
     const std::vector<uint64_t>& locs = s_.stack(id).location_ids;  // leaf first
     for (auto it = locs.rbegin(); it != locs.rend(); ++it) {
       size_t before = frames_.size();
@@ -38,11 +42,14 @@ uint32_t SessionStacks::make_stack(uint64_t id) {
   if (view_.kernel_only) begin = end - kernel_tail;
   // A user-only (kernel-only) view drops stacks that have no user (kernel) frame at all.
   if ((view_.user_only || view_.kernel_only) && begin == end) return kDropped;
-  if (!view_.kernel_delimiter)
+  if (!view_.kernel_delimiter && !mark)
     return table_.sequence(std::span(frames_).subspan(begin, end - begin));
   frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(end), frames_.end());
   frames_.erase(frames_.begin(), frames_.begin() + static_cast<std::ptrdiff_t>(begin));
-  insert_delimiter(frames_);
+  // The marker is the root of the stack's own frames: the line's prefix (comm, error frame)
+  // stays above it, the outermost frame that was reached comes below it.
+  if (mark) frames_.insert(frames_.begin(), truncated_);
+  if (view_.kernel_delimiter) insert_delimiter(frames_);
   return table_.sequence(frames_);
 }
 

@@ -18,6 +18,7 @@ struct StackView {
   bool kernel_only = false;       // the kernel tail only; stacks without one are dropped
   bool kernel_delimiter = false;  // a "-" frame where the user part ends and the kernel begins
   bool include_idle = true;       // pid 0 (swapper) samples
+  bool truncated_marker = true;   // kTruncatedFrame at the root of truncated stacks
 };
 
 class SessionStacks {
@@ -45,6 +46,7 @@ class SessionStacks {
   StackView view_;
   StackNamer namer_;
   uint32_t delimiter_ = StackTable::kNone;          // the "-" frame
+  uint32_t truncated_ = StackTable::kNone;          // the "[truncated]" frame
   std::vector<uint32_t> stack_seq_;                 // stack id → sequence (kNone: not yet)
   uint32_t invalid_stack_seq_ = StackTable::kNone;  // for ids outside the session
   // Location id → its frames in location_frames_, in one word: one cache miss per lookup.

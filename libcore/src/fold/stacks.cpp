@@ -13,7 +13,7 @@ namespace detail {
 
 void add_stacks(const model::Archive& archive, const StackOptions& o, bool kernel_delimiter,
                 StackTable& table) {
-  StackView view{o.user_only, o.kernel_only, kernel_delimiter, o.include_idle};
+  StackView view{o.user_only, o.kernel_only, kernel_delimiter, o.include_idle, o.truncated_marker};
   for (const model::Session& s : archive.sessions) {
     ProcessTable procs(s);
     SessionStacks(s, table, view)
@@ -69,6 +69,18 @@ std::vector<FoldedStack> fold_stacks(const model::Archive& archive, const StackO
       st.frames.push_back({table.frame_name(id), table.frame_kind(id)});
   }
   return out;
+}
+
+uint64_t truncated_samples(const model::Archive& archive) {
+  uint64_t n = 0;
+  for (const model::Session& s : archive.sessions) {
+    for (const model::Sample& smp : s.samples) {
+      if (smp.stack_id != 0 && smp.stack_id <= s.stacks.size() &&
+          s.stack(smp.stack_id).end == model::StackEnd::truncated)
+        n += smp.count;
+    }
+  }
+  return n;
 }
 
 const char* kind_suffix(model::FrameKind kind) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "gp/fold/stacks.h"
 #include "gp/model/builder.h"
 #include "gp/util/json.h"
 
@@ -97,10 +98,11 @@ class LineReader {
     ProcessFields p;
     if (!prefix(pos, p, why)) return false;
     if (count == 0) return true;  // gProfiler's indexer drops zero counts too
+    const model::StackEnd end = take_truncated_marker(pos);
     std::vector<uint64_t> leaf_first;
     for (size_t i = frames_.size(); i > pos; --i) leaf_first.push_back(location(frames_[i - 1]));
     int32_t pid = process(p);
-    b_.add_sample(pid, pid_tid_.at(key_), b_.stack(leaf_first), count);
+    b_.add_sample(pid, pid_tid_.at(key_), b_.stack(leaf_first, end), count);
     return true;
   }
 
@@ -119,6 +121,20 @@ class LineReader {
       if (semi == std::string_view::npos) break;
       start = semi + 1;
     }
+  }
+
+  // gp-fold's "[truncated]" root (after the prefix and an error frame, if any) is the stack's
+  // end, not a frame: it is taken out, so that folding the text again can show or hide it.
+  model::StackEnd take_truncated_marker(size_t pos) {
+    size_t at = pos;
+    if (at + 1 < frames_.size() && is_error_frame(frames_[at])) ++at;
+    if (at + 1 >= frames_.size() || frames_[at] != fold::kTruncatedFrame)
+      return model::StackEnd::unknown;
+    frames_.erase(frames_.begin() + static_cast<std::ptrdiff_t>(at));
+    return model::StackEnd::truncated;
+  }
+  static bool is_error_frame(std::string_view name) {
+    return name.substr(0, 11) == "[Profiling " && name.ends_with(']');
   }
 
   bool prefix(size_t& pos, ProcessFields& p, std::string& why) {
@@ -181,7 +197,7 @@ class LineReader {
     if (it != locations_.end()) return it->second;
     std::string_view name = frame;
     FrameKind kind = split_kind_suffix(name);
-    if (kind == FrameKind::unknown && name.substr(0, 11) == "[Profiling " && name.ends_with(']'))
+    if (kind == FrameKind::unknown && is_error_frame(name))
       kind = FrameKind::pseudo;  // gProfiler's error/skip frame (§2.9)
     uint64_t id = b_.symbolic_location(kind, b_.function(name));
     locations_.emplace(std::string(frame), id);

@@ -73,7 +73,7 @@ uint64_t Copier::stack(uint64_t id) {
   return remap(stacks_, id, src_.stacks.size(), [&] {
     std::vector<uint64_t> ids;
     for (uint64_t loc : src_.stack(id).location_ids) ids.push_back(location(loc));
-    return dst_.builder().stack(ids);
+    return dst_.builder().stack(ids, src_.stack(id).end);
   });
 }
 

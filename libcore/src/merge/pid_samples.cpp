@@ -33,6 +33,9 @@ std::map<int32_t, PidSamples> group_by_pid(const model::Session& s) {
       key += static_cast<char>(f.kind);
       key += '\x1e';
     }
+    // Equal frames with another end are another stack: ordered by end too, not by input order.
+    if (sample.stack_id != 0 && sample.stack_id <= s.stacks.size())
+      key += static_cast<char>(s.stack(sample.stack_id).end);
     raw[sample.pid].emplace_back(std::move(key), &sample);
   }
   std::map<int32_t, PidSamples> out;

@@ -1,6 +1,6 @@
 #pragma once
 // A session's samples grouped by pid, in an order that depends only on what the stacks say
-// (named frames, then tid), so scaling draws the same numbers whatever the input order.
+// (named frames and end, then tid), so scaling draws the same numbers whatever the input order.
 
 #include <cstdint>
 #include <map>

@@ -102,11 +102,14 @@ uint64_t SessionBuilder::mapping(const Mapping& m) {
   return id;
 }
 
-uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids) {
+uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids, StackEnd end) {
   key_.assign(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(uint64_t));
+  // A known end adds one byte: its key's length is no multiple of 8, so it never equals the key
+  // of an unknown end (or of any other list of ids).
+  if (end != StackEnd::unknown) key_.push_back(static_cast<char>(end));
   bool inserted;
   uint64_t id = intern(stacks_, base_.stacks + s_.stacks.size() + 1, inserted);
-  if (inserted) s_.stacks.push_back({ids});
+  if (inserted) s_.stacks.push_back({ids, end});
   return id;
 }
 

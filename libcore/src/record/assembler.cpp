@@ -289,7 +289,8 @@ uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
 // The stack id of a sample's frames. A stack the sampler named before (same keys, same
 // mappings, same interning) is not interned again: most drains repeat most stacks.
 uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& sample) {
-  const TrackedProcess::StackKeys keys{sample.user_stack_key, sample.kernel_stack_key};
+  const TrackedProcess::StackKeys keys{sample.user_stack_key, sample.kernel_stack_key,
+                                       sample.user_end};
   const bool keyed = keys.user != 0 || keys.kernel != 0;
   if (keyed) {
     auto hit = p.known_stacks.find(keys);
@@ -307,7 +308,7 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
     ids.push_back(kernel_location(sample.kernel_ips[i], i > 0));
   for (size_t i = 0; i < sample.user_ips.size(); ++i)
     ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0, facts));
-  uint64_t stack_id = builder_->stack(ids);
+  uint64_t stack_id = builder_->stack(ids, sample.user_end);
   // A stack whose mappings changed while it was interned is looked at again. One whose unmapped
   // frames a re-read has looked for (frame-pointer garbage, mostly) is kept: a later change of the
   // mappings (dlopen) clears the known stacks.

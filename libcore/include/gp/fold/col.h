@@ -23,6 +23,7 @@ struct ColOptions {
   std::string profile_api_version = "v2";
   bool application_metadata = true;  // the index frame and the header's list
   bool include_idle = true;          // gProfiler keeps swapper stacks
+  bool truncated_marker = true;      // "[truncated]" after the prefix frames of cut stacks
 };
 
 // The header object. The base is the first session's Header.metadata_json (gProfiler's

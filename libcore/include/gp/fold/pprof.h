@@ -18,6 +18,9 @@
 //     period_type/period follow the first session; time_nanos is the earliest session start
 //     and duration_nanos reaches the latest session end.
 //   - Strings are made valid UTF-8 (proto3 `string`), invalid bytes becoming U+FFFD.
+//   - A stack marked truncated (its user part was cut) gets a last, outermost location with no
+//     mapping whose one line names the function "[truncated]" (fold::kTruncatedFrame), unless
+//     PprofOptions::truncated_marker is false.
 
 #include <ostream>
 #include <string>
@@ -27,12 +30,17 @@
 
 namespace gp::fold {
 
+struct PprofOptions {
+  bool truncated_marker = true;  // a "[truncated]" root location on cut stacks
+};
+
 // Writes the gzipped profile (the form pprof files take on disk) to `out`, streaming.
 // Fails on ids that do not resolve (a sample naming a missing stack, location, ...) and on
 // write errors; nothing is promised about what was already written then.
-Status write_pprof(const model::Archive& archive, std::ostream& out);
+Status write_pprof(const model::Archive& archive, std::ostream& out,
+                   const PprofOptions& options = {});
 
 // The same profile as raw (not gzipped) protobuf bytes.
-Result<std::string> encode_pprof(const model::Archive& archive);
+Result<std::string> encode_pprof(const model::Archive& archive, const PprofOptions& options = {});
 
 }  // namespace gp::fold

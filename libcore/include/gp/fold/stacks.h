@@ -30,7 +30,17 @@ struct StackOptions {
   bool include_idle = true;   // pid 0 (swapper) samples
   bool user_only = false;
   bool kernel_only = false;
+  // A stack whose user part was cut (model::StackEnd::truncated) starts with a kTruncatedFrame
+  // (kind pseudo) after the line's process and error frames, so its outermost real frame is
+  // not taken for a root. Kernel-only views never show it: the kernel stack is whole.
+  bool truncated_marker = true;
 };
+
+// The pseudo-frame that stands at the root end of a truncated stack.
+inline constexpr const char* kTruncatedFrame = "[truncated]";
+
+// Samples (summed counts) whose stack is marked truncated, over every session: for summaries.
+uint64_t truncated_samples(const model::Archive& archive);
 
 // All samples of all sessions, aggregated by identical frame sequence and sorted by frames
 // (deterministic). Unsymbolized frames are named as gProfiler/perf do ("(dso)", "[unknown]").

@@ -13,6 +13,10 @@
 // fields set; comm `swapper*` outside any container is pid 0 (idle), as perf reports it.
 // Frames keep `|` as is; a known gProfiler suffix (`_[k]`, `_[j]`, ...) sets the frame kind and
 // is stripped from the name; unknown suffixes (`_[pe]`) stay part of the name.
+// A `[truncated]` frame at the root of a line's stack (right after the prefix, or after a
+// `[Profiling ...]` error frame there), as gp-fold writes for cut stacks, is not kept as a
+// frame: the stack is marked model::StackEnd::truncated instead (a line of only that frame
+// stays a frame).
 
 #include <string>
 #include <string_view>

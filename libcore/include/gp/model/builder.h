@@ -35,7 +35,10 @@ class SessionBuilder {
                             bool is_return_address);
   // Mappings are deduplicated on (pid, start, end, offset, path, build-id).
   uint64_t mapping(const Mapping& m);
-  uint64_t stack(const std::vector<uint64_t>& leaf_first_location_ids);
+  // Stacks are equal when their locations and their end are: the same frames cut and complete
+  // get two ids.
+  uint64_t stack(const std::vector<uint64_t>& leaf_first_location_ids,
+                 StackEnd end = StackEnd::unknown);
   void add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count, uint64_t weight = 0,
                   int32_t cpu = -1);
   // Appends a Process entry unless the newest entry for that pid is identical.

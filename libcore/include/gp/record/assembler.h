@@ -96,12 +96,17 @@ struct TrackedProcess {
     uint64_t stack_id;
     bool jit;  // a frame in anonymous executable memory
   };
+  // The user stack's end is part of the key: a sampler may name equal frames that once reached
+  // the outermost frame and once were cut (an unreadable page).
   struct StackKeys {
     uint64_t user, kernel;
+    model::StackEnd end;
     bool operator==(const StackKeys&) const = default;
   };
   struct StackKeysHash {
-    size_t operator()(const StackKeys& k) const { return k.user * 0x9e3779b97f4a7c15ULL ^ k.kernel; }
+    size_t operator()(const StackKeys& k) const {
+      return (k.user * 0x9e3779b97f4a7c15ULL ^ k.kernel) + static_cast<size_t>(k.end);
+    }
   };
   std::unordered_map<StackKeys, KnownStack, StackKeysHash> known_stacks;
   uint64_t mapping_changes = 0;
