@@ -1,0 +1,134 @@
+#pragma once
+// Unwind tables for x86-64: a binary's call-frame information (.eh_frame, or .debug_frame where
+// the binary has no usable .eh_frame) compiled into sorted rows that say, for each address range,
+// how to find the caller's frame. gp-record loads them (packed, see pack()) into the BPF maps that
+// its in-kernel unwinder reads (bpf/profile.h, struct gp_unwind_row / gp_unwind_page).
+//
+// Addresses are ELF virtual addresses, as in the file's program headers and symbols; the loader
+// adds the mapping's bias. Input is untrusted (any file a sampled process maps): every read is
+// bounds-checked, programs and counts are bounded, and CFI that gp cannot follow becomes
+// `unsupported` rows (the walker then marks the stack truncated), never a wrong rule.
+// Functions here are reentrant and thread-safe.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gp/util/result.h"
+
+namespace gp::unwind {
+
+// How to find the caller's frame. Values equal bpf/profile.h's enum gp_unwind_kind.
+enum class Rule : uint8_t {
+  none = 0,         // no CFI covers the address (gaps between FDEs, after the last one)
+  rsp = 1,          // CFA = rsp + cfa_offset
+  rbp = 2,          // CFA = rbp + cfa_offset
+  plt = 3,          // CFA = rsp + cfa_offset + ((rip & 15) >= 11 ? 8 : 0): the lazy-PLT expression
+  signal = 4,       // a sigreturn trampoline ('S' augmentation): registers come from the ucontext
+  end = 5,          // return address undefined (_start, a clone child): the outermost frame
+  unsupported = 6,  // CFI gp cannot follow: RA not at CFA-8, CFA from another register or an
+                    // unknown expression, rbp saved other than at CFA+N, malformed instructions
+};
+
+// Name of a rule ("rsp", "plt", ...), for diagnostics and tests.
+const char* rule_name(Rule rule);
+
+// One row: `rule` holds from `address` up to the next row's address. For rsp, rbp and plt the
+// return address is at CFA - 8; the caller's rsp is the CFA. rbp_offset: the caller's rbp was
+// saved at CFA + rbp_offset; 0 means rbp keeps its value (same value, restored, never saved).
+// Rules other than rsp/rbp/plt carry cfa_offset = rbp_offset = 0.
+struct Row {
+  uint64_t address = 0;
+  Rule rule = Rule::none;
+  int64_t cfa_offset = 0;
+  int64_t rbp_offset = 0;
+
+  bool operator==(const Row&) const = default;
+};
+
+enum class Source : uint8_t { eh_frame, debug_frame, both };
+
+struct TableStats {
+  Source source = Source::eh_frame;
+  uint64_t cies = 0;              // CIEs parsed
+  uint64_t fdes = 0;              // FDEs compiled into rows
+  uint64_t fdes_skipped = 0;      // malformed FDEs, bad CIE pointers, empty or out-of-text ranges
+  uint64_t fdes_unsupported = 0;  // FDEs with at least one unsupported row
+  uint64_t rows_raw = 0;          // rows before merging equal neighbours
+};
+
+// Rows sorted by strictly increasing address; no two neighbours have the same rule and offsets;
+// the last row is `none` (where the last FDE ends). Empty when the binary has no CFI.
+struct Table {
+  std::vector<Row> rows;
+  TableStats stats;
+};
+
+// The table of the ELF file open on fd (read with libelf; the fd's offset is not used and the fd
+// stays open). Error when the file is not a 64-bit x86-64 ELF, has no .eh_frame nor .debug_frame,
+// or is too corrupt or too large to compile (more than kMaxRows rows).
+Result<Table> build_table(int fd);
+
+// The table of an ELF image in memory: a file's bytes, or a loaded image whose file offsets
+// equal its offsets from the load base (the vDSO at AT_SYSINFO_EHDR). The bytes are only read.
+Result<Table> build_table(std::span<const uint8_t> image);
+
+// Hard limits on hostile input (the largest real tables: ~3M rows for ClickHouse, .eh_frame of
+// a few tens of MiB for browsers and LLVM).
+inline constexpr uint64_t kMaxRows = uint64_t{1} << 22;          // rows before merging
+inline constexpr uint64_t kMaxSectionBytes = uint64_t{1} << 26;  // per CFI section
+
+// The raw contents of a CFI section and where it is, for build_table_from_sections (tests,
+// fuzzing, callers that located the sections themselves).
+struct CfiSection {
+  std::span<const uint8_t> data;  // empty: absent
+  uint64_t address = 0;           // the section's virtual address (base of pc-relative pointers)
+};
+struct CfiInput {
+  CfiSection eh_frame;
+  CfiSection debug_frame;
+  uint64_t data_base = 0;  // base of DW_EH_PE_datarel pointers (the .got's address)
+  uint64_t text_base = 0;  // base of DW_EH_PE_textrel pointers (the .text's address)
+  // Executable address ranges [first, second): FDEs outside all of them are skipped (the ones
+  // the linker left at 0 for discarded code). Empty: every FDE is kept.
+  std::vector<std::pair<uint64_t, uint64_t>> text_ranges;
+  uint64_t max_rows = 0;  // rows before merging beyond which the build fails; 0: kMaxRows
+};
+
+// Which section is used: .eh_frame; .debug_frame when .eh_frame is absent; both (merged, .eh_frame
+// winning where they overlap) when .eh_frame has fewer FDEs than .debug_frame (a binary built with
+// -fno-asynchronous-unwind-tables -g keeps only its crt files' FDEs in .eh_frame).
+Result<Table> build_table_from_sections(const CfiInput& input);
+
+// The BPF maps' representation (identical to bpf/profile.h; gp-record static_asserts it).
+struct __attribute__((packed)) PackedRow {
+  uint32_t pc;          // address - PackedTable::base
+  uint16_t cfa_offset;  // bytes
+  uint8_t kind;         // Rule
+  int8_t rbp_offset;    // rbp saved at CFA + 8 * rbp_offset; 0: rbp keeps its value
+};
+static_assert(sizeof(PackedRow) == 8);
+struct PackedPage {
+  uint32_t first_row;  // index of the row in force at the page's first byte
+  uint32_t count;      // rows from first_row whose pc is below the page's end (>= 1)
+};
+static_assert(sizeof(PackedPage) == 8);
+inline constexpr unsigned kPageShift = 12;  // GP_UNWIND_PAGE_SHIFT
+
+// base: the first row's address rounded down to 4 KiB. rows[0].pc is always 0 (a `none` row is
+// put first when the first rule starts after base), so every address in [base, base + 4 KiB *
+// pages.size()) has a row in force: rows[pages[p].first_row .. + count) holds it, for
+// p = (address - base) >> kPageShift. A row whose offsets do not fit (cfa_offset outside
+// [0, 65535], rbp_offset not a multiple of 8 or outside [-1024, 1016]) becomes unsupported, and
+// equal neighbours are merged again. Empty rows and pages for an empty table.
+struct PackedTable {
+  uint64_t base = 0;
+  std::vector<PackedRow> rows;
+  std::vector<PackedPage> pages;
+};
+
+// Error when the table's range (last row's address - base) does not fit 32 bits.
+Result<PackedTable> pack(const Table& table);
+
+}  // namespace gp::unwind

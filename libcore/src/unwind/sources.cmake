@@ -1,0 +1,11 @@
+# Unwind tables (gp-record --unwind dwarf): .eh_frame/.debug_frame compiled into rows for the BPF
+# walker. libelf locates the sections; the CFI parser is gp's own.
+pkg_check_modules(UNWIND_ELF REQUIRED IMPORTED_TARGET libelf)
+target_sources(gp_core PRIVATE
+  src/unwind/cfi_entries.cpp
+  src/unwind/cfa_program.cpp
+  src/unwind/table_builder.cpp
+  src/unwind/elf_input.cpp
+  src/unwind/pack.cpp
+)
+target_link_libraries(gp_core PUBLIC PkgConfig::UNWIND_ELF)

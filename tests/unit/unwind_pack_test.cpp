@@ -1,0 +1,129 @@
+// pack(): the rows and page directory the BPF walker reads. A lookup through the pages, done as
+// the walker does it, must give the row the table holds at every address; offsets that do not
+// fit the 8-byte row become unsupported; tables wider than 4 GiB are refused.
+
+#include <random>
+#include <string>
+
+#include "unwind_support.h"
+
+namespace gp::test::unwind {
+namespace {
+
+using gp::unwind::PackedRow;
+using gp::unwind::PackedTable;
+
+// The walker's lookup: page, then the last row of the page's slice whose pc <= the offset.
+const PackedRow* lookup(const PackedTable& p, uint64_t address) {
+  if (address < p.base) return nullptr;
+  const uint64_t off = address - p.base;
+  const uint64_t page = off >> gp::unwind::kPageShift;
+  if (page >= p.pages.size()) return nullptr;
+  const auto& pg = p.pages[page];
+  const PackedRow* found = nullptr;
+  for (uint32_t i = pg.first_row; i < pg.first_row + pg.count; ++i) {
+    if (p.rows[i].pc <= off) found = &p.rows[i];
+  }
+  return found;
+}
+
+void expect_lookups_match(const Table& t, const PackedTable& p, uint64_t samples) {
+  ASSERT_FALSE(p.rows.empty());
+  EXPECT_EQ(p.rows[0].pc, 0u);
+  EXPECT_EQ(p.base % 4096, 0u);
+  for (size_t i = 0; i < p.pages.size(); ++i) {
+    const auto& pg = p.pages[i];
+    ASSERT_GE(pg.count, 1u);
+    ASSERT_LE(uint64_t{pg.first_row} + pg.count, p.rows.size());
+    ASSERT_LE(p.rows[pg.first_row].pc, i << 12) << "page " << i;
+  }
+  const uint64_t lo = t.rows.front().address;
+  const uint64_t hi = t.rows.back().address;
+  std::mt19937_64 rng(42);
+  auto check = [&](uint64_t a) {
+    const Row want = row_at(t, a);
+    const PackedRow* got = lookup(p, a);
+    ASSERT_NE(got, nullptr) << std::hex << a;
+    ASSERT_EQ(got->kind, static_cast<uint8_t>(want.rule)) << std::hex << a;
+    if (want.rule == Rule::rsp || want.rule == Rule::rbp || want.rule == Rule::plt) {
+      ASSERT_EQ(got->cfa_offset, want.cfa_offset) << std::hex << a;
+      ASSERT_EQ(got->rbp_offset * 8, want.rbp_offset) << std::hex << a;
+    }
+  };
+  for (const Row& r : t.rows) {
+    check(r.address);
+    if (r.address > lo) check(r.address - 1);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (uint64_t i = 0; i < samples; ++i) {
+    check(lo + rng() % (hi - lo + 1));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(lookup(p, p.base + p.pages.size() * 4096), nullptr);
+}
+
+TEST(UnwindPack, PageLookupsGiveTheTablesRows) {
+  for (const std::string path : {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/xz",
+                                 GP_UNWIND_EH_FRAME_FIXTURE, GP_UNWIND_DEBUG_FRAME_FIXTURE}) {
+    if (!file_exists(path)) continue;
+    ElfFile f(path);
+    auto t = gp::unwind::build_table(f.fd());
+    ASSERT_TRUE(t.ok()) << path;
+    auto p = gp::unwind::pack(*t);
+    ASSERT_TRUE(p.ok()) << path << ": " << p.error().message;
+    SCOPED_TRACE(path);
+    expect_lookups_match(*t, *p, 20000);
+    EXPECT_EQ(p->pages.size(), ((t->rows.back().address - p->base) >> 12) + 1);
+  }
+}
+
+TEST(UnwindPack, OffsetsThatDoNotFitBecomeUnsupported) {
+  Table t;
+  t.rows = {{0x1010, Rule::rsp, 8, 0},      {0x1020, Rule::rsp, 70000, 0},
+            {0x1030, Rule::rbp, 16, -12},   {0x1040, Rule::rbp, -16, 0},
+            {0x1050, Rule::rbp, 16, -2048}, {0x1060, Rule::rbp, 16, -1024},
+            {0x1070, Rule::plt, 8, 0},      {0x1080, Rule::none, 0, 0}};
+  auto p = gp::unwind::pack(t);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->base, 0x1000u);
+  std::string kinds;
+  for (const PackedRow& r : p->rows) {
+    kinds += std::to_string(r.pc) + ":" + gp::unwind::rule_name(static_cast<Rule>(r.kind)) + " ";
+  }
+  // The three unsupported neighbours merge into one row.
+  EXPECT_EQ(kinds, "0:none 16:rsp 32:unsupported 96:rbp 112:plt 128:none ");
+  EXPECT_EQ(p->rows[3].rbp_offset, -128);
+  ASSERT_EQ(p->pages.size(), 1u);
+  EXPECT_EQ(p->pages[0].first_row, 0u);
+  EXPECT_EQ(p->pages[0].count, p->rows.size());
+}
+
+TEST(UnwindPack, PagesSpanningRows) {
+  // One rule across three pages, then a change inside the fourth.
+  Table t;
+  t.rows = {{0x10000, Rule::rsp, 8, 0}, {0x13800, Rule::rsp, 16, 0}, {0x13900, Rule::none, 0, 0}};
+  auto p = gp::unwind::pack(t);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->pages.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(p->pages[i].first_row, 0u);
+    EXPECT_EQ(p->pages[i].count, 1u);
+  }
+  EXPECT_EQ(p->pages[3].first_row, 0u);
+  EXPECT_EQ(p->pages[3].count, 3u);
+}
+
+TEST(UnwindPack, RefusesTablesWiderThan4GiB) {
+  Table t;
+  t.rows = {{0x1000, Rule::rsp, 8, 0}, {0x1000 + (uint64_t{1} << 32), Rule::none, 0, 0}};
+  auto p = gp::unwind::pack(t);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("4 GiB"), std::string::npos);
+  auto empty = gp::unwind::pack(Table{});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->rows.empty());
+  EXPECT_TRUE(empty->pages.empty());
+}
+
+}  // namespace
+}  // namespace gp::test::unwind
