@@ -20,6 +20,7 @@ complete -c gp-profile -l nodejs-mode -d 'Profiler for node processes, run by gp
 complete -c gp-profile -l no-nodejs -d 'Same as --nodejs-mode disabled'
 complete -c gp-profile -l disable-application-identifiers -d 'No '\''appid: ...'\'' frames (gp-runtime'\''s application identifiers)'
 complete -c gp-profile -l disable-application-metadata -d 'No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)'
+complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut, in the .col and the flamegraph (gp-fold --no-truncated-marker)'
 complete -c gp-profile -l profile-api-version -d 'v1 writes .col lines without the index and container frames' -x -a 'v1 v2'
 complete -c gp-profile -s o -l output-dir -d 'Write profile_<time>.col (and .html) here, with the links last_profile.col and last_flamegraph.html' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l rotating-output -d 'Keep only the newest profile in --output-dir'

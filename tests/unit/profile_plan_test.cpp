@@ -133,6 +133,10 @@ TEST(ProfilePlan, FoldPassesTheColVariants) {
   EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
             (Args{"-f", "col", "-o", "p.col", "--profile-api-version", "v1", "--no-app-metadata",
                   "in.gpa"}));
+  o.truncated_marker = false;
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
+            (Args{"-f", "col", "-o", "p.col", "--profile-api-version", "v1", "--no-app-metadata",
+                  "--no-truncated-marker", "in.gpa"}));
 }
 
 TEST(ProfilePlan, UploadCarriesTheStudioOptionsAndSessionTimes) {

@@ -61,6 +61,9 @@ void add_runtimes(CLI::App& app, ProfileArgs& args) {
   app.add_flag(
       "--disable-application-metadata", args.disable_application_metadata,
       "No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)");
+  app.add_flag("--no-truncated-marker", args.no_truncated_marker,
+               "No '[truncated]' frame at the root of stacks whose unwinding was cut, in the .col "
+               "and the flamegraph (gp-fold --no-truncated-marker)");
   gp::cli::choices(app.add_option("--profile-api-version", args.options.profile_api_version,
                                   "v1 writes .col lines without the index and container frames")
                        ->type_name("VERSION")
@@ -142,6 +145,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.flamegraph = !args.no_flamegraph;
   o.application_identifiers = !args.disable_application_identifiers;
   o.application_metadata = !args.disable_application_metadata;
+  o.truncated_marker = !args.no_truncated_marker;
   if (args.upload_file) {
     o.upload = true;  // upload-file implies -u and needs no output dir (gprofiler.md §8.5)
     if (o.token.empty())

@@ -27,6 +27,7 @@ struct ProfileArgs {
   bool no_flamegraph = false;
   bool disable_application_identifiers = false;
   bool disable_application_metadata = false;
+  bool no_truncated_marker = false;
   std::string log_file;
   std::string pid_file;
   // upload-file subcommand

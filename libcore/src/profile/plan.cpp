@@ -122,6 +122,8 @@ Command fold_command(const Options& o, const std::string& in, const std::string&
   if (o.profile_api_version != "v2")
     c.args.insert(c.args.end(), {"--profile-api-version", o.profile_api_version});
   if (!o.application_metadata) c.args.push_back("--no-app-metadata");
+  // The page is drawn from this .col, so it follows: no marker in the file, none in the page.
+  if (!o.truncated_marker) c.args.push_back("--no-truncated-marker");
   c.args.push_back(in);
   return c;
 }

@@ -44,6 +44,7 @@ struct Options {
   bool application_identifiers = true;   // false: --disable-application-identifiers
   bool application_metadata = true;      // false: --disable-application-metadata
   std::string profile_api_version = "v2";
+  bool truncated_marker = true;  // false: gp-fold --no-truncated-marker
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;
