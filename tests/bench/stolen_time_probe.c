@@ -2,7 +2,7 @@
 // interrupts, in-kernel work included, which neither bpf_stats nor the sampler's own CPU time
 // holds for perf.
 //
-//   stolen_time_probe [-w WARMUP] [-p PID]... SECONDS [HZ...]
+//   stolen_time_probe [-w WARMUP] [-p PID]... [-g NS] [-e PROGRAM] SECONDS [HZ...]
 //
 // One thread per CPU, pinned, reads CLOCK_MONOTONIC in a loop 32 frames deep (so that stack
 // walks have frames to walk). A gap between two reads longer than 250 ns (a loop turn takes
@@ -20,6 +20,13 @@
 // second) falls outside the measurement: the probe is the instrument, not the workload. Each
 // -p PID (a sampler) has its CPU time read from schedstat at the start and end of each phase.
 //
+// With -e PROGRAM the loop is another program's (unwind_bench.sh runs Debian's python3, built
+// without frame pointers, through stolen_time_probe.py): the probe starts PROGRAM once per CPU,
+// pinned there, with the arguments START_NS END_NS MIN_GAP_NS CAPACITY (CLOCK_MONOTONIC), and
+// reads back from its standard output, in native int64s: stolen ns, gaps, logged gaps, then
+// (start, length) of each logged gap. -g sets the shortest gap counted (default 250 ns; a
+// slower loop needs more).
+//
 // Prints: stolen ns per CPU-second and gaps per CPU-second, then for each HZ the median
 // sampling gap in ns and the sampling gaps found per CPU-second, then for each PID its CPU ns
 // during the warm-up and during the measured seconds.
@@ -30,11 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 enum { max_cpus = 1024, call_depth = 32 };
-static const long long min_gap_ns = 250;
+static long long min_gap_ns = 250;
 static const long long phase_bin_ns = 2000;  // the timer's jitter here spans one or two bins
 
 struct gap {
@@ -119,6 +127,60 @@ static long long process_cpu_ns(long pid) {
   return total;
 }
 
+// -e: runs `program` pinned to `cpu` with the window's bounds; returns its pid and sets *out to
+// the read end of its standard output, or returns -1.
+static pid_t start_external(const char *program, long cpu, long long capacity, int *out) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    char args[4][32];
+    snprintf(args[0], sizeof args[0], "%lld", start_ns);
+    snprintf(args[1], sizeof args[1], "%lld", end_ns);
+    snprintf(args[2], sizeof args[2], "%lld", min_gap_ns);
+    snprintf(args[3], sizeof args[3], "%lld", capacity);
+    char script[4096];
+    snprintf(script, sizeof script, "exec %s \"$@\"", program);
+    execl("/bin/sh", "sh", "-c", script, "sh", args[0], args[1], args[2], args[3], (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  if (pid < 0) return close(fds[0]), -1;
+  *out = fds[0];
+  return pid;
+}
+
+static int read_all(int fd, void *buffer, size_t size) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = read(fd, (char *)buffer + done, size - done);
+    if (n <= 0) return -1;
+    done += n;
+  }
+  return 0;
+}
+
+// -e: the tally of the program on `cpu` from its output; its exit status must be 0.
+static int finish_external(pid_t pid, int fd, struct cpu_tally *t) {
+  long long head[3];
+  int ok = read_all(fd, head, sizeof head) == 0 && head[2] >= 0 && head[2] <= t->capacity &&
+           read_all(fd, t->log, head[2] * sizeof(struct gap)) == 0;
+  close(fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  t->stolen_ns = head[0];
+  t->gaps = head[1];
+  t->logged = head[2];
+  return 0;
+}
+
 static void sleep_until(long long ns) {
   struct timespec t = {ns / 1000000000LL, ns % 1000000000LL};
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {}
@@ -128,13 +190,16 @@ int main(int argc, char **argv) {
   double warmup = 0;
   long pids[64];
   int npids = 0;
-  for (int opt; (opt = getopt(argc, argv, "w:p:")) != -1;) {
+  const char *program = NULL;
+  for (int opt; (opt = getopt(argc, argv, "w:p:g:e:")) != -1;) {
     if (opt == 'w') warmup = atof(optarg);
+    else if (opt == 'g') min_gap_ns = atoll(optarg);
+    else if (opt == 'e') program = optarg;
     else if (opt == 'p' && npids < 64) pids[npids++] = atol(optarg);
     else optind = argc + 1;
   }
   if (optind >= argc) {
-    fprintf(stderr, "usage: stolen_time_probe [-w WARMUP] [-p PID]... SECONDS [HZ...]\n");
+    fprintf(stderr, "usage: stolen_time_probe [-w WARMUP] [-p PID]... [-g NS] [-e PROGRAM] SECONDS [HZ...]\n");
     return 2;
   }
   double seconds = atof(argv[optind]);
@@ -152,16 +217,29 @@ int main(int argc, char **argv) {
   }
 
   pthread_t threads[max_cpus];
+  pid_t programs[max_cpus];
+  int outputs[max_cpus];
   long long cpu_ns[64][3];  // per PID: at launch, at start_ns, at end_ns
   for (int p = 0; p < npids; p++) cpu_ns[p][0] = process_cpu_ns(pids[p]);
   start_ns = now_ns() + (long long)(warmup * 1e9);
   end_ns = start_ns + (long long)(seconds * 1e9);
-  for (long c = 0; c < cpus; c++) pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
+  for (long c = 0; c < cpus; c++) {
+    if (!program) {
+      pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
+    } else if ((programs[c] = start_external(program, c, capacity, &outputs[c])) < 0) {
+      return perror("stolen_time_probe: -e"), 1;
+    }
+  }
   sleep_until(start_ns);
   for (int p = 0; p < npids; p++) cpu_ns[p][1] = process_cpu_ns(pids[p]);
   long long stolen = 0, gaps = 0, logged = 0, full = 0;
   for (long c = 0; c < cpus; c++) {
-    pthread_join(threads[c], NULL);
+    if (!program) {
+      pthread_join(threads[c], NULL);
+    } else if (finish_external(programs[c], outputs[c], &tallies[c]) != 0) {
+      fprintf(stderr, "stolen_time_probe: -e: '%s' failed on CPU %ld\n", program, c);
+      return 1;
+    }
     stolen += tallies[c].stolen_ns;
     gaps += tallies[c].gaps;
     logged += tallies[c].logged;
