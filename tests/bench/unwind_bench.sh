@@ -54,8 +54,8 @@
 # Before the walker has landed (gp-record without --unwind), gp-fp is plain gp-record and the
 # dwarf rows are skipped with a note. Needs root, perf, bpftrace, bpftool, cc, xz, perl and
 # Debian's /usr/bin/python3 (scripts/install-deps.sh --test); GP_BUILD_DIR points at the build
-# (gp-record, gp-symbolize, gp-fold, gp-import, unwind_table_bench). The machine may be shared and noisy: every
-# comparison is drawn from samplers measured side by side in the same windows.
+# (gp-record, gp-symbolize, gp-fold, gp-import, unwind_table_bench). The machine may be shared
+# and noisy: every comparison is drawn from samplers measured side by side in the same windows.
 set -euo pipefail
 
 freqs="999"
