@@ -34,7 +34,7 @@ if command -v readelf >/dev/null; then
     walls=() cpus=()
     for _ in 1 2 3 4 5; do
       TIMEFORMAT='%R %U %S'
-      t=$( { time readelf -wF "$f" >/dev/null 2>&1; } 2>&1 )
+      t=$( { time readelf -wF "$f" >/dev/null 2>&1 || true; } 2>&1 )
       read -r real user sys <<<"$t"
       walls+=("$(awk -v r="$real" 'BEGIN { printf "%.2f", r * 1000 }')")
       cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", (u + s) * 1000 }')")
