@@ -42,6 +42,7 @@ class ElfFile {
     elf_ = elf_memory(static_cast<char*>(const_cast<void*>(image)), size);
   }
   ~ElfFile() {
+    if (eh_cfi_) dwarf_cfi_end(eh_cfi_);
     if (dwarf_) dwarf_end(dwarf_);
     if (elf_) elf_end(elf_);
     if (fd_ >= 0) ::close(fd_);
@@ -51,7 +52,11 @@ class ElfFile {
 
   int fd() const { return fd_; }
   Elf* elf() const { return elf_; }
-  Dwarf_CFI* eh_cfi() { return elf_ ? dwarf_getcfi_elf(elf_) : nullptr; }
+  // One handle per file: each dwarf_getcfi_elf call makes a new one (with its own caches).
+  Dwarf_CFI* eh_cfi() {
+    if (!eh_cfi_ && elf_) eh_cfi_ = dwarf_getcfi_elf(elf_);
+    return eh_cfi_;
+  }
   Dwarf_CFI* debug_cfi() {
     if (!dwarf_ && elf_) dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
     return dwarf_ ? dwarf_getcfi(dwarf_) : nullptr;
@@ -108,6 +113,7 @@ class ElfFile {
   int fd_ = -1;
   Elf* elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
+  Dwarf_CFI* eh_cfi_ = nullptr;
 };
 
 // The row in force at `address` (binary search); a `none` row before the first.
