@@ -370,6 +370,17 @@ TEST(UnwindCfi, TooManyRowsIsAnError) {
   in.eh_frame = gp::unwind::CfiSection{w.out, 0};
   in.max_rows = 100;
   EXPECT_FALSE(build_table_from_sections(in).ok());
+  // More FDEs than rows allowed: refused while parsing, before they take memory.
+  CfiWriter many;
+  const size_t mc = many.cie();
+  for (uint32_t i = 0; i < 4; ++i) many.fde(mc, 0x1000 + 0x10 * i, 0x10, {});
+  in.eh_frame = gp::unwind::CfiSection{many.out, 0};
+  in.max_rows = 3;
+  t = build_table_from_sections(in);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message, "more than 3 FDEs");
+  in.max_rows = 5;  // 4 contiguous FDEs: 4 rows and the final none
+  EXPECT_TRUE(build_table_from_sections(in).ok());
 }
 
 TEST(UnwindCfi, EveryTruncationIsSafe) {

@@ -156,7 +156,6 @@ void parse_cfi_section(const SectionContext& ctx, CfiEntries& out) {
   std::unordered_map<uint64_t, uint32_t> seen;  // CIE section offset → index in out.cies
   ByteCursor c(data.data(), data.data() + data.size());
   while (!c.at_end()) {
-    const uint8_t* entry = c.pos();
     EntryHeader h;
     const Framing f = read_header(c, h);
     if (f == Framing::broken) break;
@@ -166,21 +165,24 @@ void parse_cfi_section(const SectionContext& ctx, CfiEntries& out) {
     }
     ByteCursor body(h.body, h.end);
     const uint64_t id_off = static_cast<uint64_t>(body.pos() - data.data());
-    uint64_t id = 0;
+    // CIEs are parsed when an FDE refers to them (unused ones cost nothing).
+    bool is_fde = false;
+    uint64_t cie_off = 0;
     if (ctx.is_eh_frame) {
-      id = body.u32();
-      if (id != 0) {  // FDE: the CIE is `id` bytes before this field
-        if (id <= id_off) parse_fde(ctx, h, body, id_off - id, seen, out);
-        else ++out.skipped;
-      } else {
-        cie_at(ctx, static_cast<uint64_t>(entry - data.data()), seen, out);
-      }
+      const uint64_t id = body.u32();
+      is_fde = id != 0;
+      cie_off = id <= id_off ? id_off - id : ~uint64_t{0};  // `id` bytes before this field
     } else {
-      id = h.dwarf64 ? body.u64() : body.u32();
-      const uint64_t cie_id = h.dwarf64 ? ~uint64_t{0} : 0xffffffffu;
-      if (id != cie_id) parse_fde(ctx, h, body, id, seen, out);
-      else cie_at(ctx, static_cast<uint64_t>(entry - data.data()), seen, out);
+      const uint64_t id = h.dwarf64 ? body.u64() : body.u32();
+      is_fde = id != (h.dwarf64 ? ~uint64_t{0} : 0xffffffffu);
+      cie_off = id;
     }
+    if (is_fde && out.fdes.size() >= out.max_fdes) {
+      out.too_many = true;
+      break;
+    }
+    if (is_fde && body.ok()) parse_fde(ctx, h, body, cie_off, seen, out);
+    else if (is_fde) ++out.skipped;
     c = ByteCursor(h.end, data.data() + data.size());
   }
 }

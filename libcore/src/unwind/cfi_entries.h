@@ -37,6 +37,10 @@ struct CfiEntries {
   std::vector<Cie> cies;
   std::vector<Fde> fdes;
   uint64_t skipped = 0;  // FDEs dropped: bad CIE pointer, unusable CIE, bad header, empty range
+  // Parsing stops (too_many) at this many FDEs: each gives at least one row, so a section with
+  // more could not be compiled anyway, and its FDEs would take memory first.
+  uint64_t max_fdes = ~uint64_t{0};
+  bool too_many = false;
 };
 
 struct SectionContext {
@@ -46,7 +50,8 @@ struct SectionContext {
   uint64_t text_base = 0;
 };
 
-// Appends the section's entries to `out` (CIEs are appended too, FDEs refer to them by index).
+// Appends the section's FDEs to `out`, and the CIEs they use (parsed once each, when an FDE first
+// refers to them; FDEs refer to them by index).
 void parse_cfi_section(const SectionContext& ctx, CfiEntries& out);
 
 }  // namespace gp::unwind

@@ -149,13 +149,19 @@ Result<Table> build_table_from_sections(const CfiInput& input) {
       input.debug_frame.data.size() > kMaxSectionBytes) {
     return make_error("CFI section larger than " + std::to_string(kMaxSectionBytes >> 20) + " MiB");
   }
+  const uint64_t max_rows = input.max_rows ? input.max_rows : kMaxRows;
+  const auto too_many = make_error("more than " + std::to_string(max_rows) + " FDEs");
   CfiEntries entries;
+  entries.max_fdes = max_rows;
   parse_cfi_section(context(input, input.eh_frame, true), entries);
+  if (entries.too_many) return too_many;
   TableStats stats;
   stats.source = Source::eh_frame;
   if (!input.debug_frame.data.empty()) {
     CfiEntries debug;
+    debug.max_fdes = max_rows;
     parse_cfi_section(context(input, input.debug_frame, false), debug);
+    if (debug.too_many) return too_many;
     if (debug.fdes.size() > entries.fdes.size()) {
       stats.source = entries.fdes.empty() ? Source::debug_frame : Source::both;
       const auto offset = static_cast<uint32_t>(entries.cies.size());
@@ -168,7 +174,7 @@ Result<Table> build_table_from_sections(const CfiInput& input) {
   stats.cies = entries.cies.size();
   stats.fdes_skipped = entries.skipped;
   const std::vector<Fde> fdes = order_fdes(input, std::move(entries.fdes), stats.fdes_skipped);
-  return compile(fdes, entries.cies, stats, input.max_rows ? input.max_rows : kMaxRows);
+  return compile(fdes, entries.cies, stats, max_rows);
 }
 
 }  // namespace gp::unwind
