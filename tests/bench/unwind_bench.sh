@@ -209,6 +209,7 @@ cost_table() {
         "$(( (bpf_runs - r0[j]) > 0 ? (bpf_pe_ns - b0[j]) / (bpf_runs - r0[j]) : 0 ))" \
         "$(( (bpf_runs - r0[j]) * 1000000000 / (w1 - w0) ))"
     done >>"$tmp/probe.txt"
+    sampler_alive "${names[*]}" "${pids[*]}"
     stop_sampler
   done
   sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"
@@ -255,6 +256,16 @@ cost_table() {
   echo
 }
 
+# Warns of each sampler of names $1 (pids $2) that is no longer running, with its last words.
+sampler_alive() {
+  local -a names=($1) pids=($2)
+  local j
+  for ((j = 0; j < ${#pids[@]}; j++)); do
+    kill -0 "${pids[j]}" 2>/dev/null && continue
+    echo "$bench: warning: ${names[j]} exited before the window's end${tmp:+: $(tail -n 1 "$tmp/${names[j]}.err" 2>/dev/null)}" >&2
+  done
+}
+
 # ", complete N, truncated N (reason N ...), before tables N" from gp-record -v's stderr $1.
 unwind_summary() {
   local f=$1 r out
@@ -263,7 +274,8 @@ unwind_summary() {
   for r in depth read no_rule unsupported bad_frame; do
     out+=" $r $(session_counter "$f" unwind.truncated.$r)"
   done
-  out+=", fp frames $(session_counter "$f" unwind.fp_frames), before tables $(session_counter "$f" unwind.before_tables)"
+  out+=", unknown end $(session_counter "$f" unwind.unknown_end), fp frames $(session_counter "$f" unwind.fp_frames)"
+  out+=", before tables $(session_counter "$f" unwind.before_tables)"
   echo "$out"
 }
 
@@ -305,10 +317,11 @@ if part stacks; then
     start_workload "$w" "$record_seconds"
     wait "${load_pids[@]}" 2>/dev/null || true
     load_pids=()
+    sampler_alive "$([ "$has_unwind" = 1 ] && echo gp-dwarf) gp-fp perf-dwarf" "$sampler_pid"
     stop_sampler
     for s in gp-dwarf gp-fp; do
       [ -s "$tmp/$s.gpa" ] || continue
-      "$bin/gp-symbolize" -q "$tmp/$s.gpa" -o "$tmp/$s.sym.gpa"
+      "$bin/gp-symbolize" -q "$tmp/$s.gpa" -o "$tmp/$s.sym.gpa" || echo "$bench: warning: gp-symbolize failed on $s's archive" >&2
       read -r whole total top top_pct < <(whole_stacks "$tmp/$s.sym.gpa" "$comm")
       samples=$(session_counter "$tmp/$s.err" samples.kernel)
       printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9.1f %9s  %s\n' "$w" "$s" "$samples" "$whole/$total" \
@@ -323,7 +336,7 @@ if part stacks; then
     perf script --no-inline -i "$tmp/perf-dwarf.data" >"$tmp/perf.txt" 2>/dev/null || true
     read_now_ns
     samples=$(grep -c '^$' "$tmp/perf.txt" || true)
-    "$bin/gp-import" -q "$tmp/perf.txt" -o "$tmp/perf.gpa"
+    "$bin/gp-import" -q "$tmp/perf.txt" -o "$tmp/perf.gpa" || echo "$bench: warning: gp-import failed on perf script's output" >&2
     read -r whole total top top_pct < <(whole_stacks "$tmp/perf.gpa" "$comm")
     printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9.1f %9.0f  %s\n' "$w" "perf-dwarf" "$samples" "$whole/$total" \
       "$(awk -v a="$whole" -v b="$total" 'BEGIN { print b ? a / b * 100 : 0 }')" "${top:0:20} $top_pct%" \
@@ -399,12 +412,13 @@ for m in rows:
 print(f"{len(rows)} maps: {total} B memlock = {total / 2**20:.1f} MiB (target <= 64 MiB)")
 PY
   if [ "$has_unwind" = 1 ]; then
-    printf 'unwind tables: loaded %s, evicted %s, failed %s, no room %s, %s B (%.1f MiB) of tables; mappings %s, without a table %s\n' \
+    printf 'unwind tables: loaded %s, evicted %s, failed %s, no room %s, %s B (%.1f MiB) of tables; mappings %s, without a table %s; processes without room %s\n' \
       "$(session_counter "$tmp/maps.err" unwind.tables.loaded)" "$(session_counter "$tmp/maps.err" unwind.tables.evicted)" \
       "$(session_counter "$tmp/maps.err" unwind.tables.failed)" "$(session_counter "$tmp/maps.err" unwind.tables.no_room)" \
       "$(session_counter "$tmp/maps.err" unwind.tables.bytes)" \
       "$(awk -v b="$(session_counter "$tmp/maps.err" unwind.tables.bytes)" 'BEGIN { print b / 1048576 }')" \
-      "$(session_counter "$tmp/maps.err" unwind.mappings)" "$(session_counter "$tmp/maps.err" unwind.mappings.no_table)"
+      "$(session_counter "$tmp/maps.err" unwind.mappings)" "$(session_counter "$tmp/maps.err" unwind.mappings.no_table)" \
+      "$(session_counter "$tmp/maps.err" unwind.processes.no_room)"
   fi
   echo
 fi
@@ -419,7 +433,7 @@ if part churn; then
   load_pids+=($!)
   "$bin/gp-record" -v -F "$hz" $(unwind_opt dwarf) -d "$record_seconds" -o "$tmp/churn.gpa" 2>"$tmp/churn.err" || true
   stop_load
-  "$bin/gp-symbolize" -q "$tmp/churn.gpa" -o "$tmp/churn.sym.gpa"
+  "$bin/gp-symbolize" -q "$tmp/churn.gpa" -o "$tmp/churn.sym.gpa" || echo "$bench: warning: gp-symbolize failed" >&2
   xz_samples=$("$bin/gp-fold" -q -f folded --comm xz "$tmp/churn.sym.gpa" | awk '{ s += $NF } END { print s + 0 }')
   xz_runs=$("$bin/gp-fold" -q -f folded --with-pid --comm xz "$tmp/churn.sym.gpa" | awk -F';' '{ p[$1] = 1 } END { print length(p) }')
   before=$(session_counter "$tmp/churn.err" unwind.before_tables)
