@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <lz4frame.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+
+#include "gp/util/safe_open.h"
 
 namespace gp::archive {
 namespace {
@@ -98,10 +101,13 @@ Result<bool> InputStream::lz4_fill() {
     if (raw_pos_ == raw_len_) {
       auto got = fill_raw();
       if (!got) return got.error();
-      if (raw_pos_ == raw_len_) return false;  // EOF inside a frame: truncated stream
     }
+    // At the end of the input src_size is 0: the decoder may still hold decoded bytes of the
+    // last complete block (a block is larger than decoded_), and a call without input drains
+    // them. Stopping at EOF instead lost the last finished chunks of a killed recorder.
     size_t dst_size = decoded_.size();
     size_t src_size = raw_len_ - raw_pos_;
+    const bool eof = src_size == 0;
     size_t hint = LZ4F_decompress(dctx_, decoded_.data(), &dst_size, raw_.data() + raw_pos_,
                                   &src_size, nullptr);
     if (LZ4F_isError(hint))
@@ -110,6 +116,10 @@ Result<bool> InputStream::lz4_fill() {
     decoded_pos_ = 0;
     decoded_len_ = dst_size;
     if (hint == 0) in_lz4_ = false;  // frame complete
+    if (eof && dst_size == 0 && in_lz4_) {
+      ended_in_frame_ = true;  // EOF inside a frame: truncated stream
+      return false;
+    }
   }
   return decoded_pos_ < decoded_len_;
 }
@@ -193,8 +203,33 @@ OutputStream::~OutputStream() {
 
 Result<std::unique_ptr<OutputStream>> OutputStream::open(const std::string& path, bool compress) {
   if (path == "-") return from_fd(STDOUT_FILENO, "<stdout>", compress);
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error("cannot create '" + path + "': " + errno_text(errno));
+  // Not O_TRUNC: a file another gp process is writing must survive until the lock says so.
+  auto opened = util::open_for_writing(path, O_WRONLY | O_CREAT, 0644);
+  if (!opened) return opened.error();
+  const int fd = *opened;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // Two writers of one file would interleave or truncate each other's sessions: the second
+    // refuses, naming the first. A POSIX record lock tells who holds it (F_GETLK).
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (::fcntl(fd, F_SETLK, &lock) != 0 && (errno == EACCES || errno == EAGAIN)) {
+      struct flock holder {};
+      holder.l_type = F_WRLCK;
+      holder.l_whence = SEEK_SET;
+      std::string who = "another process";
+      if (::fcntl(fd, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK && holder.l_pid > 0)
+        who = "process " + std::to_string(holder.l_pid);
+      ::close(fd);
+      return make_error("cannot write '" + path + "': " + who + " is writing it");
+    }
+    if (::ftruncate(fd, 0) != 0) {
+      const int e = errno;
+      ::close(fd);
+      return make_error("cannot create '" + path + "': " + errno_text(e));
+    }
+  }
   return std::unique_ptr<OutputStream>(new OutputStream(fd, true, path, compress, nullptr));
 }
 

@@ -1,5 +1,7 @@
 #include "codec.h"
 
+#include <capnp/any.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -34,7 +36,8 @@ void fill_lines(capnp::List<schema::Line>::Builder b, const std::vector<model::L
   }
 }
 
-Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r, uint64_t functions) {
+Result<std::vector<model::Line>> read_lines(capnp::List<schema::Line>::Reader r,
+                                            uint64_t functions) {
   std::vector<model::Line> out;
   out.reserve(r.size());
   for (auto l : r) {
@@ -68,6 +71,59 @@ void make_room(std::vector<T>& v, size_t n) {
   n = std::min<size_t>(n, 1 << 20);
   if (v.capacity() - v.size() >= n) return;
   v.reserve(std::max(v.size() + n, v.capacity() * 2));
+}
+
+// Bytes one element of a list takes in the message.
+size_t element_bytes(capnp::AnyList::Reader list) {
+  switch (list.getElementSize()) {
+    case capnp::ElementSize::VOID:
+    case capnp::ElementSize::BIT: return 0;
+    case capnp::ElementSize::BYTE: return 1;
+    case capnp::ElementSize::TWO_BYTES: return 2;
+    case capnp::ElementSize::FOUR_BYTES: return 4;
+    case capnp::ElementSize::EIGHT_BYTES:
+    case capnp::ElementSize::POINTER: return 8;
+    case capnp::ElementSize::INLINE_COMPOSITE: {  // every element has the list's struct size
+      auto first = list.as<capnp::List<capnp::AnyStruct>>()[0];
+      return first.getDataSection().size() + 8 * first.getPointerSection().size();
+    }
+  }
+  return 0;
+}
+
+// A list is materialised only when the message can honestly hold it (formats/README.md §6):
+// at most `max` entries, each taking at least `min_bytes` of the message. Every writer gives a
+// struct or pointer element at least a word; a list of zero-size (or bit/byte-sized) elements
+// costs nothing in the message but a model entry each, which is how a 135 KB file made 5.85 GB.
+template <typename List>
+Status check_list(List list, size_t max, const char* what, size_t min_bytes = 8) {
+  const size_t n = list.size();
+  if (n == 0) return ok_status();
+  if (n > max)
+    return make_error(std::string(what) + " list has " + std::to_string(n) + " entries (limit " +
+                      std::to_string(max) + ")");
+  if (element_bytes(capnp::AnyList::Reader(list)) < min_bytes)
+    return make_error(std::string(what) + " list has " + std::to_string(n) +
+                      " entries smaller than any writer makes them");
+  return ok_status();
+}
+
+// The top-level lists of a chunk, before any of them is applied: a chunk over a limit is
+// refused whole (never applied in part).
+Status check_chunk_lists(schema::Chunk::Reader r, const ReaderLimits& lim) {
+  const size_t max = lim.max_list_entries;
+  for (Status st :
+       {check_list(r.getProcesses(), max, "process"), check_list(r.getThreads(), max, "thread"),
+        check_list(r.getMappings(), max, "mapping"), check_list(r.getFunctions(), max, "function"),
+        check_list(r.getLocations(), max, "location"),
+        check_list(r.getLocationUpdates(), max, "location update"),
+        check_list(r.getStacks(), max, "stack"), check_list(r.getSamples(), max, "sample"),
+        check_list(r.getKernelSymbols(), max, "kernel symbol"),
+        check_list(r.getJitMaps(), max, "JIT map"),
+        check_list(r.getStackCopies(), max, "stack copy"),
+        check_list(r.getCounters(), max, "counter")})
+    if (!st) return st;
+  return ok_status();
 }
 
 }  // namespace
@@ -114,6 +170,8 @@ Result<model::Header> read_header(schema::Header::Reader r) {
                       std::to_string(schema::FORMAT_MAJOR) + ".x): upgrade gp to read it");
   h.producer = str(r.getProducer());
   h.producer_version = str(r.getProducerVersion());
+  if (auto st = check_list(r.getArgv(), ReaderLimits{}.max_list_entries, "argv"); !st)
+    return st.error();
   for (auto a : r.getArgv()) h.argv.push_back(str(a));
   h.source = enum_in_range<model::SourceKind>(static_cast<uint16_t>(r.getSource()), 6);
   h.session_id = str(r.getSessionId());
@@ -273,8 +331,11 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
 }
 
 Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts& base,
-                   bool apply_updates) {
+                   bool apply_updates, const ReaderLimits& limits) {
+  if (auto st = check_chunk_lists(r, limits); !st) return st;
+  const size_t max = limits.max_list_entries;
   for (auto p : r.getProcesses()) {
+    if (auto st = check_list(p.getCmdline(), max, "command line"); !st) return st;
     model::Process m;
     m.pid = p.getPid();
     m.ppid = p.getPpid();
@@ -324,6 +385,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
     v.file_offset = l.getFileOffset();
     v.kind =
         enum_in_range<model::FrameKind>(static_cast<uint16_t>(l.getKind()), model::kFrameKindCount);
+    if (auto st = check_list(l.getLines(), max, "line"); !st) return st;
     auto lines = read_lines(l.getLines(), base.functions + s.functions.size());
     if (!lines) return lines.error();
     v.lines = std::move(*lines);
@@ -338,6 +400,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
     if (v.location_id == 0 || v.location_id > locations)
       return make_error("location update refers to location " + std::to_string(v.location_id) +
                         " of " + std::to_string(locations));
+    if (auto st = check_list(u.getLines(), max, "line"); !st) return st;
     auto lines = read_lines(u.getLines(), base.functions + s.functions.size());
     if (!lines) return lines.error();
     v.lines = std::move(*lines);
@@ -357,6 +420,9 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
   for (auto st : r.getStacks()) {
     model::Stack v;
     auto ids = st.getLocationIds();
+    // A stack deeper than any unwinder makes is refused: 1M frames in a 33 KB file made a 1 GB
+    // folded line.
+    if (auto ok = check_list(ids, limits.max_stack_frames, "stack frame", 4); !ok) return ok;
     v.location_ids.reserve(ids.size());
     for (uint64_t id : ids) {
       if (id == 0 || id > locations)
@@ -382,6 +448,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
     model::JitMap v;
     v.pid = j.getPid();
     v.path = str(j.getPath());
+    if (auto st = check_list(j.getEntries(), limits.max_jit_entries, "JIT map entry"); !st)
+      return st;
     for (auto e : j.getEntries())
       v.entries.push_back({e.getStart(), e.getSize(), str(e.getName())});
     s.jit_maps.push_back(std::move(v));
@@ -390,6 +458,7 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
     model::StackCopy v;
     v.pid = c.getPid();
     v.tid = c.getTid();
+    if (auto st = check_list(c.getRegisters(), max, "register"); !st) return st;
     for (uint64_t reg : c.getRegisters()) v.registers.push_back(reg);
     v.stack = str(c.getStack());
     v.kernel_stack_id = c.getKernelStackId();
@@ -412,6 +481,8 @@ void fill_trailer(schema::Trailer::Builder b, const model::Trailer& t) {
 
 model::Trailer read_trailer(schema::Trailer::Reader r) {
   model::Trailer t;
+  // Counters beyond the limit are dropped: the trailer only repeats the chunks' final values.
+  if (!check_list(r.getCounters(), ReaderLimits{}.max_list_entries, "counter")) return t;
   t.clean_close = r.getCleanClose();
   t.end_time_ns = r.getEndTimeNs();
   t.chunk_count = r.getChunkCount();

@@ -24,8 +24,9 @@ Result<model::Header> read_header(schema::Header::Reader r);
 // the session had before `s` (all zero when `s` is the whole session): a reference is valid up
 // to base + what `s` holds. Location updates are applied to s's locations when apply_updates,
 // else kept in s.location_updates (a delta: they may name locations `s` does not hold).
+// Lists over `limits` (or with entries smaller than a writer makes them) refuse the chunk.
 Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts& base = {},
-                   bool apply_updates = true);
+                   bool apply_updates = true, const ReaderLimits& limits = {});
 model::Trailer read_trailer(schema::Trailer::Reader r);
 
 }  // namespace gp::archive::codec

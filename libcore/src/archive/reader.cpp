@@ -89,8 +89,8 @@ struct Decoded {
 // Parses one message and, for chunks, applies it to `session` (whose tables follow `base`
 // entries; updates applied when `apply_updates`). kj exceptions (bad pointers, traversal limit)
 // become Errors.
-Result<Decoded> decode(const RawMessage& raw, model::Session* session, const TableCounts& base = {},
-                       bool apply_updates = true) {
+Result<Decoded> decode(const RawMessage& raw, model::Session* session, const ReaderLimits& limits,
+                       const TableCounts& base = {}, bool apply_updates = true) {
   capnp::ReaderOptions options;
   // Bound the work to a small multiple of the message's size (amplification attacks).
   options.traversalLimitInWords = std::max<uint64_t>(raw.words.size() * 4, 1024);
@@ -109,7 +109,7 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session, const Tab
       }
       case schema::Message::CHUNK:
         out.kind = Kind::chunk;
-        if (session) status = codec::apply_chunk(root.getChunk(), *session, base, apply_updates);
+        if (session) status = codec::apply_chunk(root.getChunk(), *session, base, apply_updates, limits);
         break;
       case schema::Message::TRAILER:
         out.kind = Kind::trailer;
@@ -142,6 +142,11 @@ Result<ReadEvent> Reader::start_session() {
     if (raw->state == ReadState::end) {
       done_ = true;
       if (first) return make_error("'" + in_.name() + "' is empty: not a gp archive");
+      // A frame that began after the last session and never ended (a bare LZ4 magic, or a
+      // frame cut before its first message) is garbage after a complete session (§5).
+      if (in_.ended_inside_frame())
+        problem_ = "archive '" + in_.name() + "' has trailing garbage at byte " +
+                   std::to_string(raw->offset) + ": it ends inside an LZ4 frame";
       return ev;
     }
     if (raw->state != ReadState::message) {
@@ -151,7 +156,7 @@ Result<ReadEvent> Reader::start_session() {
                  std::to_string(raw->offset) + ": " + raw->problem;
       return ev;
     }
-    auto d = decode(*raw, nullptr);
+    auto d = decode(*raw, nullptr, limits_);
     if (!d || d->kind != Kind::header) {
       done_ = true;
       std::string why = d ? "it does not start with a session header" : d.error().message;
@@ -164,6 +169,7 @@ Result<ReadEvent> Reader::start_session() {
   ++sessions_read_;
   in_session_ = true;
   chunks_ = 0;
+  samples_ = 0;
   counts_ = {};
   ev.kind = ReadEvent::Kind::header;
   return ev;
@@ -179,12 +185,14 @@ Result<ReadEvent> Reader::step(model::Session* full) {
     why = raw.error().message;
   } else if (raw->state == ReadState::message) {
     model::Session* into = full != nullptr ? full : &ev.chunk.entries;
-    auto d = decode(*raw, into, full != nullptr ? TableCounts{} : counts_, full != nullptr);
+    const size_t samples_before = into->samples.size();
+    auto d = decode(*raw, into, limits_, full != nullptr ? TableCounts{} : counts_, full != nullptr);
     if (!d) {
       why = d.error().message;
       offset = raw->offset;
     } else if (d->kind == Kind::chunk) {
       ++chunks_;
+      for (size_t i = samples_before; i < into->samples.size(); ++i) samples_ += into->samples[i].count;
       ev.kind = ReadEvent::Kind::chunk;
       if (full == nullptr) {
         ev.chunk.base = counts_;
@@ -199,6 +207,15 @@ Result<ReadEvent> Reader::step(model::Session* full) {
         ev.truncated = true;
         problem_ = "archive '" + in_.name() + "': session " + std::to_string(sessions_read_) +
                    " was not closed cleanly";
+      } else if (ev.trailer->chunk_count != chunks_ || ev.trailer->sample_count != samples_) {
+        // Chunks dropped or repeated between a header and its trailer (§3): what was read is
+        // kept, but it is not the session the producer closed.
+        ev.truncated = true;
+        problem_ = "archive '" + in_.name() + "': session " + std::to_string(sessions_read_) +
+                   " does not match its trailer (read " + std::to_string(chunks_) + " chunks and " +
+                   std::to_string(samples_) + " samples; the trailer counts " +
+                   std::to_string(ev.trailer->chunk_count) + " and " +
+                   std::to_string(ev.trailer->sample_count) + ")";
       }
       return ev;
     } else {  // a new header: this session was cut, the next one starts here

@@ -1,6 +1,8 @@
 target_sources(gp_core PRIVATE
+  src/util/escape.cpp
   src/util/json.cpp
   src/util/json_parse.cpp
   src/util/json_write.cpp
+  src/util/safe_open.cpp
   src/util/utf8.cpp
 )

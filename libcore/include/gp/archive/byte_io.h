@@ -36,6 +36,9 @@ class InputStream {
   Result<bool> at_end();
   // Decoded bytes consumed so far (for messages such as "corrupt at byte N").
   uint64_t position() const { return position_; }
+  // True once the input ended inside an LZ4 frame (its end mark never came): everything after
+  // the last complete message of that frame is lost, and a reader must say so.
+  bool ended_inside_frame() const { return ended_in_frame_; }
   const std::string& name() const { return name_; }
 
  private:
@@ -54,6 +57,7 @@ class InputStream {
   size_t raw_len_ = 0;
   bool raw_eof_ = false;
   bool in_lz4_ = false;
+  bool ended_in_frame_ = false;
   LZ4F_dctx_s* dctx_ = nullptr;
   std::vector<char> decoded_;
   size_t decoded_pos_ = 0;
@@ -63,7 +67,10 @@ class InputStream {
 
 class OutputStream {
  public:
-  // Opens (creates/truncates) a path, or standard output for "-".
+  // Opens (creates/truncates) a path, or standard output for "-". A link or file planted by
+  // another user in a sticky world-writable directory is refused (gp/util/safe_open.h), and a
+  // regular file is locked while open: a second writer of the same file is refused with the
+  // pid of the first.
   static Result<std::unique_ptr<OutputStream>> open(const std::string& path, bool compress);
   // Writes to an fd the caller keeps open.
   static std::unique_ptr<OutputStream> from_fd(int fd, std::string name, bool compress);

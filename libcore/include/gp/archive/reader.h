@@ -12,9 +12,18 @@
 
 namespace gp::archive {
 
+// What a reader materialises is bounded by what an honest writer could have produced
+// (formats/README.md §6); a message over a limit is corrupt.
 struct ReaderLimits {
   size_t max_message_bytes = 256u << 20;  // a writer's chunk is ~1 MiB; leave ample headroom
   uint32_t max_segments = 1024;
+  // Entries of one list in one message (a chunk's table or samples, a process's argv, a
+  // location's lines ...): a 512 KiB chunk holds at most ~22,000.
+  size_t max_list_entries = 1u << 17;
+  // Frames of one stack: gp-record's are at most 2 x 127, runtimes cut theirs at 1,024-2,048.
+  size_t max_stack_frames = 1u << 13;
+  // Entries of one JIT perf map (a copy is at most 64 MiB of text).
+  size_t max_jit_entries = 1u << 22;
 };
 
 // How many entries each table held before a chunk (model::TableCounts).
@@ -68,6 +77,7 @@ class Reader {
   ReaderLimits limits_;
   bool in_session_ = false;
   uint64_t chunks_ = 0;   // chunks of the current session
+  uint64_t samples_ = 0;  // sum of Sample.count over them (wraps as the writer's sum does)
   TableCounts counts_;    // tables of the current session so far (streaming)
   std::string problem_;
   bool done_ = false;
