@@ -166,6 +166,81 @@ TEST_F(PerfMap, RefusesAFileOwnedBySomeoneElse) {
   EXPECT_EQ(m.error().message, "refused: owned by uid 12345, not by the process's user");
 }
 
+// A child that waits for SIGKILL after running `prepare` (0 = go on); -1 when prepare failed.
+template <typename F>
+pid_t spawn_waiting(F prepare) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    if (prepare() != 0) ::_exit(1);
+    (void)::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool ok = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (!ok) {
+    ::waitpid(child, nullptr, 0);
+    return -1;
+  }
+  return child;
+}
+
+// A process of an unprivileged user: a file of root's under its map's name is not its own.
+TEST_F(PerfMap, RefusesARootFileForAProcessOfAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a process as another user";
+  const pid_t child = spawn_waiting([] { return ::setresgid(65534, 65534, 65534) || ::setresuid(65534, 65534, 65534); });
+  ASSERT_GT(child, 0);
+  const std::string map = "/tmp/perf-" + std::to_string(child) + ".map";
+  std::ofstream(map) << "1000 10 root_only_secret\n";
+  auto m = copy_perf_map(child, child);
+  ::unlink(map.c_str());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_FALSE(m.ok()) << m->entries.at(0).name;
+  EXPECT_EQ(m.error().message, "refused: owned by uid 0, not by the process's user");
+}
+
+// In its own mount namespace a process can bind-mount any file it can reach over its map's
+// name: the file is then on another mount than /tmp, and refused.
+TEST_F(PerfMap, RefusesAFileBindMountedOverTheMap) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a private mount namespace";
+  std::ofstream(other_) << "1000 10 secret_from_elsewhere\n";
+  int go[2], ready[2];
+  ASSERT_EQ(::pipe(go), 0);
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {  // waits for its mount point, named by its pid, then mounts the secret on it
+    char c = 0;
+    const std::string map = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+    if (::read(go[0], &c, 1) != 1 || ::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount(other_.c_str(), map.c_str(), nullptr, MS_BIND, nullptr) != 0)
+      ::_exit(1);
+    (void)::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  const std::string map = "/tmp/perf-" + std::to_string(child) + ".map";
+  std::ofstream(map) << "";
+  (void)::write(go[1], "g", 1);
+  char c = 0;
+  const bool mounted = ::read(ready[0], &c, 1) == 1;
+  auto m = copy_perf_map(child, child);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::unlink(map.c_str());
+  for (int fd : {go[0], go[1], ready[0]}) ::close(fd);
+  if (!mounted) GTEST_SKIP() << "cannot create a mount namespace here";
+  ASSERT_FALSE(m.ok()) << m->entries.at(0).name;
+  EXPECT_EQ(m.error().message, "refused: mounted over /tmp from elsewhere");
+}
+
 TEST_F(PerfMap, RefusesHardLinksAndFifos) {
   std::ofstream(other_) << "1000 10 f\n";
   ASSERT_EQ(::link(other_.c_str(), path_.c_str()), 0);

@@ -1,5 +1,6 @@
 // gp-fold's run(): inputs → one archive → filters → the chosen format on the output.
 #include <malloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -130,6 +131,14 @@ Status write_format(const std::string& format, const model::Archive& archive, co
   return fold::write_speedscope(fold::fold_stacks(archive, stack_options(a)), name, out);
 }
 
+// ".NAME.tmp.PID" in the directory of `path`.
+std::string temp_name_for(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return dir + "." + base + ".tmp." + std::to_string(::getpid());
+}
+
 // Writes to stdout or a file; reports failures. Returns false on a reported error.
 bool emit(const std::string& format, const model::Archive& archive, const FoldArgs& a) {
   if (a.output == "-") {
@@ -145,19 +154,29 @@ bool emit(const std::string& format, const model::Archive& archive, const FoldAr
     std::cout.flush();
     return gp::cli::finish_text_output(std::cout, "standard output");
   }
-  std::ofstream file(a.output, std::ios::binary | std::ios::trunc);
+  // Written next to the output and renamed over it once complete: a failure (or a kill) never
+  // leaves a partial or header-only FILE, and an earlier FILE stays until the new one is whole.
+  // Devices, FIFOs and links (-o /dev/stdout) are written in place, as before.
+  struct stat existing {};
+  const bool in_place = ::lstat(a.output.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode);
+  const std::string tmp = in_place ? a.output : temp_name_for(a.output);
+  std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
   if (!file) {
     error("cannot create '" + a.output + "': " + std::strerror(errno));
     return false;
   }
   auto st = write_format(format, archive, a, file);
-  if (!st) {
-    error(st.error().message);
+  file.close();
+  if (!st || !file) {
+    const int e = errno;
+    if (!in_place) ::unlink(tmp.c_str());
+    error(!st ? st.error().message : "cannot write '" + a.output + "': " + std::strerror(e));
     return false;
   }
-  file.close();
-  if (!file) {
-    error("cannot write '" + a.output + "': " + std::strerror(errno));
+  if (!in_place && ::rename(tmp.c_str(), a.output.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    error("cannot write '" + a.output + "': " + std::strerror(e));
     return false;
   }
   return true;

@@ -1,12 +1,15 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gp/cli/tool.h"
+#include "gp/util/escape.h"
+#include "gp/util/safe_open.h"
 
 namespace gp::profile_tool {
 namespace {
@@ -45,10 +48,28 @@ void Log::configure(int verbosity, bool quiet) {
   tty_ = gp::cli::is_terminal(STDERR_FILENO);
 }
 
+namespace {
+
+// Appends through gp::util::open_for_writing: a link planted in /tmp under the log's name
+// would otherwise make root append to the file it names.
+FILE* open_append(const std::string& path, std::string* why) {
+  auto fd = gp::util::open_for_writing(path, O_WRONLY | O_CREAT | O_APPEND);
+  if (!fd) {
+    if (why) *why = fd.error().message;
+    return nullptr;
+  }
+  FILE* f = ::fdopen(*fd, "a");
+  if (f == nullptr) ::close(*fd);
+  return f;
+}
+
+}  // namespace
+
 Status Log::open_file(const std::string& path) {
-  file_ = std::fopen(path.c_str(), "ae");
+  std::string why;
+  file_ = open_append(path, &why);
   if (file_ == nullptr)
-    return make_error("cannot open log file '" + path + "': " + ::strerror(errno));
+    return make_error("cannot open log file '" + path + "': " + (why.empty() ? ::strerror(errno) : why));
   path_ = path;
   return ok_status();
 }
@@ -61,7 +82,7 @@ void Log::info(int level, std::string_view message) {
 
 void Log::emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file) {
   std::string line = "[" + local_time_now() + "] " + gp::cli::program() + ": " +
-                     std::string(severity) + ": " + std::string(message) + "\n";
+                     std::string(severity) + ": " + gp::util::escape_for_terminal(message) + "\n";
   if (to_stderr) {
     clear_progress();
     write_all(STDERR_FILENO, line);
@@ -77,7 +98,7 @@ void Log::emit(std::string_view severity, std::string_view message, bool to_stde
 
 void Log::progress(std::string_view message) {
   if (!tty_ || quiet_) return;
-  write_all(STDERR_FILENO, "\r\033[K" + gp::cli::program() + ": " + std::string(message));
+  write_all(STDERR_FILENO, "\r\033[K" + gp::cli::program() + ": " + gp::util::escape_for_terminal(message));
   progress_shown_ = true;
 }
 
@@ -92,7 +113,7 @@ void Log::rotate_if_needed() {
   std::fclose(file_);
   std::string backup = path_ + ".1";
   ::rename(path_.c_str(), backup.c_str());
-  file_ = std::fopen(path_.c_str(), "ae");
+  file_ = open_append(path_, nullptr);
 }
 
 }  // namespace gp::profile_tool

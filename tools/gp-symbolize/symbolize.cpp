@@ -8,6 +8,7 @@
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
 #include "gp/symbolize/elf_file.h"
+#include "gp/symbolize/store_trust.h"
 #include "gp/symbolize/stream_symbolizer.h"
 #include "gp/symbolize/symbol_export.h"
 #include "gp/symbolize/symbolizer.h"
@@ -19,12 +20,18 @@ namespace {
 using model::SymbolStatus;
 using symbolize::FindStatus;
 
-// The sidecar store of an archive file: ARCHIVE.symbols, when that directory exists.
+// The sidecar store of an archive file: ARCHIVE.symbols, when that directory exists and may be
+// believed (gp/symbolize/store_trust.h); an untrusted one is skipped with a warning.
 std::string sidecar_of(const std::string& input) {
   if (input.empty() || input == "-") return {};
   std::string dir = input + ".symbols";
   struct stat st;
-  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? dir : std::string();
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {};
+  if (auto trusted = symbolize::check_store_trusted(dir); !trusted) {
+    gp::cli::warning("skipped the sidecar store '" + dir + "': " + trusted.error().message);
+    return {};
+  }
+  return dir;
 }
 
 symbolize::SymbolizeOptions make_options(const SymbolizeArgs& a) {

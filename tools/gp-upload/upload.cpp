@@ -151,7 +151,10 @@ int Uploader::run(const std::vector<std::string>& inputs) {
       gp::cli::error(st.error().message);
       return gp::cli::kExitFailure;
     }
-    for (const std::string& p : spool_->pending()) {
+    std::vector<std::string> refused;
+    const std::vector<std::string> pending = spool_->pending(&refused);
+    for (const std::string& why : refused) gp::cli::warning("skipped spool entry " + why);
+    for (const std::string& p : pending) {
       Item it{p, {}, p};
       if (read_input(p, it.content)) items.push_back(std::move(it));
     }

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <iostream>
 
+#include "gp/util/escape.h"
 #include "gp/util/version.h"
 
 namespace gp::cli {
@@ -34,7 +35,7 @@ void emit(std::string_view severity, const char* colour, std::string_view messag
   line += severity;
   if (g_color) line += "\033[0m";
   line += ": ";
-  line += message;
+  line += util::escape_for_terminal(message);
   line += '\n';
   std::fflush(stdout);
   (void)!::write(STDERR_FILENO, line.data(), line.size());
@@ -77,7 +78,7 @@ void hint(std::string_view message) {
 }
 void info(int level, std::string_view message) {
   if (g_quiet || g_verbosity < level) return;
-  std::string line = g_program + ": " + std::string(message) + "\n";
+  std::string line = g_program + ": " + util::escape_for_terminal(message) + "\n";
   std::fflush(stdout);
   (void)!::write(STDERR_FILENO, line.data(), line.size());
 }

@@ -2,8 +2,10 @@
 #include "gp/ingest/collapsed.h"
 
 #include <charconv>
+#include <cstdint>
 #include <unordered_map>
 
+#include "gp/archive/reader.h"
 #include "gp/fold/stacks.h"
 #include "gp/model/builder.h"
 #include "gp/util/json.h"
@@ -52,14 +54,23 @@ void fill_header_from_col(const json::Value& doc, model::Header& h) {
   if (const json::Value* p = doc.find("sampling_period")) h.sampling.period = p->as_int(0);
 }
 
-// Recognises gProfiler's header line; fills the session header from it.
-Layout read_header(std::string_view line, model::Header& h) {
+// Recognises gProfiler's header line; fills the session header from it. A line that claims to
+// be one (a JSON object naming application_metadata) but is not is an error: read as plain
+// folded text, its index and container columns would become frames.
+Result<Layout> read_header(std::string_view line, model::Header& h) {
   Layout layout;
   if (line.substr(0, 2) != "# ") return layout;
+  const bool claims = line.substr(2, 1) == "{" && line.find("\"application_metadata\"") != std::string_view::npos;
   auto doc = json::parse(line.substr(2));
-  if (!doc || !doc->is_object()) return layout;
+  if (!doc || !doc->is_object()) {
+    if (claims) return make_error("malformed .col header on line 1: " + (doc ? std::string("not an object") : doc.error().message));
+    return layout;
+  }
   const json::Value* app = doc->find("application_metadata");
-  if (app == nullptr || !app->is_array()) return layout;
+  if (app == nullptr || !app->is_array()) {
+    if (claims && app != nullptr) return make_error("malformed .col header on line 1: application_metadata is not a list");
+    return layout;
+  }
   layout.is_col = true;
   const json::Value* enabled = doc->find("application_metadata_enabled");
   bool v1 = false;
@@ -93,11 +104,19 @@ class LineReader {
       why = "count '" + std::string(line.substr(space + 1, 20)) + "' is not a number";
       return false;
     }
-    split(line.substr(0, space));
+    if (count > UINT64_MAX - total_) {  // saturating would misstate every share; refuse the line
+      why = "count " + std::to_string(count) + " makes the profile's total overflow 64 bits";
+      return false;
+    }
+    if (!split(line.substr(0, space))) {
+      why = "more than " + std::to_string(kMaxFrames) + " frames";
+      return false;
+    }
     size_t pos = 0;
     ProcessFields p;
     if (!prefix(pos, p, why)) return false;
     if (count == 0) return true;  // gProfiler's indexer drops zero counts too
+    total_ += count;
     const model::StackEnd end = take_truncated_marker(pos);
     std::vector<uint64_t> leaf_first;
     for (size_t i = frames_.size(); i > pos; --i) leaf_first.push_back(location(frames_[i - 1]));
@@ -112,15 +131,19 @@ class LineReader {
     size_t app_index = 0;
   };
 
-  void split(std::string_view stack) {
+  // False when the line has more frames than an archive stack may (formats/README.md §6): a
+  // 1 GB line of them would otherwise cost gigabytes of views before being refused.
+  bool split(std::string_view stack) {
     frames_.clear();
     size_t start = 0;
     for (;;) {
+      if (frames_.size() > kMaxFrames + 3) return false;  // + index, container, comm
       size_t semi = stack.find(';', start);
       frames_.push_back(stack.substr(start, semi - start));
       if (semi == std::string_view::npos) break;
       start = semi + 1;
     }
+    return true;
   }
 
   // gp-fold's "[truncated]" root (after the prefix and an error frame, if any) is the stack's
@@ -216,6 +239,8 @@ class LineReader {
   std::unordered_map<std::string, int32_t> pid_tid_;
   std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> locations_;
   int32_t next_id_ = 1;
+  uint64_t total_ = 0;  // sum of the counts so far: kept within 64 bits
+  static constexpr size_t kMaxFrames = archive::ReaderLimits{}.max_stack_frames;
 };
 
 std::string_view next_line(std::string_view text, size_t& pos) {
@@ -247,7 +272,9 @@ Result<model::Archive> parse_collapsed(std::string_view text, const std::string&
   Layout layout;
   if (text.substr(0, 2) == "# ") {
     size_t first_end = pos;
-    layout = read_header(next_line(text, first_end), s.header);
+    auto read = read_header(next_line(text, first_end), s.header);
+    if (!read) return make_error("'" + name + "' is not a collapsed profile: " + read.error().message);
+    layout = std::move(*read);
   }
   LineReader reader(s, layout);
   size_t line_no = 0, bad = 0, good = 0;

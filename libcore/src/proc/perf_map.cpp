@@ -71,15 +71,28 @@ Result<UniqueFd> open_map(int tmp_fd, const std::string& name) {
   return file;
 }
 
-// Type, owner and link count checks on the opened file.
-Status check_file(int fd, const std::set<uint32_t>& uids, uint64_t& size) {
+// The mount an fd's file lives on: its mount id (Linux 5.8), else its device.
+uint64_t mount_of(int fd) {
+  struct statx stx {};
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID))
+    return stx.stx_mnt_id;
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_dev) | (uint64_t{1} << 63) : 0;
+}
+
+// Type, owner, mount and link count checks on the opened file.
+Status check_file(int tmp_fd, int fd, const std::set<uint32_t>& uids, uint64_t& size) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno_text("cannot stat"));
   if (!S_ISREG(st.st_mode)) return make_error("refused: not a regular file");
-  if (st.st_uid != 0 && uids.count(st.st_uid) == 0) {
+  // The process's own user only, root included only for a root process: a user who can make a
+  // mount namespace can put any root-owned file under the map's name.
+  if (uids.count(st.st_uid) == 0) {
     return make_error("refused: owned by uid " + std::to_string(st.st_uid) +
                       ", not by the process's user");
   }
+  // A file bind-mounted over the map's name lives on another mount than /tmp itself.
+  if (mount_of(fd) != mount_of(tmp_fd)) return make_error("refused: mounted over /tmp from elsewhere");
   // A hard link to someone else's file (fs.protected_hardlinks=0) would pass the owner check
   // when that file is root's.
   if (st.st_nlink != 1)
@@ -186,7 +199,7 @@ Result<model::JitMap> copy_perf_map_in(const TmpDir& tmp, const std::set<uint32_
   auto fd = open_map(tmp.fd(), name);
   if (!fd) return fd.error();
   uint64_t size = 0;
-  if (auto ok = check_file(fd->get(), uids, size); !ok) return ok.error();
+  if (auto ok = check_file(tmp.fd(), fd->get(), uids, size); !ok) return ok.error();
   PerfMapStats local;
   PerfMapStats& st = stats ? *stats : local;
   st.rewritten = from_offset > size;  // shorter than what was read before: a new file

@@ -2,6 +2,7 @@
 #include "gp/profile/instance.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <fstream>
+
+#include "gp/util/safe_open.h"
 
 namespace gp::profile {
 
@@ -42,10 +45,13 @@ Result<PidFile> PidFile::create(const std::string& path) {
   pid_t pid = ::getpid();
   std::string tmp = path + ".tmp";
   {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << pid << '\n';
-    out.close();
-    if (!out) return make_error("cannot write '" + tmp + "': " + ::strerror(errno));
+    // Not through a link another user planted in /tmp (gp/util/safe_open.h).
+    auto fd = util::open_for_writing(tmp, O_WRONLY | O_CREAT | O_TRUNC);
+    if (!fd) return fd.error();
+    const std::string text = std::to_string(pid) + "\n";
+    const bool written = ::write(*fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const int e = errno;
+    if (::close(*fd) != 0 || !written) return make_error("cannot write '" + tmp + "': " + ::strerror(e));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;

@@ -1,7 +1,11 @@
 // The spool directory (files named <unix-ns>-<source basename>.col, sorted = oldest first).
 #include "gp/upload/spool.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <chrono>
@@ -42,18 +46,42 @@ std::string safe_basename(std::string_view source) {
 
 Status Spool::init() const {
   std::error_code ec;
-  fs::create_directories(dir_, ec);
+  const bool created = fs::create_directories(dir_, ec);
   if (ec) return make_error("cannot create spool directory '" + dir_ + "': " + ec.message());
+  if (created) ::chmod(dir_.c_str(), 0700);  // whatever the umask: the spool is private
+  // Whatever is in the spool is sent with the caller's token, often root's: a directory someone
+  // else can write (or swap: a symlink) would let them choose what root uploads.
+  struct stat st {};
+  if (::lstat(dir_.c_str(), &st) != 0)
+    return make_error("cannot use spool directory '" + dir_ + "': " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return make_error("refused spool directory '" + dir_ + "': it is a symbolic link or not a directory");
+  if (st.st_uid != ::geteuid())
+    return make_error("refused spool directory '" + dir_ + "': owned by uid " +
+                      std::to_string(st.st_uid) + ", not by the user running gp-upload");
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return make_error("refused spool directory '" + dir_ +
+                      "': other users can write it (chmod go-w, or use a new directory)");
+  owner_ = st.st_uid;
   return ok_status();
 }
 
-std::vector<std::string> Spool::pending() const {
+std::vector<std::string> Spool::pending(std::vector<std::string>* refused) const {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.size() > 4 && name.substr(name.size() - 4) == ".col")
-      out.push_back(e.path().string());
+    if (name.size() <= 4 || name.substr(name.size() - 4) != ".col") continue;
+    // lstat: a planted symlink is never followed; a hard link (nlink > 1) could name a file of
+    // someone else's that the owner check alone would let through.
+    struct stat st {};
+    std::string why;
+    if (::lstat(e.path().c_str(), &st) != 0) why = std::strerror(errno);
+    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    else if (st.st_uid != owner_) why = "owned by uid " + std::to_string(st.st_uid) + ", not by the spool's owner";
+    else if (st.st_nlink != 1) why = "it has " + std::to_string(st.st_nlink) + " hard links";
+    if (why.empty()) out.push_back(e.path().string());
+    else if (refused) refused->push_back("'" + e.path().string() + "': " + why);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -8,8 +8,10 @@
 //    (O_NOFOLLOW on every component, "tmp" included), so a link planted in /tmp cannot make root
 //    read another file;
 //  - the file must be a regular file (O_NONBLOCK so a FIFO cannot block us; fstat checks the type)
-//    owned by one of the process's uids (real, effective, saved, fs) or by root, with a single
-//    link (a hard link to a root-owned file would otherwise pass the owner check);
+//    owned by one of the process's uids (real, effective, saved, fs) -- root's files only for a
+//    process running as root --, with a single link (a hard link to someone else's file would
+//    otherwise pass), on the same mount as the /tmp it was found in (a user with their own mount
+//    namespace can bind-mount any file they can reach over the map's name);
 //  - at most max_bytes are read; a longer file is cut at the last complete line before the cap.
 // Lines are "START SIZE NAME" with START and SIZE in hex (optional 0x); bad lines are skipped
 // and counted. NAME is kept verbatim (it may contain spaces).

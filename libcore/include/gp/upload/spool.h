@@ -3,6 +3,7 @@
 // next run, then removed) and the Studio's gpid, so a host keeps its profiler identity across
 // runs. The user's input files are never touched; only the copies here are.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,10 +16,14 @@ class Spool {
  public:
   explicit Spool(std::string dir) : dir_(std::move(dir)) {}
 
-  // Creates the directory (and parents) when missing.
+  // Creates the directory (and parents) when missing. Refuses a directory that is a symbolic
+  // link, is not the caller's (effective uid), or that group or others can write: what is in it
+  // gets uploaded with the caller's token.
   Status init() const;
-  // Spooled profiles, oldest first.
-  std::vector<std::string> pending() const;
+  // Spooled profiles, oldest first: regular files owned by the spool's owner with one link
+  // (never followed through a symlink). Other *.col entries are left out and, when `refused`
+  // is given, described there ("'PATH': why"). Call init() first.
+  std::vector<std::string> pending(std::vector<std::string>* refused = nullptr) const;
   // Writes a copy of `content` (atomically: temp file then rename); returns its path.
   Result<std::string> keep(std::string_view source_name, std::string_view content) const;
   Status remove(const std::string& path) const;
@@ -30,6 +35,7 @@ class Spool {
 
  private:
   std::string dir_;
+  mutable uint32_t owner_ = 0;  // the directory's owner, set by init()
 };
 
 }  // namespace gp::upload
