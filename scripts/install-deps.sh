@@ -24,6 +24,7 @@ build_pkgs=(
   libelf-dev libdw-dev libdebuginfod-dev elfutils
   libbpf-dev bpftool clang llvm
   libcurl4-openssl-dev
+  libiberty-dev        # the demangler of binutils and gdb (C++, Rust legacy and v0)
   linux-perf
 )
 test_pkgs=(

@@ -46,11 +46,18 @@ TEST(Demangle, RustLegacyLosesHashAndEscapes) {
             "<alloc::string::String as core::fmt::Write>::write_str");
 }
 
+TEST(Demangle, RustV0Names) {
+  EXPECT_EQ(demangle("_RNvCs1234_7mycrate3foo", DemangleMode::full), "mycrate::foo");
+  EXPECT_EQ(demangle("_RNvMNtCs8ZhvmNL0aWb_4core3fmtNtB2_9Formatter3pad", DemangleMode::templates),
+            "<core::fmt::Formatter>::pad");
+  EXPECT_EQ(demangle("_RNvCs1234_7mycrate3foo@plt", DemangleMode::simplified), "mycrate::foo@plt");
+}
+
 TEST(Demangle, LeavesPlainAndUnknownNamesAlone) {
   EXPECT_EQ(demangle("fp_leaf", DemangleMode::full), "fp_leaf");
   EXPECT_EQ(demangle("main.work", DemangleMode::simplified), "main.work");
-  EXPECT_EQ(demangle("_RNvCs1234_7mycrate3foo", DemangleMode::full), "_RNvCs1234_7mycrate3foo");
   EXPECT_EQ(demangle("_Zgarbage", DemangleMode::full), "_Zgarbage");
+  EXPECT_EQ(demangle("_Rgarbage", DemangleMode::full), "_Rgarbage");
 }
 
 TEST(Demangle, ParsesModeNames) {

@@ -3,4 +3,5 @@
 target_sources(gp_unit_tests PRIVATE
   unit/upload_test.cpp
   unit/upload_http_test.cpp
+  unit/upload_url_test.cpp
 )

@@ -7,7 +7,7 @@
 #include <array>
 #include <optional>
 
-#include "proc/json_lite.h"
+#include "gp/util/json.h"
 #include "proc/proc_files.h"
 
 namespace gp::proc {
@@ -93,16 +93,18 @@ ContainerRef container_from_cgroup(std::string_view path) {
 
 namespace {
 
-std::optional<json::Value> load_json(const std::string& path) {
+std::optional<gp::json::Value> load_json(const std::string& path) {
   auto text = read_file(path, kMaxStateFile);
   if (!text) return std::nullopt;
-  return json::parse(*text);
+  auto doc = gp::json::parse(*text);
+  if (!doc) return std::nullopt;
+  return std::move(*doc);
 }
 
 std::string docker_name(const std::string& root, const std::string& id) {
   auto doc = load_json(root + "/var/lib/docker/containers/" + id + "/config.v2.json");
   if (!doc) return {};
-  std::string name = doc->string_at("Name");
+  std::string name = doc->get_string("Name");
   if (!name.empty() && name[0] == '/') name.erase(0, 1);
   return name;
 }
@@ -110,11 +112,11 @@ std::string docker_name(const std::string& root, const std::string& id) {
 // containers/storage (podman, cri-o): names[0] of the entry with this id.
 std::string storage_name(const std::string& root, const std::string& id) {
   auto doc = load_json(root + "/var/lib/containers/storage/overlay-containers/containers.json");
-  if (!doc || doc->type != json::Value::Type::array) return {};
-  for (const json::Value& c : doc->items) {
-    if (c.string_at("id") != id) continue;
-    const json::Value* names = c.get("names");
-    if (names && !names->items.empty() && names->items[0].type == json::Value::Type::string) {
+  if (!doc || doc->type != gp::json::Type::array) return {};
+  for (const gp::json::Value& c : doc->items) {
+    if (c.get_string("id") != id) continue;
+    const gp::json::Value* names = c.find("names");
+    if (names && !names->items.empty() && names->items[0].type == gp::json::Type::string) {
       return names->items[0].text;
     }
   }
@@ -126,31 +128,31 @@ std::string or_default(std::string value, const char* fallback) {
 }
 
 // gProfiler's dockershim form from a bundle's annotations (containerd or cri-o keys).
-std::string kubernetes_name(const json::Value& annotations, const std::string& pod_uid_hint) {
-  const bool sandbox = annotations.string_at("io.kubernetes.cri.container-type") == "sandbox";
+std::string kubernetes_name(const gp::json::Value& annotations, const std::string& pod_uid_hint) {
+  const bool sandbox = annotations.get_string("io.kubernetes.cri.container-type") == "sandbox";
   std::string container =
-      sandbox ? "POD" : annotations.string_at("io.kubernetes.cri.container-name");
-  if (container.empty()) container = annotations.string_at("io.kubernetes.container.name");
-  std::string pod = annotations.string_at("io.kubernetes.cri.sandbox-name");
-  if (pod.empty()) pod = annotations.string_at("io.kubernetes.pod.name");
-  std::string ns = annotations.string_at("io.kubernetes.cri.sandbox-namespace");
-  if (ns.empty()) ns = annotations.string_at("io.kubernetes.pod.namespace");
-  std::string uid = annotations.string_at("io.kubernetes.cri.sandbox-uid");
-  if (uid.empty()) uid = annotations.string_at("io.kubernetes.pod.uid");
+      sandbox ? "POD" : annotations.get_string("io.kubernetes.cri.container-name");
+  if (container.empty()) container = annotations.get_string("io.kubernetes.container.name");
+  std::string pod = annotations.get_string("io.kubernetes.cri.sandbox-name");
+  if (pod.empty()) pod = annotations.get_string("io.kubernetes.pod.name");
+  std::string ns = annotations.get_string("io.kubernetes.cri.sandbox-namespace");
+  if (ns.empty()) ns = annotations.get_string("io.kubernetes.pod.namespace");
+  std::string uid = annotations.get_string("io.kubernetes.cri.sandbox-uid");
+  if (uid.empty()) uid = annotations.get_string("io.kubernetes.pod.uid");
   if (uid.empty()) uid = pod_uid_hint;
   if (container.empty() || pod.empty() || ns.empty() || uid.empty()) return {};
   const std::string restarts =
-      or_default(annotations.string_at("io.kubernetes.container.restartCount"), "0");
+      or_default(annotations.get_string("io.kubernetes.container.restartCount"), "0");
   return "k8s_" + container + "_" + pod + "_" + ns + "_" + uid + "_" + restarts;
 }
 
 std::string bundle_name(const std::string& config_path, const std::string& pod_uid_hint) {
   auto doc = load_json(config_path);
   if (!doc) return {};
-  const json::Value* annotations = doc->get("annotations");
+  const gp::json::Value* annotations = doc->find("annotations");
   if (!annotations) return {};
   // cri-o records the dockershim-style name itself.
-  std::string name = annotations->string_at("io.kubernetes.cri-o.Name");
+  std::string name = annotations->get_string("io.kubernetes.cri-o.Name");
   return name.empty() ? kubernetes_name(*annotations, pod_uid_hint) : name;
 }
 

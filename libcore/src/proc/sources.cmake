@@ -2,7 +2,6 @@ target_sources(gp_core PRIVATE
   src/proc/cmdline.cpp
   src/proc/container.cpp
   src/proc/host_info.cpp
-  src/proc/json_lite.cpp
   src/proc/kallsyms.cpp
   src/proc/mappings.cpp
   src/proc/perf_map.cpp

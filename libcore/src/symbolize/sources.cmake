@@ -1,5 +1,5 @@
 # Symbolization (gp-symbolize): elfutils' libdwfl/libdw/libelf for ELF and DWARF, libdebuginfod
-# for the opt-in debuginfod lookup.
+# for the opt-in debuginfod lookup, libiberty for demangling.
 pkg_check_modules(DW REQUIRED IMPORTED_TARGET libdw libelf libdebuginfod)
 target_sources(gp_core PRIVATE
   src/symbolize/elf_file.cpp
@@ -14,5 +14,12 @@ target_sources(gp_core PRIVATE
   src/symbolize/symbolizer.cpp
   src/symbolize/stream_symbolizer.cpp
   src/symbolize/symbol_export.cpp
+  src/symbolize/store_trust.cpp
 )
 target_link_libraries(gp_core PUBLIC PkgConfig::DW)
+# libiberty (libiberty-dev): the demangler of binutils and gdb; a static library without a
+# pkg-config file.
+find_library(GP_LIBIBERTY NAMES libiberty.a iberty REQUIRED)
+find_path(GP_LIBIBERTY_INCLUDE libiberty/demangle.h REQUIRED)
+target_include_directories(gp_core PRIVATE ${GP_LIBIBERTY_INCLUDE})
+target_link_libraries(gp_core PUBLIC ${GP_LIBIBERTY})

@@ -1,6 +1,8 @@
 // URL encoding, ISO times, redaction.
 #include "gp/upload/url.h"
 
+#include <curl/curl.h>
+
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -22,7 +24,11 @@ std::string url_encode(std::string_view s) {
   return out;
 }
 
-std::string make_url(std::string_view base, std::string_view path, const QueryParams& params) {
+namespace {
+
+// base (trailing '/' dropped) + path + "?k=v&...": what is used when libcurl cannot parse base
+// (no scheme); the transfer then reports the bad URL.
+std::string concatenate(std::string_view base, std::string_view path, const QueryParams& params) {
   while (!base.empty() && base.back() == '/') base.remove_suffix(1);
   std::string url(base);
   url += path;
@@ -35,6 +41,46 @@ std::string make_url(std::string_view base, std::string_view path, const QueryPa
     sep = '&';
   }
   return url;
+}
+
+struct CurlUrl {
+  CURLU* u = curl_url();
+  ~CurlUrl() { curl_url_cleanup(u); }
+};
+
+}  // namespace
+
+std::string make_url(std::string_view base, std::string_view path, const QueryParams& params) {
+  // libcurl's URL API splits the server URL, so one that already has a path or a query
+  // ("https://host/gprofiler/?tenant=a") keeps both: the path is extended, the query appended.
+  // The query is joined here, as encoded (libcurl would rewrite %2B as %2b).
+  CurlUrl url;
+  char* part = nullptr;
+  if (url.u == nullptr || curl_url_set(url.u, CURLUPART_URL, std::string(base).c_str(), 0) != CURLUE_OK ||
+      curl_url_get(url.u, CURLUPART_PATH, &part, 0) != CURLUE_OK)
+    return concatenate(base, path, params);
+  std::string joined = part;
+  curl_free(part);
+  while (!joined.empty() && joined.back() == '/') joined.pop_back();
+  joined += path;
+  std::string query;
+  if (curl_url_get(url.u, CURLUPART_QUERY, &part, 0) == CURLUE_OK) {
+    query = part;
+    curl_free(part);
+  }
+  if (curl_url_set(url.u, CURLUPART_PATH, joined.c_str(), 0) != CURLUE_OK ||
+      curl_url_set(url.u, CURLUPART_QUERY, nullptr, 0) != CURLUE_OK ||
+      curl_url_set(url.u, CURLUPART_FRAGMENT, nullptr, 0) != CURLUE_OK ||
+      curl_url_get(url.u, CURLUPART_URL, &part, 0) != CURLUE_OK)
+    return concatenate(base, path, params);
+  std::string out = part;
+  curl_free(part);
+  for (const auto& [k, v] : params) {
+    query += query.empty() ? "" : "&";
+    query += url_encode(k) + "=" + url_encode(v);
+  }
+  if (!query.empty()) out += "?" + query;
+  return out;
 }
 
 std::string iso_utc(int64_t unix_seconds) {

@@ -15,7 +15,8 @@ using QueryParams = std::vector<std::pair<std::string, std::string>>;
 // RFC 3986 percent-encoding of everything but unreserved characters (so `{ } = , +` survive
 // Go's and Python's query parsers).
 std::string url_encode(std::string_view s);
-// base (trailing '/' dropped) + path + "?k=v&..." (encoded).
+// The server URL `base` with `path` appended to its own path (a trailing '/' dropped) and
+// "k=v&..." (encoded) appended to its own query, parsed and joined by libcurl's URL API.
 std::string make_url(std::string_view base, std::string_view path, const QueryParams& params);
 
 // gProfiler's time format: naive UTC "YYYY-MM-DDTHH:MM:SS".
