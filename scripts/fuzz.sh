@@ -3,13 +3,17 @@
 # while on its seed corpus (tests/fuzz/corpus/<name>/). Fails when a target finds a crash; the
 # input that crashed is kept in build-fuzz/artifacts/ (replay: build-fuzz/bin/<target> FILE).
 #   scripts/fuzz.sh [TARGET...]           (default: every *_fuzz target)
-# Environment: GP_FUZZ_SECONDS (per target, default 60), GP_FUZZ_BUILD_DIR (default build-fuzz/),
-#              GP_JOBS (build jobs).
+# Environment: GP_FUZZ_SECONDS (per target, default 60), GP_FUZZ_RUNS (per target: stop after
+#              this many executions instead, 0 = no limit), GP_FUZZ_MAX_LEN (largest input, default
+#              1 MiB: large enough for multi-block LZ4 streams and lists of millions of entries),
+#              GP_FUZZ_BUILD_DIR (default build-fuzz/), GP_JOBS (build jobs).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${GP_FUZZ_SECONDS:-60}"
+runs="${GP_FUZZ_RUNS:-0}"
+max_len="${GP_FUZZ_MAX_LEN:-1048576}"
 jobs="${GP_JOBS:-$(nproc)}"
 
 if ! command -v clang++ >/dev/null; then
@@ -33,9 +37,10 @@ for target in "${targets[@]}"; do
   work="$build/corpus/$name"  # new inputs go here, never into the checked-in seeds
   mkdir -p "$work"
   [ -d "$seeds" ] || seeds=""
-  echo "fuzz.sh: running $target for ${seconds}s"
+  if [ "$runs" -gt 0 ]; then limit=(-runs="$runs"); echo "fuzz.sh: running $target for $runs executions"
+  else limit=(-max_total_time="$seconds"); echo "fuzz.sh: running $target for ${seconds}s"; fi
   # -close_fd_mask=1 silences the target's stdout; stderr keeps the sanitizer report.
-  if ! "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if ! "$build/bin/$target" "${limit[@]}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -close_fd_mask=1 -artifact_prefix="$build/artifacts/$target-" \
        "$work" ${seeds:+"$seeds"} >"$build/$target.log" 2>&1; then
     grep -vE '^#[0-9]+[[:space:]]' "$build/$target.log" | tail -n 40 >&2  # the report, not progress

@@ -145,5 +145,32 @@ TEST(JsonParser, SurvivesRandomAndMutatedInput) {
   }
 }
 
+// Found by json_fuzz: keys that differed only in bytes that are not UTF-8 were two keys, but
+// printed as the same \ufffd text, so a parse of the dump gave another object.
+TEST(JsonParser, InvalidUtf8BecomesReplacementCharactersSoADumpParsesToTheSameValue) {
+  auto v = json::parse("{\"k\xff\": 1, \"k\xfe\": 2, \"s\": \"a\xe0\x97" "b\"}");
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_EQ(v->members.size(), 2u);
+  EXPECT_EQ(v->members[0].first, "k\xef\xbf\xbd");
+  EXPECT_EQ(v->members[0].second.as_int(), 2);
+  EXPECT_EQ(v->get_string("s"), "a\xef\xbf\xbd\xef\xbf\xbd" "b");
+  auto again = json::parse(json::dump(*v));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(json::dump(*again), json::dump(*v));
+}
+
+// Many keys, and duplicates among them: the last value wins, in the first one's place.
+TEST(JsonParser, DuplicateKeysAmongManyKeepTheLastValueInTheFirstPlace) {
+  std::string text = "{";
+  for (int i = 0; i < 50000; ++i) text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  text += "\"k7\": \"last\"}";
+  auto v = json::parse(text);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_EQ(v->members.size(), 50000u);
+  EXPECT_EQ(v->members[7].first, "k7");
+  EXPECT_EQ(v->get_string("k7"), "last");
+  EXPECT_EQ(v->members[49999].first, "k49999");
+}
+
 }  // namespace
 }  // namespace gp::test::util

@@ -8,6 +8,13 @@
 
 namespace gp::json {
 
+Value::Value() = default;
+Value::~Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+
 Value Value::from_bool(bool b) {
   Value v;
   v.type = Type::boolean;

@@ -178,6 +178,12 @@ class Parser {
         if (!escape(out)) return false;
         continue;
       }
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        // Strings hold valid UTF-8: a byte that is not part of it becomes U+FFFD here, as the
+        // writer would print it, so two keys that differ only in such bytes are one key.
+        util::append_utf8(util::next_code_point(s_, pos_), out);
+        continue;
+      }
       out += c;
       ++pos_;
     }

@@ -26,7 +26,16 @@ struct Value {
   std::vector<Value> items;                              // array elements
   std::vector<std::pair<std::string, Value>> members;    // object members, in order
 
-  static Value null() { return {}; }
+  // Declared here, defaulted in json.cpp where Value is complete: clang (the libFuzzer builds)
+  // would otherwise instantiate the member vectors of this recursive type too early.
+  Value();
+  ~Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+
+  static Value null();
   static Value from_bool(bool b);
   static Value from_string(std::string s);
   static Value from_int(int64_t v);
@@ -49,7 +58,7 @@ struct Value {
   void set(std::string_view key, Value v);
   // Removes a member if present.
   void erase(std::string_view key);
-  void push_back(Value v) { items.push_back(std::move(v)); }
+  void push_back(Value v);
 
   // The number's value (0 when not a number).
   double as_double() const;
@@ -60,6 +69,9 @@ struct Value {
 
   friend bool operator==(const Value& a, const Value& b);
 };
+
+inline Value Value::null() { return {}; }
+inline void Value::push_back(Value v) { items.push_back(std::move(v)); }
 
 struct ParseLimits {
   size_t max_depth = 256;
