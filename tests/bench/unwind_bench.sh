@@ -34,7 +34,8 @@
 #           perf record --call-graph dwarf record it at once for -r seconds (default 10) at the
 #           first frequency of -f. Whole stacks: the share of the workload's samples whose
 #           folded user stack (gp-symbolize | gp-fold -f folded -U; perf's through gp-import)
-#           starts at _start or clone3. Bytes per sample: the archive and perf.data, over all
+#           starts at _start (in a stripped executable: the caller of __libc_start_main) or
+#           clone3, the most common first frame, and the [truncated] ones. Bytes per sample: the archive and perf.data, over all
 #           the samples each recorded; perf script's throughput (--no-inline, samples/s wall);
 #           gp-record -v's unwind counters (complete, truncated by reason, before tables).
 #   tables  Table build times for libc, python3 and libcrypto, from the table builder's own
@@ -75,7 +76,7 @@ while getopts "f:s:S:p:r:L:o:h" opt; do
     r) record_seconds=$OPTARG ;;
     L) rss_minutes=$OPTARG ;;
     o) parts=$OPTARG ;;
-    *) sed -n '2,58p' "$0"; exit 2 ;;
+    *) sed -n '2,59p' "$0"; exit 2 ;;
   esac
 done
 
@@ -288,14 +289,17 @@ if part cost; then
 fi
 
 # --- stacks -------------------------------------------------------------------------------------
-# Whole stacks of comm $2 in gp archive $1: "whole total root share" (whole: the first user
-# frame is _start or clone3; root: the most common first user frame, share: its % of the total).
+# Whole stacks of comm $2 in gp archive $1: "whole total root share truncated" (whole: the first
+# user frame is _start or clone3, or the unnamed frame of a stripped executable (xz) that calls
+# __libc_start_main, which only _start does; root: the most common first user frame, share: its
+# % of the total; truncated: the stacks under gp-fold's [truncated] root).
 whole_stacks() {
   "$bin/gp-fold" -q -f folded -U --comm "$2" "$1" 2>/dev/null |
     awk '{ n = $NF; split($0, f, ";"); root = f[2]; sub(/ [0-9]+$/, "", root); t += n; r[root] += n
-           if (root ~ /^(_start|clone3|__clone3|__GI___clone3)$/) w += n }
+           if (root ~ /^(_start|clone3|__clone3|__GI___clone3)$/ || (root ~ /^\(/ && f[3] ~ /^__libc_start_main/)) w += n
+           if (root == "[truncated]") cut += n }
          END { for (k in r) if (r[k] > best) { best = r[k]; top = k }; gsub(/ /, "_", top)
-               printf "%d %d %s %.1f\n", w, t, (top == "") ? "-" : top, t ? best / t * 100 : 0 }'
+               printf "%d %d %s %.1f %d\n", w, t, (top == "") ? "-" : top, t ? best / t * 100 : 0, cut }'
 }
 
 if part stacks; then
@@ -303,8 +307,8 @@ if part stacks; then
   perf_seconds=$((record_seconds + 60))
   printf 'stacks: each workload recorded for %ss at %d Hz by gp-record --unwind dwarf, --unwind fp and perf --call-graph dwarf at once\n' \
     "$record_seconds" "$hz"
-  printf '%-7s %-10s %8s %22s %-28s %9s %9s  %s\n' "load" "recorder" "samples" "whole stacks (of load)" \
-    "most common root" "B/sample" "script/s" "unwind counters (whole system)"
+  printf '%-7s %-10s %8s %22s %-28s %9s %9s %9s  %s\n' "load" "recorder" "samples" "whole stacks (of load)" \
+    "most common root" "truncated" "B/sample" "script/s" "unwind counters (whole system)"
   for w in python xz fp; do
     comm=$(workload_comm "$w")
     pids=()
@@ -322,10 +326,10 @@ if part stacks; then
     for s in gp-dwarf gp-fp; do
       [ -s "$tmp/$s.gpa" ] || continue
       "$bin/gp-symbolize" -q "$tmp/$s.gpa" -o "$tmp/$s.sym.gpa" || echo "$bench: warning: gp-symbolize failed on $s's archive" >&2
-      read -r whole total top top_pct < <(whole_stacks "$tmp/$s.sym.gpa" "$comm")
+      read -r whole total top top_pct cut < <(whole_stacks "$tmp/$s.sym.gpa" "$comm")
       samples=$(session_counter "$tmp/$s.err" samples.kernel)
-      printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9.1f %9s  %s\n' "$w" "$s" "$samples" "$whole/$total" \
-        "$(awk -v a="$whole" -v b="$total" 'BEGIN { print b ? a / b * 100 : 0 }')" "${top:0:20} $top_pct%" \
+      printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9d %9.1f %9s  %s\n' "$w" "$s" "$samples" "$whole/$total" \
+        "$(awk -v a="$whole" -v b="$total" 'BEGIN { print b ? a / b * 100 : 0 }')" "${top:0:20} $top_pct%" "$cut" \
         "$(awk -v b="$(stat -c %s "$tmp/$s.gpa")" -v n="$samples" 'BEGIN { print n ? b / n : 0 }')" "-" \
         "$(unwind_summary "$tmp/$s.err" | sed 's/^, //')"
       rm -f "$tmp/$s.gpa" "$tmp/$s.sym.gpa"
@@ -337,14 +341,15 @@ if part stacks; then
     read_now_ns
     samples=$(grep -c '^$' "$tmp/perf.txt" || true)
     "$bin/gp-import" -q "$tmp/perf.txt" -o "$tmp/perf.gpa" || echo "$bench: warning: gp-import failed on perf script's output" >&2
-    read -r whole total top top_pct < <(whole_stacks "$tmp/perf.gpa" "$comm")
-    printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9.1f %9.0f  %s\n' "$w" "perf-dwarf" "$samples" "$whole/$total" \
-      "$(awk -v a="$whole" -v b="$total" 'BEGIN { print b ? a / b * 100 : 0 }')" "${top:0:20} $top_pct%" \
+    read -r whole total top top_pct cut < <(whole_stacks "$tmp/perf.gpa" "$comm")
+    printf '%-7s %-10s %8d %13s %7.1f%% %-28s %9s %9.1f %9.0f  %s\n' "$w" "perf-dwarf" "$samples" "$whole/$total" \
+      "$(awk -v a="$whole" -v b="$total" 'BEGIN { print b ? a / b * 100 : 0 }')" "${top:0:20} $top_pct%" "-" \
       "$(awk -v b="$(stat -c %s "$tmp/perf-dwarf.data")" -v n="$samples" 'BEGIN { print n ? b / n : 0 }')" \
       "$(awk -v n="$samples" -v t="$((now_ns - t0))" 'BEGIN { print t ? n / t * 1e9 : 0 }')" "-"
     rm -f "$tmp/perf-dwarf.data" "$tmp/perf.txt" "$tmp/perf.gpa"
   done
-  echo "(whole stacks: the workload's samples whose user stack starts at _start or clone3; B/sample: the file over all its samples)"
+  echo "(whole stacks: the workload's samples whose user stack starts at _start (named, or the stripped caller of"
+  echo " __libc_start_main) or clone3; truncated: under gp-fold's [truncated] root; B/sample: the file over all its samples)"
   echo
 fi
 
