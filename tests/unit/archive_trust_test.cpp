@@ -280,6 +280,19 @@ TEST(ArchiveTrust, StackOfAMillionFramesIsRefused) {
   EXPECT_NE(c.problem.find("stack frame list"), std::string::npos) << c.problem;
 }
 
+TEST(ArchiveTrust, SampleCountsThatOverflowTheSessionTotalAreRefused) {
+  capnp::MallocMessageBuilder m;
+  auto samples = m.initRoot<schema::Message>().initChunk().initSamples(2);
+  for (auto s : samples) {
+    s.setStackId(1);
+    s.setCount(UINT64_MAX / 2 + 1);  // the two together wrap to 0
+  }
+  const Counted c = with_hostile_chunk(frame(m));
+  EXPECT_TRUE(c.truncated);
+  EXPECT_EQ(c.samples, 1u + 2 + 3);
+  EXPECT_NE(c.problem.find("overflow 64 bits"), std::string::npos) << c.problem;
+}
+
 TEST(ArchiveTrust, DeepestHonestStackIsKept) {
   capnp::MallocMessageBuilder m;
   auto chunk = m.initRoot<schema::Message>().initChunk();

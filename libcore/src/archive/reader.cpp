@@ -2,6 +2,7 @@
 
 #include <capnp/serialize.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "codec.h"
@@ -125,6 +126,18 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session, const Rea
   return out;
 }
 
+// Adds the counts of s.samples[from..] to `total`; false (total unchanged) when the sum would
+// overflow 64 bits.
+bool add_samples(const model::Session& s, size_t from, uint64_t& total) {
+  uint64_t sum = total;
+  for (size_t i = from; i < s.samples.size(); ++i) {
+    if (s.samples[i].count > UINT64_MAX - sum) return false;
+    sum += s.samples[i].count;
+  }
+  total = sum;
+  return true;
+}
+
 }  // namespace
 
 // Reads the header that starts the next session (or the one that cut the previous one short).
@@ -190,9 +203,13 @@ Result<ReadEvent> Reader::step(model::Session* full) {
     if (!d) {
       why = d.error().message;
       offset = raw->offset;
+    } else if (d->kind == Kind::chunk && !add_samples(*into, samples_before, samples_)) {
+      // No honest session counts 2^64 samples; wrapping would misstate every share.
+      why = "the session's sample counts overflow 64 bits";
+      offset = raw->offset;
+      into->samples.resize(samples_before);
     } else if (d->kind == Kind::chunk) {
       ++chunks_;
-      for (size_t i = samples_before; i < into->samples.size(); ++i) samples_ += into->samples[i].count;
       ev.kind = ReadEvent::Kind::chunk;
       if (full == nullptr) {
         ev.chunk.base = counts_;
