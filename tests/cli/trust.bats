@@ -51,11 +51,13 @@ stderr_has() {
 @test "gp-record -o: a second recorder of the same file is refused with the pid of the first" {
   # bats test_tags=root,bpf
   require_root_bpf
-  gp-record -d 6 -o run.gpa 2>first.err &
+  gp-record -d 8 -o run.gpa 2>first.err &
   local first=$!
   PIDS+=("$first")
   local i
-  for i in $(seq 100); do [ -s run.gpa ] && break; sleep 0.1; done
+  # The first holds the lock once its header is written (generous: CI machines are busy).
+  for i in $(seq 600); do [ -s run.gpa ] && break; sleep 0.1; done
+  [ -s run.gpa ] || fail "the first recorder wrote nothing in 60 s: $(cat first.err)"
   run -1 --separate-stderr timeout -s KILL 60 gp-record -d 0.5 -o run.gpa
   stderr_has "gp-record: error: cannot write 'run.gpa': process $first is writing it"
   wait "$first"
