@@ -2,12 +2,16 @@
 complete -c gp-upload -s h -l help -d 'Print this help message and exit'
 complete -c gp-upload -l version -d 'Display program version information and exit'
 complete -c gp-upload -l server-host -d 'Performance Studio base URL (used when --token is given)' -x
-complete -c gp-upload -l token -d 'Studio API key (GPROFILER-API-KEY); enables the Studio upload. Never printed' -x
+complete -c gp-upload -l token -d 'Studio API key (GPROFILER-API-KEY); enables the Studio upload. Never printed. Default: $GPROFILER_TOKEN' -x
+complete -c gp-upload -l token-file -d 'Read the API key from the first line of this file (keeps it out of ps)' -r -F
 complete -c gp-upload -l service-name -d 'Studio service name (GPROFILER-SERVICE-NAME)' -x
 complete -c gp-upload -l no-verify -d 'Do not verify the server'\''s TLS certificate'
 complete -c gp-upload -l ca-file -d 'PEM bundle of CA certificates to trust' -r -F
 complete -c gp-upload -l start-time -d 'Profile start, ISO-8601 (UTC unless it has a zone); default: from the .col header' -x
 complete -c gp-upload -l end-time -d 'Profile end, ISO-8601; default: from the .col header' -x
+complete -c gp-upload -l health-check -d 'Only check that the Studio answers and accepts the key (one attempt), then exit'
+complete -c gp-upload -l no-health-check -d 'Upload without the health check first (a caller that already made it)'
+complete -c gp-upload -l gpid-file -d 'Keep the Studio'\''s gpid for this agent here (default: in --spool)' -r -F
 complete -c gp-upload -l pyroscope -d 'Pyroscope server base URL; enables POST /ingest uploads' -x
 complete -c gp-upload -l pyroscope-app -d 'Pyroscope application name with its type suffix (default: <service-name>.cpu, or gp.cpu)' -x
 complete -c gp-upload -l pyroscope-label -d 'Extra label KEY=VALUE (repeatable; hostname is added from the .col header)' -x
@@ -16,10 +20,11 @@ complete -c gp-upload -l pyroscope-password -d 'Pyroscope basic-auth password' -
 complete -c gp-upload -l pyroscope-token -d 'Pyroscope bearer token' -x
 complete -c gp-upload -l pyroscope-tenant -d 'Pyroscope tenant (X-Scope-OrgID)' -x
 complete -c gp-upload -l pyroscope-chunk-bytes -d 'Largest folded body of one /ingest request; bigger profiles are split' -x
-complete -c gp-upload -l retries -d 'Extra attempts after connection errors, timeouts and 5xx answers (never 4xx)' -x
+complete -c gp-upload -l retries -d 'Extra attempts after connection errors, timeouts, 5xx and 429 answers (never other 4xx); a 429 waits for its Retry-After' -x
 complete -c gp-upload -l retry-delay -d 'First back-off delay in seconds (doubles each retry)' -x
 complete -c gp-upload -l timeout -d 'Timeout of one upload request in seconds' -x
-complete -c gp-upload -l spool -d 'Keep copies of profiles that could not be sent here, and send them first next time; also keeps the Studio gpid' -x -a '(__fish_complete_directories)'
+complete -c gp-upload -l spool -d 'Keep copies of profiles that could not be sent here, and send them first next time (oldest first); also keeps the Studio gpid' -x -a '(__fish_complete_directories)'
+complete -c gp-upload -l spool-max-bytes -d 'Bound of the spool: the oldest profiles are dropped (with a warning) beyond it; 0: no bound' -x
 complete -c gp-upload -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-upload -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-upload -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'

@@ -104,7 +104,7 @@ PY
   run -2 --separate-stderr gp-profile --perf-mode dwarf -o out
   [[ "$stderr" == *"gp-profile: error: --perf-mode dwarf is not available"* ]] || fail "$stderr"
   run -2 --separate-stderr gp-profile --perf-mode smart -f 101 -o out
-  [[ "$stderr" == *"can't be larger than 100 when using --perf-mode smart|dwarf"* ]] || fail "$stderr"
+  [[ "$stderr" == *"can't be larger than 100 when using --perf-mode 'smart' or 'dwarf'"* ]] || fail "$stderr"
 }
 
 @test "bad values and impossible combinations are usage errors" {
@@ -113,8 +113,9 @@ PY
   run -2 --separate-stderr gp-profile --java-mode bogus -o out
   [[ "$stderr" == *"bogus"* ]] || fail "$stderr"
   run -2 --separate-stderr gp-profile --no-perf --nodejs-mode perf -o out
-  [[ "$stderr" == *"--nodejs-mode perf requires --perf-mode fp or smart"* ]] || fail "$stderr"
+  [[ "$stderr" == *"--nodejs-mode perf or attach-maps requires --perf-mode 'fp' or 'smart'"* ]] || fail "$stderr"
   run -2 --separate-stderr gp-profile -d 0 -o out
+  [[ "$stderr" == *"argument -d/--profiling-duration: invalid positive integer value: 0"* ]] || fail "$stderr"
   run -2 --separate-stderr gp-profile upload-file --token "$TOKEN" --service-name web
   [[ "$stderr" == *"--file-path"* ]] || fail "$stderr"
 }
@@ -148,6 +149,221 @@ PY
   wait "$dead"
   run -1 --separate-stderr gp-profile -d 1 -o out --pids "$dead"
   [[ "$stderr" == *"gp-profile: error: none of the processes given with --pids is running"* ]] || fail "$stderr"
+}
+
+# ---------------------------------------------------------------------------------------------
+# gProfiler's whole command line (gprofiler/main.py parse_cmd_args and each profiler's
+# arguments), its GPROFILER_<OPTION> variables and --config files.
+
+# Every option of gProfiler's parser with a valid value, one invocation per line. Options that
+# need a partner option carry it on the same line.
+GPROFILER_OPTIONS=$(cat <<'LIST'
+--pid-file @/pidfile
+-f 11
+--profiling-frequency 50
+-d 5
+--profiling-duration 5
+--min-duration 5
+--insert-dso-name
+--flamegraph
+--no-flamegraph
+--mode cpu
+--mode allocation --alloc-interval 1mb
+--rotating-output
+--pids 1
+--pids 1,2 --pids 3
+--max-processes-runtime-profiler 3
+--skip-system-profilers-above 100
+--rootless --pids 1
+--perf-mode fp
+--perf-mode smart
+--perf-mode disabled
+--no-perf
+--perf-dwarf-stack-size 4096
+--perf-no-memory-restart
+--perf-use-cgroups
+--perf-max-cgroups 10
+--perf-max-docker-containers 2
+--java-mode ap
+--no-java
+--java-no-version-check
+--java-async-profiler-mode itimer
+--java-async-profiler-safemode 63
+--java-async-profiler-features probesp,comptask
+--java-async-profiler-args interval=1ms
+--java-safemode
+--java-safemode hserr
+--java-jattach-timeout 10
+--java-async-profiler-mcache 255
+--java-collect-spark-app-name-as-appid
+--java-async-profiler-no-report-meminfo
+--java-collect-jvm-flags all
+--java-full-hserr
+--java-include-method-modifiers
+--java-line-numbers line-of-function
+--java-collect-thread-names
+--python-mode pyspy
+--python-mode py-spy
+--python-mode pyperf
+--no-python
+--no-python-versions
+--pyperf-user-stacks-pages 0
+--python-pyperf-verbose
+--python-pyspy-process 1
+--python-skip-pyperf-profiler-above 5
+--ruby-mode rbspy
+--no-ruby
+--php-mode phpspy
+--no-php
+--php-proc-filter php
+--dotnet-mode dotnet-trace
+--no-dotnet
+--nodejs-mode attach-maps
+--nodejs-mode perf
+--no-nodejs
+--perf-event cpu-clock
+--perf-event cycles --perf-event-period 10000
+--perf-event cycles --hw-events-file @/events.json
+--spark-sample-period 60
+--collect-spark-metrics
+--log-usage
+-u --token T --service-name S
+--upload-results --token T --service-name S --server-upload-timeout 30
+--dont-disable-core-files
+--server-host https://studio.example
+--api-server https://api.example
+--glogger-server https://api.example
+--curlify-requests
+--no-verify
+-v
+--verbose
+--log-file @/gp.log
+--log-rotate-max-size 1000
+--log-rotate-backup-count 2
+--dont-send-logs
+--disable-container-names
+-c
+--continuous
+--profile-api-version v1
+--disable-pidns-check
+--disable-metrics-collection
+--disable-metadata-collection
+--disable-application-identifiers
+--app-id-args-filter .*jar
+--disable-application-metadata
+--controller-pid 1
+--external-metadata @/meta.json
+--databricks-job-name-as-service-name
+--profile-spawned-processes
+--diagnostics
+--heartbeat-file @/heartbeat
+-u --token T --service-name S --enable-heartbeat-server --heartbeat-interval 10
+--enable-hw-metrics-collection --perfspect-path /usr/bin/perfspect --perfspect-duration 30
+LIST
+)
+
+@test "every option of gProfiler's parser is accepted with a valid value (none exits 2)" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to switch to an unprivileged user"
+  require_command setpriv
+  local line args
+  while IFS= read -r line; do
+    read -ra args <<<"${line//@/$BATS_TEST_TMPDIR}"
+    # As an unprivileged user an accepted command line stops at a precondition (exit 1): the
+    # root check, or for --rootless a file it may not write.
+    run --separate-stderr timeout -s KILL 60 setpriv --reuid=nobody --regid=nogroup \
+      --clear-groups "$GP_BUILD_DIR/bin/gp-profile" -d 1 -o "$BATS_TEST_TMPDIR/out" "${args[@]}"
+    [ "$status" -eq 1 ] || fail "'$line': status $status: $stderr"
+    [[ "$stderr" != *"--help"* ]] || fail "'$line': $stderr"
+  done <<<"$GPROFILER_OPTIONS"
+  run -0 --separate-stderr gp-profile --version
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-profile" upload-file --file-path /etc/hostname --token T \
+    --service-name S --server-host http://127.0.0.1:1
+  run -0 --separate-stderr gp-profile extract-resources --resources-dest "$BATS_TEST_TMPDIR/res"
+  [[ "$stderr" == *"warning: extract-resources"* ]] || fail "$stderr"
+}
+
+@test "options gp-profile does not implement are named once, in one warning line" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to switch to an unprivileged user"
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-profile" -o out --perf-use-cgroups --java-full-hserr --min-duration 3 \
+    --java-full-hserr --mode allocation --no-python-versions --profile-spawned-processes
+  [ "$(grep -c 'warning' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+  warning=$(grep 'warning' <<<"$stderr")
+  [[ "$warning" == "gp-profile: warning: not implemented by gp-profile, ignored: --mode allocation, --min-duration, --perf-use-cgroups, --java-full-hserr" ]] ||
+    fail "$warning"
+  # Without such options there is no warning at all.
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-profile" -o out --mode cpu -f 99 --profile-api-version v1
+  [[ "$stderr" != *"warning"* ]] || fail "$stderr"
+}
+
+@test "gProfiler's refusals: its messages, one line, exit 2, naming the option" {
+  local cases=(
+    "--mode cpu2|argument --mode: invalid choice: 'cpu2' (choose from 'cpu', 'allocation', 'none')"
+    "-f abc|argument -f/--profiling-frequency: invalid positive_integer value: 'abc'"
+    "--min-duration 0|argument --min-duration: invalid positive integer value: 0"
+    "--java-async-profiler-safemode 64|argument --java-async-profiler-safemode: invalid integer value 64 (out of range 0-64)"
+    "--java-async-profiler-features probesp,x|argument --java-async-profiler-features: invalid value 'x' (allowed values: ['probesp', 'vtable', 'comptask'])"
+    "--pids 1,x|argument --pids: Integer list should be a single integer, or comma separated list of integers f.e. 13,452,2388"
+    "--profile-api-version v2|argument --profile-api-version: invalid choice: 'v2' (choose from 'v1')"
+    "--java-mode bogus|argument --java-mode: invalid choice: 'bogus'"
+    "--pyperf-user-stacks-pages -1|argument --pyperf-user-stacks-pages: invalid non-negative integer value: -1"
+    "--alloc-interval 1mb|--alloc-interval is only allowed in allocation profiling (--mode=allocation)"
+    "--mode allocation -f 10|-f|--frequency is only allowed in cpu profiling (--mode=cpu)"
+    "--perf-event x --perf-event-period 5 -f 10|--perf-event-period and -f/--frequency are mutually exclusive"
+    "--perf-event-period 5|--perf-event-period requires --perf-event to be specified"
+    "--hw-events-file f|--hw-events-file requires --perf-event to be specified"
+    "--perf-event x --mode allocation|--perf-event is only supported in cpu profiling mode (--mode=cpu)"
+    "--perf-dwarf-stack-size 65529|--perf-dwarf-stack-size maximum size is 65528"
+    "--profile-spawned-processes --pids 1|--pids is not allowed when profiling spawned processes"
+    "--enable-heartbeat-server|--enable-heartbeat-server requires --upload-results to be enabled"
+    "--no-such-option|unknown option '--no-such-option'"
+  )
+  local c
+  for c in "${cases[@]}"; do
+    read -ra args <<<"${c%%|*}"
+    run --separate-stderr gp-profile -o out "${args[@]}"
+    [ "$status" -eq 2 ] || fail "'${c%%|*}': status $status: $stderr"
+    [ "$(grep -c 'error' <<<"$stderr")" -eq 1 ] || fail "$stderr"
+    [[ "$stderr" == *"gp-profile: error: "*"${c#*|}"* ]] || fail "'${c%%|*}': $stderr"
+  done
+  [ ! -e out ]
+}
+
+@test "GPROFILER_<OPTION> variables and --config: command line > environment > config file" {
+  printf '# gProfiler settings\n[gprofiler]\nprofiling-duration = abc\noutput-dir: %s\n' \
+    "$BATS_TEST_TMPDIR/out" >gp.ini
+  # Each value is refused in turn, so the message shows which source won.
+  run -2 --separate-stderr env GPROFILER_PROFILING_DURATION=xyz gp-profile --config gp.ini -d 0
+  [[ "$stderr" == *"argument -d/--profiling-duration: invalid positive integer value: 0"* ]] || fail "$stderr"
+  run -2 --separate-stderr env GPROFILER_PROFILING_DURATION=xyz gp-profile --config gp.ini
+  [[ "$stderr" == *"invalid positive_integer value: 'xyz'"* ]] || fail "$stderr"
+  run -2 --separate-stderr gp-profile --config gp.ini
+  [[ "$stderr" == *"invalid positive_integer value: 'abc'"* ]] || fail "$stderr"
+  # The token and the service from the environment satisfy -u, as in gProfiler's DaemonSet.
+  run -2 --separate-stderr env GPROFILER_TOKEN=t gp-profile -u
+  [[ "$stderr" == *"must provide --service-name when --upload-results is passed"* ]] || fail "$stderr"
+  run -2 --separate-stderr env GPROFILER_TOKEN=t GPROFILER_SERVICE_NAME=web gp-profile -u --mode x
+  [[ "$stderr" == *"invalid choice: 'x'"* ]] || fail "$stderr"
+  [[ "$stderr" != *"must provide"* ]] || fail "$stderr"
+}
+
+@test "bad environment values and malformed config files: one line, exit 2, naming the option" {
+  run -2 --separate-stderr env GPROFILER_CONTINUOUS=maybe gp-profile -o out
+  [[ "$stderr" == "gp-profile: error: unexpected value for GPROFILER_CONTINUOUS: 'maybe'. Expecting 'true', 'false', 'yes', 'no', '1' or '0'"* ]] || fail "$stderr"
+  run -2 --separate-stderr env GPROFILER_SERVER_UPLOAD_TIMEOUT=soon gp-profile -o out
+  [[ "$stderr" == *"argument --server-upload-timeout: invalid positive_integer value: 'soon'"* ]] || fail "$stderr"
+  printf 'output-dir = out\n= broken\n' >bad.ini
+  run -2 --separate-stderr gp-profile --config bad.ini
+  [[ "$stderr" == *"gp-profile: error: unexpected line 2 in bad.ini: = broken"* ]] || fail "$stderr"
+  printf 'output-dir = out\nno-such-option = 1\n' >unknown.ini
+  run -2 --separate-stderr gp-profile --config unknown.ini
+  [[ "$stderr" == *"config file 'unknown.ini' line 2: 'no-such-option': unknown option"* ]] || fail "$stderr"
+  run -2 --separate-stderr gp-profile --config missing.ini -o out
+  [[ "$stderr" == *"config file not found: 'missing.ini'"* ]] || fail "$stderr"
+  [ "$(grep -c . <<<"$stderr")" -eq 2 ] || fail "$stderr"  # the error and the 'Try' line
+  [ ! -e out ]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -267,24 +483,21 @@ PY
   [ ! -e out/last_profile.col.tmp ]
 }
 
-@test "continuous: a failing upload is logged and the loop goes on" {
-  # bats test_tags=root,bpf
-  require_root_bpf
-  start_busy
+@test "start-up health check: an unreachable or refusing Studio stops it at once, gProfiler's messages" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (the root check comes first)"
   closed=$(free_port)
-  gp-profile -c -d 1 --pids "$busy" -u --server-host "http://127.0.0.1:$closed" \
-    --token "$TOKEN" --service-name svc -o out --server-upload-timeout 5 2>gp.err &
-  gp=$!
-  PIDS+=("$gp")
-  count_cols() { ls out 2>/dev/null | grep -c '^profile_.*\.col$'; }
-  wait_for 300 at_least 2 count_cols
-  wait_for 120 grep -q 'session 2: gp-upload failed' gp.err
-  kill -TERM "$gp"
-  status=0
-  wait "$gp" || status=$?
-  assert_equal "$status" 0
-  grep -q 'session 1: gp-upload failed (exit status 1' gp.err || fail "$(cat gp.err)"
-  ! grep -q "$TOKEN" gp.err || fail "the token was logged"
+  run -1 --separate-stderr timeout -s KILL 60 gp-profile -c -u --server-host "http://127.0.0.1:$closed" \
+    --token "$TOKEN" --service-name svc --log-file gp.log --pid-file gp.pid
+  [[ "$stderr" == *"error: Failed to connect to server. It might be blocked by your security rules / firewall, or you might require a proxy to access it from your environment? Proxy used: none. Error: "* ]] ||
+    fail "$stderr"
+  start_studio
+  run -1 --separate-stderr timeout -s KILL 60 gp-profile -c -u --server-host "$studio" \
+    --token wrong-token --service-name svc --log-file gp.log --pid-file gp.pid
+  [[ "$stderr" == *"error: Server error: HTTP 400: Invalid API key"* ]] || fail "$stderr"
+  [[ "$stderr" != *"wrong-token"* && "$stderr" != *"$TOKEN"* ]] || fail "the token was printed"
+  run python3 -c 'import json; print(sorted({(e["method"], e["path"]) for e in map(json.loads, open("studio.log"))}))'
+  assert_equal "$output" "[('GET', '/api/v1/health_check')]"
+  [ ! -e gp.pid ]
 }
 
 @test "continuous: a Studio answering 500 does not stop the loop either" {
@@ -302,4 +515,143 @@ PY
   wait "$gp" || status=$?
   assert_equal "$status" 0
   grep -q 'HTTP 500' gp.err || fail "$(cat gp.err)"
+}
+
+# Studio requests of a run, as a list of (start_time, end_time, gpid, spawn_time, cpu, mem).
+studio_posts() {
+  python3 - <<'PY'
+import json
+for e in map(json.loads, open("studio.log")):
+    if e["method"] == "POST" and e["body"]:
+        b = e["body"]
+        print(b["start_time"], b["end_time"], repr(b["gpid"]), b["spawn_time"], b["cpu_avg"], b["mem_avg"])
+PY
+}
+
+@test "gProfiler's deployment command lines, unchanged, against the loopback Studio" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  start_studio
+  # The DaemonSet/Helm/ECS form: everything but the flags from GPROFILER_* variables; the
+  # systemd/docker form: -cu --token=... --service-name=... . The test's own settings (server,
+  # session length, one process, files) come from variables too.
+  export GPROFILER_SERVER_HOST="$studio" GPROFILER_PROFILING_DURATION=2 GPROFILER_PIDS="$busy"
+  export GPROFILER_LOG_FILE="$BATS_TEST_TMPDIR/gp.log" GPROFILER_PID_FILE="$BATS_TEST_TMPDIR/gp.pid"
+  local form
+  for form in env argv; do
+    rm -rf store studio.log
+    if [ "$form" = env ]; then
+      GPROFILER_TOKEN="$TOKEN" GPROFILER_SERVICE_NAME=svc gp-profile -cu -vv 2>gp.err &
+    else
+      gp-profile -cu --token="$TOKEN" --service-name="svc" -vv 2>gp.err &
+    fi
+    gp=$!
+    PIDS+=("$gp")
+    wait_for 300 at_least 3 stored
+    kill -TERM "$gp"
+    wait "$gp" || fail "gp-profile ($form) exited $?: $(tail -5 gp.err)"
+    # The token never reaches a child's command line (-vv logs each one) nor a log.
+    grep -q 'session 1: gp-upload ' gp.err || fail "no stage command lines: $(cat gp.err)"
+    ! grep -q -- "--token" <(grep 'gp-upload ' gp.err) || fail "gp-upload got --token: $(grep 'gp-upload ' gp.err)"
+    ! grep -q "$TOKEN" gp.err gp.log || fail "the token was logged"
+    run studio_posts
+    python3 - "$output" <<'PY'
+import sys
+rows = [l.split(" ") for l in sys.argv[1].splitlines()]
+assert len(rows) >= 3, rows
+gpids = [r[2] for r in rows]
+assert gpids[0] == "''" and len(set(gpids[1:])) == 1 and gpids[1].isdigit(), gpids
+spawn = {r[3] for r in rows}
+assert len(spawn) == 1, spawn                      # the agent's start, not each session's
+assert min(r[0] for r in rows) >= spawn.pop()
+starts = [r[0] for r in rows]
+assert starts == sorted(starts) and len(set(starts)) == len(starts), starts
+for r in rows:
+    assert r[4] != "None" and 0 <= float(r[4]) <= 100, r   # cpu_avg
+    assert r[5] != "None" and 0 < float(r[5]) < 100, r     # mem_avg
+PY
+    # The header is gProfiler's: system metadata, metrics as in the body, run arguments.
+    python3 - "$TOKEN" <<'PY'
+import json, sys
+posts = [e["body"] for e in map(json.loads, open("studio.log")) if e["method"] == "POST"]
+for b in posts:
+    h = json.loads(b["profile"].split("\n", 1)[0][2:])
+    md = h["metadata"]
+    for k in ("hypervisor", "cpu_model_name", "processors", "memory_capacity_mb", "os_name",
+              "os_release", "os_codename", "libc_type", "libc_version", "run_arguments",
+              "spawn_time", "current_time", "mac_address", "private_ip"):
+        assert k in md, k
+    assert md["spawn_time"] == b["spawn_time"], (md["spawn_time"], b["spawn_time"])
+    assert md["os_name"] != "unknown" and "(" not in md["os_release"], md
+    assert h["metrics"] == {"cpu_avg": b["cpu_avg"], "mem_avg": b["mem_avg"]}, h["metrics"]
+    assert md["run_arguments"]["continuous"] is True, md["run_arguments"]
+    assert sys.argv[1] not in b["profile"], "token in the profile"
+PY
+  done
+}
+
+@test "continuous: a Studio down for two sessions receives every session when back, in order" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  port=$(free_port)
+  start_studio --port "$port"
+  server=${PIDS[-1]}
+  gp-profile -c -d 2 --pids "$busy" -u --server-host "$studio" --token "$TOKEN" \
+    --service-name svc --spool-dir spool --log-file gp.log --pid-file gp.pid 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  wait_for 300 at_least 1 stored
+  kill "$server"
+  failed() { [ "$(grep -c 'gp-upload failed' gp.err)" -ge 2 ]; }
+  wait_for 300 failed
+  [ "$(ls spool/*.col | wc -l)" -ge 2 ] || fail "spool: $(ls spool)"
+  start_studio --port "$port"
+  wait_for 300 at_least 4 stored
+  kill -TERM "$gp"
+  wait "$gp" || true
+  run studio_posts
+  python3 - "$output" <<'PY'
+import sys
+rows = [l.split(" ") for l in sys.argv[1].splitlines()]
+assert len(rows) >= 4, rows
+starts = [r[0] for r in rows]
+assert starts == sorted(starts) and len(set(starts)) == len(starts), starts  # oldest first, none twice
+assert len({r[2] for r in rows[1:]}) == 1, rows                                # one gpid throughout
+PY
+  ! grep -q "$TOKEN" gp.err gp.log || fail "the token was logged"
+}
+
+@test "cmake --install --prefix /usr lays gp out as Debian expects, so deploy/ works as shipped" {
+  require_command cmake
+  root="$BATS_TEST_TMPDIR/root"
+  DESTDIR="$root" run cmake --install "$GP_BUILD_DIR" --prefix /usr
+  assert_success
+  local tool
+  for tool in gp-record gp-runtime gp-merge gp-symbolize gp-fold gp-flame gp-upload gp-profile; do
+    [ -x "$root/usr/bin/$tool" ] || fail "no /usr/bin/$tool"
+    [ -f "$root/usr/share/man/man1/$tool.1" ] || fail "no man page of $tool"
+    [ -f "$root/usr/share/bash-completion/completions/$tool" ] || fail "no bash completion of $tool"
+    [ -f "$root/usr/share/zsh/vendor-completions/_$tool" ] || fail "no zsh completion of $tool"
+    [ -f "$root/usr/share/fish/vendor_completions.d/$tool.fish" ] || fail "no fish completion of $tool"
+  done
+  unit="$root/usr/lib/systemd/system/gp-profile.service"
+  [ -f "$unit" ] || fail "no unit file"
+  # The unit runs what was installed, with the settings file that was installed.
+  exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
+  assert_equal "$exe" /usr/bin/gp-profile
+  grep -qx 'EnvironmentFile=-/etc/default/gp-profile' "$unit"
+  assert_equal "$(stat -c %a "$root/etc/default/gp-profile")" 600
+  run "$root/usr/bin/gp-profile" --version
+  assert_success
+  # The installed gp-profile finds its tools next to it.
+  run "$root/usr/bin/gp-profile" upload-file --file-path /etc/hostname --token t --service-name s \
+    --server-host "http://127.0.0.1:$(free_port)"
+  [[ "$output" != *"cannot find"* ]] || fail "$output"
+  # An edited settings file (it may hold the token) survives a reinstall.
+  echo 'GPROFILER_TOKEN=kept' >>"$root/etc/default/gp-profile"
+  DESTDIR="$root" run cmake --install "$GP_BUILD_DIR" --prefix /usr
+  assert_success
+  grep -q 'GPROFILER_TOKEN=kept' "$root/etc/default/gp-profile"
 }

@@ -72,7 +72,7 @@ PY
   run studio_upload --spool sp a.col
   assert_success
   run python3 -c 'import json; print(" ".join(repr(json.loads(l)["body"]["gpid"]) for l in open("studio.log") if json.loads(l)["method"]=="POST"))'
-  assert_output "'' '1001' '1001'"
+  assert_output "'' 1001 1001"
   assert_equal "$(cat sp/gpid)" 1001
 }
 
@@ -150,7 +150,9 @@ PY
   run ls sp
   assert_output --regexp '^[0-9]+-a.col$'
   cmp a.col a.col.orig
-  cmp a.col "sp/$output"
+  # The copy is the profile with the times it was to be sent with in its header.
+  cmp <(tail -n +2 a.col) <(tail -n +2 "sp/$output")
+  grep -q "\"start_time\": \"$now\", \"end_time\": \"$now\"" "sp/$output"
   start_studio
   printf 'python;other 2\n' > b.col
   run studio_upload --spool sp b.col
@@ -217,4 +219,100 @@ PY
   assert_failure 2
   run gp-upload --token x --service-name s --start-time yesterday a.col
   assert_failure 2
+}
+
+@test "studio: 429 is retried after its Retry-After; without retries the profile is spooled" {
+  start_studio --fail 1 --fail-status 429 --retry-after 1
+  run gp-upload --token "$TOKEN" --service-name web --server-host "$studio" -v --retry-delay 30 a.col
+  assert_success
+  assert_output --partial "HTTP 429: Too Many Requests; retry 1 in 1.00 s"
+  assert_equal "$(count POST /api/v2/profiles)" 2
+  start_studio --fail 1 --fail-status 429 --retry-after 1
+  run studio_upload --retries 0 --spool sp a.col
+  assert_failure 1
+  assert_output --partial "kept a copy"
+  [ "$(ls sp | grep -c 'a.col$')" -eq 1 ]
+}
+
+@test "studio: a spooled profile is sent later with its own start and end times, oldest first" {
+  start_studio --fail 1 --fail-status 429
+  run studio_upload --retries 0 --spool sp --start-time 2026-01-01T00:00:00 \
+    --end-time 2026-01-01T00:01:00 a.col
+  assert_failure 1
+  printf 'python;other 2\n' > b.col
+  run studio_upload --spool sp --start-time 2026-02-02T00:00:00 --end-time 2026-02-02T00:01:00 b.col
+  assert_success
+  python3 - <<'PY'
+import json
+posts = [json.loads(l) for l in open("studio.log") if json.loads(l)["method"] == "POST"]
+spans = [(p["body"]["start_time"], p["body"]["end_time"]) for p in posts]
+assert spans == [("2026-01-01T00:00:00", "2026-01-01T00:01:00"),
+                 ("2026-01-01T00:00:00", "2026-01-01T00:01:00"),
+                 ("2026-02-02T00:00:00", "2026-02-02T00:01:00")], spans
+PY
+}
+
+@test "studio: while the server is down, later profiles wait behind the spooled ones, in order" {
+  p=$(free_port)
+  studio="http://127.0.0.1:$p"
+  printf 'python;b 2\n' > b.col
+  printf 'python;c 3\n' > c.col
+  run studio_upload --retries 1 --spool sp --no-health-check a.col
+  assert_failure 1
+  run studio_upload --retries 1 --spool sp --no-health-check b.col
+  assert_failure 1
+  [ "$(ls sp/*.col | wc -l)" -eq 2 ]
+  start_studio --port "$p"
+  run studio_upload --spool sp c.col
+  assert_success
+  python3 - <<'PY'
+import json
+posts = [json.loads(l)["body"]["profile"] for l in open("studio.log") if json.loads(l)["method"] == "POST"]
+last = [p.rstrip("\n").rsplit("\n", 1)[-1] for p in posts]
+assert last == ["1;web;java;Main.run 3", "python;b 2", "python;c 3"], last
+PY
+  [ -z "$(ls sp/*.col 2>/dev/null)" ]
+}
+
+@test "studio: a spool over its bound drops the oldest profiles, counted in a warning" {
+  studio="http://127.0.0.1:$(free_port)"
+  for n in 1 2 3 4; do printf 'python;f%s 1\n' "$n" > "p$n.col"; done
+  run studio_upload --retries 0 --spool sp --spool-max-bytes 30 p1.col p2.col p3.col p4.col
+  assert_failure 1
+  assert_output --partial "dropped the 1 oldest profile(s)"
+  run cat sp/*.col
+  assert_output --partial "f4"
+  refute_output --partial "f1"
+  [ "$(ls sp/*.col | wc -l)" -eq 2 ]
+}
+
+@test "token: GPROFILER_TOKEN or --token-file instead of argv; -vv hides URL credentials" {
+  start_studio
+  run env GPROFILER_TOKEN="$TOKEN" gp-upload --service-name web --server-host "$studio" a.col
+  assert_success
+  printf '%s\n' "$TOKEN" > token.txt
+  chmod 600 token.txt
+  run gp-upload --token-file token.txt --service-name web -vv \
+    --server-host "http://agent:pa55w0rd@127.0.0.1:$port" a.col
+  assert_success
+  refute_output --partial "pa55w0rd"
+  refute_output --partial "$TOKEN"
+  assert_output --partial "http://***@127.0.0.1:$port/api/v2/profiles"
+  assert_equal "$(count POST /api/v2/profiles)" 2
+  run gp-upload --token-file token.txt --token x --service-name web --server-host "$studio" a.col
+  assert_failure 2
+}
+
+@test "health check alone: gProfiler's messages for a refused key and an unreachable server" {
+  start_studio
+  run gp-upload --health-check --retries 0 --token "$TOKEN" --service-name web --server-host "$studio"
+  assert_success
+  assert_equal "$(count POST /api/v2/profiles)" 0
+  run gp-upload --health-check --retries 0 --token wrong --service-name web --server-host "$studio"
+  assert_failure 1
+  assert_output --partial "gp-upload: error: Server error: HTTP 400: Invalid API key"
+  run gp-upload --health-check --retries 0 --token "$TOKEN" --service-name web \
+    --server-host "http://127.0.0.1:$(free_port)"
+  assert_failure 1
+  assert_output --partial "gp-upload: error: Failed to connect to server. It might be blocked by your security rules / firewall, or you might require a proxy to access it from your environment? Proxy used: none. Error: "
 }

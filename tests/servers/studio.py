@@ -3,7 +3,8 @@
 
 Follows reference/upload-apis.md §1.8: health check, POST /api/v2/profiles with 411/413,
 gunzip, 422 for missing headers/fields, 400 for a bad token or bad metadata, gpid handling,
-storage under products/<svc>/stacks/. Fault knobs: --fail N (first N POSTs answer 500),
+storage under products/<svc>/stacks/. Fault knobs: --fail N (first N POSTs answer 500, or
+--fail-status, e.g. 429 with --retry-after SECONDS as the Retry-After header),
 --delay S (first --delay-count POSTs sleep S before answering), --max-content BYTES.
 Every request is appended to --log as one JSON line (method, path, query, headers, body).
 Writes its port to --port-file once listening (port 0 = pick a free one).
@@ -87,9 +88,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def reply(self, code, obj):
+    def reply(self, code, obj, headers=()):
         data = b"" if obj is None else json.dumps(obj).encode()
         self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -147,7 +150,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(500, {"message": "Internal Server Error"})
         self.record(doc)
         if n <= st.args.fail:
-            return self.reply(500, {"message": "Failed to store profile data"})
+            code = st.args.fail_status
+            headers = [("Retry-After", str(st.args.retry_after))] if st.args.retry_after else []
+            msg = "Too Many Requests" if code == 429 else "Failed to store profile data"
+            return self.reply(code, {"message": msg}, headers)
         self.handle_profile(doc)
 
     def handle_profile(self, doc):
@@ -193,6 +199,8 @@ def main():
     p.add_argument("--store", required=True)
     p.add_argument("--token", default="good-token")
     p.add_argument("--fail", type=int, default=0)
+    p.add_argument("--fail-status", type=int, default=500)
+    p.add_argument("--retry-after", type=int, default=0)
     p.add_argument("--delay", type=float, default=0)
     p.add_argument("--delay-count", type=int, default=0)
     p.add_argument("--max-content", type=int, default=4 * 1024 * 1024)

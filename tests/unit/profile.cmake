@@ -3,4 +3,5 @@ target_sources(gp_unit_tests PRIVATE
   unit/profile_plan_test.cpp
   unit/profile_output_test.cpp
   unit/profile_child_test.cpp
+  unit/profile_agent_test.cpp
 )

@@ -57,7 +57,8 @@ TEST(ProfilePlan, DwarfIsRefusedAndSmartNeedsLowFrequency) {
   o.perf_mode = PerfMode::smart;
   o.frequency = 101;
   EXPECT_EQ(gp::profile::validate(o, true),
-            "--profiling-frequency|-f can't be larger than 100 when using --perf-mode smart|dwarf");
+            "--profiling-frequency|-f can't be larger than 100 when using --perf-mode 'smart' or "
+            "'dwarf'");
   o.frequency = 100;
   EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
 }
@@ -68,7 +69,7 @@ TEST(ProfilePlan, NodejsPerfModesNeedPerf) {
   EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
   o.perf_mode = PerfMode::disabled;
   EXPECT_EQ(gp::profile::validate(o, true),
-            "--nodejs-mode attach-maps requires --perf-mode fp or smart");
+            "--nodejs-mode perf or attach-maps requires --perf-mode 'fp' or 'smart'");
 }
 
 TEST(ProfilePlan, RootlessNeedsPidsAndANonRootUser) {
@@ -101,9 +102,13 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   o.application_metadata = false;
   auto rt = gp::profile::runtime_command(o, "r.gpa");
   EXPECT_EQ(rt.tool, "gp-runtime");
-  EXPECT_EQ(rt.args, (Args{"-d", "5", "-F", "99", "-o", "r.gpa", "-p", "12,34", "--java-mode",
-                           "auto", "--python-mode", "auto", "--no-php",
-                           "--disable-application-identifiers", "--disable-application-metadata"}));
+  EXPECT_EQ(rt.args,
+            (Args{"-d", "5", "-F", "99", "-o", "r.gpa", "-p", "12,34", "--java-mode", "auto",
+                  "--python-mode", "auto", "--no-php", "--no-profile-spawned-processes",
+                  "--disable-application-identifiers", "--disable-application-metadata"}));
+  o.profile_spawned_processes = true;
+  rt = gp::profile::runtime_command(o, "r.gpa");
+  EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--no-profile-spawned-processes"), 0);
 }
 
 TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
@@ -147,25 +152,37 @@ TEST(ProfilePlan, UploadCarriesTheStudioOptionsAndSessionTimes) {
   o.server_host = "http://127.0.0.1:1";
   o.no_verify = true;
   o.upload_timeout_s = 2.5;
+  o.spool_dir = "/var/spool/x";
+  o.spool_max_bytes = 1000;
+  o.gpid_file = "/tmp/w/gpid";
   auto up = gp::profile::upload_command(o, "p.col", {"2026-01-01T00:00:00", "2026-01-01T00:01:00"});
   EXPECT_EQ(up.tool, "gp-upload");
+  // The token goes through the environment (GPROFILER_TOKEN), never argv.
   EXPECT_EQ(up.args,
-            (Args{"--server-host", "http://127.0.0.1:1", "--token", "s3cret", "--service-name",
-                  "web", "--no-verify", "--timeout", "2.5", "--start-time", "2026-01-01T00:00:00",
-                  "--end-time", "2026-01-01T00:01:00", "p.col"}));
+            (Args{"--server-host", "http://127.0.0.1:1", "--service-name", "web", "--no-verify",
+                  "--timeout", "2.5", "--no-health-check", "--gpid-file", "/tmp/w/gpid", "--spool",
+                  "/var/spool/x", "--spool-max-bytes", "1000", "--start-time",
+                  "2026-01-01T00:00:00", "--end-time", "2026-01-01T00:01:00", "p.col"}));
+  auto health = gp::profile::health_check_command(o);
+  EXPECT_EQ(health.args.back(), "--health-check");
+  EXPECT_EQ(std::count(health.args.begin(), health.args.end(), "s3cret"), 0);
   auto file = gp::profile::upload_file_command(o, "old.col");
   EXPECT_EQ(file.args.back(), "old.col");
   EXPECT_EQ(std::count(file.args.begin(), file.args.end(), "--start-time"), 0);
 }
 
-TEST(ProfilePlan, DescribeNeverShowsTheToken) {
+TEST(ProfilePlan, DescribeNeverShowsTheTokenNorUrlCredentials) {
   Options o = with_output();
   o.token = "s3cret";
   o.service_name = "my web";
+  o.server_host = "https://agent:pa55@studio.example:8443/base";
   auto line = gp::profile::describe(gp::profile::upload_file_command(o, "p.col"));
   EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
-  EXPECT_NE(line.find("--token ***"), std::string::npos) << line;
+  EXPECT_EQ(line.find("pa55"), std::string::npos) << line;
+  EXPECT_NE(line.find("https://***@studio.example:8443/base"), std::string::npos) << line;
   EXPECT_NE(line.find("'my web'"), std::string::npos) << line;
+  line = gp::profile::describe({"gp-upload", {"--token", "s3cret", "x.col"}});
+  EXPECT_NE(line.find("--token ***"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -1,39 +1,146 @@
+// gp-profile's command line: gProfiler's parser, option by option (gprofiler.md §9; checked
+// against gprofiler/main.py and gprofiler/profilers/*.py). Values are kept as typed and checked
+// by check.cpp, so that every refusal carries gProfiler's message.
 #include "cli.h"
-
-#include <unistd.h>
 
 #include "gp/runtime/registry.h"
 
 namespace gp::profile_tool {
 
+void finish(CLI::App& app, ProfileArgs& args);  // check.cpp
+
 namespace {
 
 using gp::cli::ValueHint;
-using gp::profile::Options;
 
-void add_sampling(CLI::App& app, ProfileArgs& args) {
-  Options& o = args.options;
-  app.add_option("-d,--profiling-duration", o.duration_s, "Seconds of one profiling session")
-      ->type_name("SECONDS")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 86400u));
-  app.add_option("-f,-F,--profiling-frequency", o.frequency,
-                 "Samples per second per CPU (and per runtime profiler)")
-      ->type_name("HZ")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000000u));
-  app.add_option("--pids", o.pids,
-                 "Only these processes (comma-separated or repeated; default: all)")
-      ->type_name("PID")
-      ->delimiter(',')
-      ->check(CLI::PositiveNumber);
-  gp::cli::choices(app.add_option("--perf-mode", args.perf_mode,
-                                  "System profiler: fp (frame pointers), smart (= fp: gp-record "
-                                  "has no DWARF unwinder), disabled/none (runtime stacks only)")
-                       ->type_name("MODE")
-                       ->capture_default_str(),
-                   {"fp", "smart", "dwarf", "disabled", "none"});
-  app.add_flag("--no-perf", args.no_perf, "Same as --perf-mode disabled");
+class Builder {
+ public:
+  Builder(CLI::App& app, ProfileArgs& args) : app_(app), args_(args) {}
+
+  // A valued option kept as typed in args.values[key].
+  CLI::Option* value(const std::string& names, const std::string& display, ValueType type,
+                     const std::string& type_name, const std::string& help,
+                     const std::string& shown_default = "") {
+    std::string key = long_name(names);
+    auto* o = app_.add_option(names, args_.values[key], help)->type_name(type_name);
+    if (!shown_default.empty()) o->default_str(shown_default);
+    args_.checks.push_back({key, display, type, 0, 0, {}});
+    return o;
+  }
+  CLI::Option* range(const std::string& names, const std::string& display, long lo, long hi,
+                     const std::string& help, const std::string& shown_default) {
+    auto* o =
+        value(names, display, ValueType::integer_range,
+              "[" + std::to_string(lo) + "-" + std::to_string(hi - 1) + "]", help, shown_default);
+    args_.checks.back().lo = lo;
+    args_.checks.back().hi = hi;
+    return o;
+  }
+  CLI::Option* choice(const std::string& names, const std::string& display,
+                      const std::vector<std::string>& values, const std::string& help,
+                      const std::string& shown_default = "", ValueType type = ValueType::choice) {
+    auto* o = value(names, display, type, type == ValueType::choice ? "CHOICE" : "LIST", help,
+                    shown_default);
+    args_.checks.back().choices = values;
+    gp::cli::choices(o, values, false);
+    return o;
+  }
+  // An option that may be given several times (argparse append/extend): args.lists[key].
+  CLI::Option* list(const std::string& names, const std::string& display, ValueType type,
+                    const std::string& type_name, const std::string& help) {
+    std::string key = long_name(names);
+    auto* o = app_.add_option(names, args_.lists[key], help)
+                  ->type_name(type_name)
+                  ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    args_.checks.push_back({key, display, type, 0, 0, {}});
+    return o;
+  }
+  CLI::Option* flag(const std::string& names, const std::string& help) {
+    return app_.add_flag(names, args_.flags[long_name(names)], help);
+  }
+  // gp-profile has no counterpart: accepted, and named in the start-up warning when given.
+  CLI::Option* unimplemented(CLI::Option* o) {
+    args_.unimplemented_options.emplace_back("--" + o->get_lnames().front(), o);
+    return o;
+  }
+
+ private:
+  static std::string long_name(const std::string& names) {
+    size_t at = names.find("--");
+    std::string rest = names.substr(at + 2);
+    return rest.substr(0, rest.find(','));
+  }
+  CLI::App& app_;
+  ProfileArgs& args_;
+};
+
+void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
+  gp::profile::Options& o = args.options;
+  gp::cli::hint_value(
+      app.add_option("--pid-file", args.pid_file, "Write the process id here while running")
+          ->type_name("FILE")
+          ->capture_default_str(),
+      ValueHint::file);
+  gp::cli::hint_value(app.add_option("--config", args.config_file,
+                                     "Config file: one 'option = value' per line (default: " +
+                                         std::string(kDefaultConfigFile) + " when it exists)")
+                          ->type_name("FILE"),
+                      ValueHint::file);
+  b.value("-f,-F,--profiling-frequency", "-f/--profiling-frequency", ValueType::positive_integer,
+          "HZ", "Samples per second per CPU (cpu mode only)", "11");
+  b.value("-d,--profiling-duration", "-d/--profiling-duration", ValueType::positive_integer,
+          "SECONDS", "Seconds of one profiling session", "60");
+  b.unimplemented(b.value("--min-duration", "--min-duration", ValueType::positive_integer,
+                          "SECONDS", "Skip processes younger than this (not implemented)", "0"));
+  b.unimplemented(b.flag("--insert-dso-name", "Add the DSO name to frames (not implemented)"));
+  gp::cli::hint_value(app.add_option("-o,--output-dir", o.output_dir,
+                                     "Write profile_<time>.col (and .html) here, with the links "
+                                     "last_profile.col and last_flamegraph.html")
+                          ->type_name("DIR"),
+                      ValueHint::directory);
+  b.flag("--flamegraph", "Write the .html flamegraph with -o (the default)");
+  b.flag("--no-flamegraph", "Do not write the .html flamegraph");
+  b.choice("--mode", "--mode", {"cpu", "allocation", "none"},
+           "Profiling mode: cpu (allocation is not implemented; none disables every profiler)",
+           "cpu");
+  b.value("--alloc-interval", "--alloc-interval", ValueType::size, "SIZE",
+          "Allocation sampling interval, e.g. 100kb (--mode allocation only)", "2mb");
+  app.add_flag("--rotating-output", o.rotating_output,
+               "Keep only the newest profile in --output-dir");
+  b.list("--pids", "--pids", ValueType::integers_list, "PID,...",
+         "Only these processes (comma-separated, may be repeated; default: all)");
+  b.unimplemented(b.value("--max-processes-runtime-profiler", "--max-processes-runtime-profiler",
+                          ValueType::positive_integer, "N",
+                          "Runtime profilers take only the top N processes (not implemented)",
+                          "0"));
+  b.unimplemented(b.value("--skip-system-profilers-above", "--skip-system-profilers-above",
+                          ValueType::positive_integer, "N",
+                          "No system profiler above N processes (not implemented)", "0"));
+  app.add_flag("--rootless", o.rootless,
+               "Run without root (needs --pids; gp-record then samples with perf events)");
+}
+
+// --perf-mode and the perf profiler's options (gprofiler/profilers/perf.py).
+void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
+  auto* mode = b.choice("--perf-mode", "--perf-mode", {"fp", "dwarf", "smart", "disabled", "none"},
+                        "System profiler: fp (frame pointers), smart (= fp: gp-record has no "
+                        "DWARF unwinder), disabled/none (runtime stacks only)",
+                        "fp");
+  (void)mode;
+  b.flag("--no-perf", "Same as --perf-mode disabled");
+  b.unimplemented(
+      b.value("--perf-dwarf-stack-size", "--perf-dwarf-stack-size", ValueType::integer, "BYTES",
+              "Stack bytes copied per DWARF sample, <= 65528 (not implemented)", "8192"));
+  b.unimplemented(b.flag("--perf-no-memory-restart",
+                         "Do not restart perf when it uses too much memory (not implemented)"));
+  b.unimplemented(b.flag("--perf-use-cgroups", "Profile the top cgroups (not implemented)"));
+  b.unimplemented(b.value("--perf-max-cgroups", "--perf-max-cgroups", ValueType::integer, "N",
+                          "Cgroups profiled with --perf-use-cgroups (not implemented)", "50"));
+  b.unimplemented(b.value("--perf-max-docker-containers", "--perf-max-docker-containers",
+                          ValueType::integer, "N",
+                          "Docker containers profiled one by one (not implemented)", "0"));
+  (void)app;
+  (void)args;
 }
 
 // --<runtime>-mode and --no-<runtime> for every runtime gp-runtime knows (its registry holds
@@ -53,66 +160,180 @@ void add_runtimes(CLI::App& app, ProfileArgs& args) {
                                     "Profiler for " + name + " processes, run by gp-runtime")
                          ->type_name("MODE")
                          ->capture_default_str(),
-                     gp::runtime::accepted_mode_values(runtimes[i]));
+                     gp::runtime::accepted_mode_values(runtimes[i]), false);
     app.add_flag("--no-" + rt.option, rt.disabled, "Same as --" + rt.option + "-mode disabled");
   }
-  app.add_flag("--disable-application-identifiers", args.disable_application_identifiers,
-               "No 'appid: ...' frames (gp-runtime's application identifiers)");
-  app.add_flag(
-      "--disable-application-metadata", args.disable_application_metadata,
-      "No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)");
-  app.add_flag("--no-truncated-marker", args.no_truncated_marker,
-               "No '[truncated]' frame at the root of stacks whose unwinding was cut, in the .col "
-               "and the flamegraph (gp-fold --no-truncated-marker)");
-  gp::cli::choices(app.add_option("--profile-api-version", args.options.profile_api_version,
-                                  "v1 writes .col lines without the index and container frames")
-                       ->type_name("VERSION")
-                       ->capture_default_str(),
-                   {"v1", "v2"});
 }
 
-void add_outputs(CLI::App& app, ProfileArgs& args) {
-  Options& o = args.options;
-  gp::cli::hint_value(app.add_option("-o,--output-dir", o.output_dir,
-                                     "Write profile_<time>.col (and .html) here, with the links "
-                                     "last_profile.col and last_flamegraph.html")
-                          ->type_name("DIR"),
-                      ValueHint::directory);
-  app.add_flag("--rotating-output", o.rotating_output,
-               "Keep only the newest profile in --output-dir");
-  app.add_flag("--no-flamegraph", args.no_flamegraph, "Do not write the .html flamegraph");
-  app.add_flag("-c,--continuous", o.continuous,
-               "Profile session after session until SIGTERM/SIGINT");
+// The Java profiler's options (gprofiler/profilers/java.py). asprof's own options go to
+// gp-runtime; the rest have no counterpart.
+void add_java(Builder& b) {
+  const std::string ni = " (not implemented)";
+  b.unimplemented(b.flag("--java-no-version-check", "Skip the JDK version check" + ni));
+  b.unimplemented(b.choice("--java-async-profiler-mode", "--java-async-profiler-mode",
+                           {"cpu", "itimer", "alloc", "auto"}, "async-profiler's event" + ni,
+                           "auto"));
+  b.unimplemented(b.range("--java-async-profiler-safemode", "--java-async-profiler-safemode", 0,
+                          0x40, "async-profiler's safemode bits" + ni, "0"));
+  b.unimplemented(b.choice("--java-async-profiler-features", "--java-async-profiler-features",
+                           {"probesp", "vtable", "comptask"},
+                           "async-profiler's stack walking features" + ni, "probesp,vtable",
+                           ValueType::enum_list));
+  b.unimplemented(b.value("--java-async-profiler-args", "--java-async-profiler-args",
+                          ValueType::text, "ARGS",
+                          "Extra arguments of async-profiler's start and stop commands" + ni));
+  b.unimplemented(b.value("--java-safemode", "--java-safemode", ValueType::text, "OPTIONS",
+                          "Java safemode options; alone: all" + ni,
+                          "profiled-oom,profiled-signaled,hserr")
+                      ->expected(0, 1));
+  b.unimplemented(b.value("--java-jattach-timeout", "--java-jattach-timeout",
+                          ValueType::positive_integer, "SECONDS",
+                          "Timeout of async-profiler's commands" + ni, "30"));
+  b.unimplemented(b.range("--java-async-profiler-mcache", "--java-async-profiler-mcache", 0, 256,
+                          "async-profiler's mcache option" + ni, "30"));
+  b.unimplemented(b.flag("--java-collect-spark-app-name-as-appid",
+                         "Add the Spark application's name to the appid" + ni));
+  b.unimplemented(b.flag("--java-async-profiler-no-report-meminfo",
+                         "Do not collect async-profiler's meminfo" + ni));
+  b.unimplemented(b.value("--java-collect-jvm-flags", "--java-collect-jvm-flags", ValueType::text,
+                          "FLAGS", "JVM flags to collect: default, all, none or a list" + ni,
+                          "default")
+                      ->expected(0, 1));
+  b.unimplemented(b.flag("--java-full-hserr", "Log whole hs_err files" + ni));
+  b.unimplemented(b.flag("--java-include-method-modifiers", "Add method modifiers to frames" + ni));
+  b.unimplemented(b.choice("--java-line-numbers", "--java-line-numbers",
+                           {"none", "line-of-function"}, "Line numbers in Java frames" + ni,
+                           "none"));
+  b.unimplemented(b.flag("--java-collect-thread-names", "Record thread names per sample" + ni));
+}
+
+void add_python_php(Builder& b) {
+  const std::string ni = " (not implemented)";
+  b.flag("--no-python-versions", "No '[pkg==ver]' in Python frames (gp-runtime never adds them)");
+  b.unimplemented(b.value("--pyperf-user-stacks-pages", "--pyperf-user-stacks-pages",
+                          ValueType::nonnegative_integer, "N", "PyPerf's native stack pages" + ni));
+  b.unimplemented(b.flag("--python-pyperf-verbose", "PyPerf in verbose mode" + ni));
+  b.unimplemented(b.list("--python-pyspy-process", "--python-pyspy-process",
+                         ValueType::integers_list, "PID,...",
+                         "Profile these processes with py-spy even if not seen as Python" + ni));
+  b.unimplemented(b.value("--python-skip-pyperf-profiler-above",
+                          "--python-skip-pyperf-profiler-above", ValueType::positive_integer, "N",
+                          "No PyPerf above N Python processes" + ni, "0"));
+  b.unimplemented(b.value("--php-proc-filter", "--php-proc-filter", ValueType::text, "NAME",
+                          "Process filter of phpspy" + ni, "php-fpm"));
+}
+
+void add_events_and_deprecated(Builder& b) {
+  const std::string ni = " (not implemented)";
+  b.unimplemented(b.value("--perf-event", "--perf-event", ValueType::text, "EVENT",
+                          "Sample this perf event instead of CPU time" + ni));
+  b.unimplemented(b.value("--perf-event-period", "--perf-event-period", ValueType::integer, "N",
+                          "Sample every N events (with --perf-event)" + ni));
+  b.unimplemented(b.value("--hw-events-file", "--hw-events-file", ValueType::text, "FILE",
+                          "JSON definitions of PMU events (with --perf-event)" + ni));
+  // gProfiler's deprecated no-ops: accepted and ignored, as gProfiler does.
+  b.value("--spark-sample-period", "--spark-sample-period", ValueType::integer, "SECONDS",
+          "Deprecated, ignored", "120");
+  b.flag("--collect-spark-metrics", "Deprecated, ignored");
+  b.flag("--databricks-job-name-as-service-name", "Deprecated, ignored");
+}
+
+void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
+  gp::profile::Options& o = args.options;
+  const std::string group = "Connectivity";
   app.add_flag("-u,--upload-results", o.upload,
-               "Upload each profile to the Performance Studio (needs --token, --service-name)");
-  app.add_option("--token", o.token, "Studio API key (never printed)");
-  app.add_option("--service-name", o.service_name, "Studio service name");
+               "Upload each profile to the Performance Studio (needs --token, --service-name)")
+      ->group(group);
   gp::cli::hint_value(app.add_option("--server-host", o.server_host, "Performance Studio base URL")
                           ->type_name("URL")
-                          ->capture_default_str(),
+                          ->capture_default_str()
+                          ->group(group),
                       ValueHint::url);
-  app.add_flag("--no-verify", o.no_verify, "Do not verify the server's TLS certificate");
-  app.add_option("--server-upload-timeout", o.upload_timeout_s,
-                 "Timeout of one upload request in seconds")
-      ->type_name("SECONDS")
-      ->capture_default_str()
-      ->check(CLI::Range(0.1, 86400.0));
+  b.unimplemented(b.value("--api-server", "--api-server", ValueType::text, "URL",
+                          "Server of remote logs and heartbeats (not implemented)",
+                          "https://api.granulate.io"))
+      ->group(group);
+  b.unimplemented(b.value("--glogger-server", "--glogger-server", ValueType::text, "URL",
+                          "Deprecated alias of --api-server (not implemented)"))
+      ->group(group);
+  b.value("--server-upload-timeout", "--server-upload-timeout", ValueType::positive_integer,
+          "SECONDS", "Timeout of one upload request", "120")
+      ->group(group);
+  app.add_option("--token", o.token, "Studio API key (never printed; also GPROFILER_TOKEN)")
+      ->group(group);
+  app.add_option("--service-name", o.service_name, "Studio service name")->group(group);
+  b.unimplemented(b.flag("--curlify-requests", "Log requests as curl commands (not implemented)"))
+      ->group(group);
+  app.add_flag("--no-verify", o.no_verify, "Do not verify the server's TLS certificate")
+      ->group(group);
+  gp::cli::hint_value(app.add_option("--spool-dir", o.spool_dir,
+                                     "Keep sessions whose upload failed here, to send them first "
+                                     "when the server is back (default: a directory of this run)")
+                          ->type_name("DIR")
+                          ->group(group),
+                      ValueHint::directory);
+  b.value("--spool-max-size", "--spool-max-size", ValueType::positive_integer, "BYTES",
+          "Bound of the spool: the oldest sessions are dropped beyond it, with a warning",
+          "104857600")
+      ->group(group);
 }
 
-void add_process(CLI::App& app, ProfileArgs& args) {
-  app.add_flag("--rootless", args.options.rootless,
-               "Run without root (needs --pids; gp-record then samples with perf events)");
+void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
+  const std::string ni = " (not implemented)";
+  b.unimplemented(b.flag("--log-usage", "Log gp-profile's CPU and memory use" + ni));
+  b.flag("--dont-disable-core-files", "Let the profilers gp-profile starts dump core");
   gp::cli::hint_value(app.add_option("--log-file", args.log_file,
-                                     "Also append the log to this file (rotated at 5 MiB)")
-                          ->type_name("FILE"),
+                                     "Also append the log to this file (rotated by size)")
+                          ->type_name("FILE")
+                          ->capture_default_str(),
                       ValueHint::file);
-  gp::cli::hint_value(
-      app.add_option("--pid-file", args.pid_file, "Write the process id here while running")
-          ->type_name("FILE"),
-      ValueHint::file);
+  b.value("--log-rotate-max-size", "--log-rotate-max-size", ValueType::positive_integer, "BYTES",
+          "Rotate the log file at this size", "5242880");
+  b.value("--log-rotate-backup-count", "--log-rotate-backup-count", ValueType::positive_integer,
+          "N", "Rotated log files kept", "1");
+  b.flag("--dont-send-logs", "Do not send logs to the server (gp-profile never does)");
+  b.unimplemented(b.flag("--disable-container-names", "No container names" + ni));
+  app.add_flag("--continuous,-c", args.options.continuous,
+               "Profile session after session until SIGTERM/SIGINT");
+  b.choice("--profile-api-version", "--profile-api-version", {"v1"},
+           "v1: the Studio's legacy API (.col lines without the index and container frames)");
+  b.flag("--disable-pidns-check", "Do not require the host's pid namespace");
+  b.flag("--disable-metrics-collection", "Send no cpu_avg/mem_avg to the Studio");
+  b.unimplemented(b.flag("--disable-metadata-collection", "No system metadata" + ni));
+  b.flag("--disable-application-identifiers",
+         "No 'appid: ...' frames (gp-runtime's application identifiers)");
+  b.unimplemented(b.list("--app-id-args-filter", "--app-id-args-filter", ValueType::text, "REGEX",
+                         "Java arguments to add to appids" + ni));
+  b.flag("--disable-application-metadata",
+         "No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)");
+  b.flag("--no-truncated-marker",
+         "No '[truncated]' frame at the root of stacks whose unwinding was cut, in the .col and "
+         "the flamegraph (gp-fold --no-truncated-marker)");
+  b.value("--controller-pid", "--controller-pid", ValueType::integer, "PID",
+          "Exit when this process exits");
+  b.unimplemented(b.value("--external-metadata", "--external-metadata", ValueType::text, "FILE",
+                          "Static and per-process metadata to add" + ni));
+  b.flag("--profile-spawned-processes",
+         "Also profile processes that start during a session (default: only those running at "
+         "its start)");
+  b.unimplemented(b.flag("--diagnostics", "Log extra diagnostics" + ni));
+  gp::cli::hint_value(b.value("--heartbeat-file", "--heartbeat-file", ValueType::text, "FILE",
+                              "Touched after every session"),
+                      ValueHint::file);
+  b.unimplemented(
+      b.flag("--enable-heartbeat-server", "Take profiling commands from the server" + ni));
+  b.unimplemented(b.value("--heartbeat-interval", "--heartbeat-interval",
+                          ValueType::positive_integer, "SECONDS", "Seconds between heartbeats" + ni,
+                          "30"));
+  b.unimplemented(b.flag("--enable-hw-metrics-collection", "PerfSpect metrics" + ni));
+  b.unimplemented(b.value("--perfspect-path", "--perfspect-path", ValueType::text, "FILE",
+                          "PerfSpect binary" + ni));
+  b.unimplemented(b.value("--perfspect-duration", "--perfspect-duration",
+                          ValueType::positive_integer, "SECONDS", "PerfSpect's duration" + ni,
+                          "60"));
 }
 
-void add_upload_file(CLI::App& app, ProfileArgs& args) {
+void add_subcommands(CLI::App& app, ProfileArgs& args) {
   auto* sub = app.add_subcommand(
       "upload-file", "Upload an existing .col file to the Performance Studio (gp-upload)");
   sub->fallthrough();  // --token & co. may come after the subcommand, as gProfiler allows
@@ -120,52 +341,30 @@ void add_upload_file(CLI::App& app, ProfileArgs& args) {
                           ->required()
                           ->check(CLI::ExistingFile),
                       ValueHint::file);
-}
-
-// Turns the typed values into Options; throws CLI::ValidationError (exit 2) on the rules of
-// gprofiler.md §9.3.
-void finish(CLI::App& app, ProfileArgs& args) {
-  Options& o = args.options;
-  args.upload_file = app.got_subcommand("upload-file");
-  o.perf_mode = args.no_perf ? gp::profile::PerfMode::disabled
-                             : gp::profile::parse_perf_mode(args.perf_mode).value();
-  o.runtimes.clear();
-  const auto runtimes = gp::runtime::all_runtimes();
-  for (size_t i = 0; i < runtimes.size(); ++i) {
-    const auto& rt = args.runtimes[i];
-    std::string mode = "disabled";
-    if (!rt.disabled) {
-      auto canonical = gp::runtime::normalize_mode(runtimes[i], rt.mode);
-      if (!canonical)
-        throw CLI::ValidationError("--" + rt.option + "-mode", canonical.error().message);
-      mode = *canonical;
-    }
-    o.runtimes.push_back({rt.option, mode});
-  }
-  o.flamegraph = !args.no_flamegraph;
-  o.application_identifiers = !args.disable_application_identifiers;
-  o.application_metadata = !args.disable_application_metadata;
-  o.truncated_marker = !args.no_truncated_marker;
-  if (args.upload_file) {
-    o.upload = true;  // upload-file implies -u and needs no output dir (gprofiler.md §8.5)
-    if (o.token.empty())
-      throw CLI::ValidationError("Must provide --token when --upload-results is passed");
-    if (o.service_name.empty())
-      throw CLI::ValidationError("Must provide --service-name when --upload-results is passed");
-    return;
-  }
-  if (auto problem = gp::profile::validate(o, ::geteuid() == 0))
-    throw CLI::ValidationError(*problem);
+  auto* extract = app.add_subcommand(
+      "extract-resources", "gProfiler's resource extraction (gp has none: a warning, exit 0)");
+  extract->fallthrough();
+  gp::cli::hint_value(
+      extract->add_option("--resources-dest", args.resources_dest, "Where to extract them"),
+      ValueHint::directory);
 }
 
 }  // namespace
 
 void add_cli(CLI::App& app, ProfileArgs& args) {
-  add_sampling(app, args);
+  // argparse keeps the last value of an option given twice (and the environment and config
+  // files rely on it: their values come before the command line's).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  Builder b(app, args);
+  add_general(b, app, args);
+  add_perf(b, app, args);
   add_runtimes(app, args);
-  add_outputs(app, args);
-  add_process(app, args);
-  add_upload_file(app, args);
+  add_java(b);
+  add_python_php(b);
+  add_events_and_deprecated(b);
+  add_connectivity(b, app, args);
+  add_process(b, app, args);
+  add_subcommands(app, args);
   gp::cli::add_common_options(app, args.common);
   app.final_callback([&app, &args] {
     auto* gen = app.get_option_no_throw("--generate-completion");

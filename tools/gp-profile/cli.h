@@ -1,14 +1,19 @@
 #pragma once
 // gp-profile's arguments and their CLI11 definition (one definition for help, man checks and
-// completions). Option names and defaults are gProfiler's (gprofiler.md §9).
+// completions). The command line is gProfiler's whole parser (gprofiler.md §9: gprofiler/main.py
+// and each profiler's arguments): every option with its name, default, type, mutual exclusions
+// and messages. Options gp-profile has no counterpart for are accepted and named in one warning.
+// main.cpp adds the GPROFILER_<OPTION> variables and --config files (gp/cli/env_config.h).
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gp/cli/tool.h"
 #include "gp/profile/plan.h"
+#include "gp/util/json.h"
 
 namespace gp::profile_tool {
 
@@ -18,23 +23,63 @@ struct RuntimeArg {
   bool disabled = false;  // --no-<option>
 };
 
+// How a typed value is checked (argparse's `type=` of gProfiler's option).
+enum class ValueType {
+  text,
+  positive_integer,     // > 0
+  nonnegative_integer,  // >= 0
+  integer,              // any int
+  integer_range,        // lo <= v < hi
+  integers_list,        // "1,2,3"
+  choice,               // one of `choices`
+  enum_list,            // comma-separated subset of `choices`
+  size,                 // "2mb" (humanfriendly, binary units)
+};
+
+struct ValueCheck {
+  std::string key;      // long name without dashes: the key of ProfileArgs::values / lists
+  std::string display;  // "-d/--profiling-duration", as argparse names it in errors
+  ValueType type = ValueType::text;
+  long lo = 0, hi = 0;
+  std::vector<std::string> choices;
+};
+
 struct ProfileArgs {
-  gp::profile::Options options;   // filled in by finish() after parsing
-  std::vector<std::string> pids;  // as typed: comma-separated and/or repeated
-  std::string perf_mode = "fp";
-  bool no_perf = false;
+  gp::profile::Options options;  // filled in by finish() after parsing
+  // Raw typed values of the valued options, by long name; flags by long name. Checked and
+  // converted by finish() (so every message is gProfiler's).
+  std::map<std::string, std::string> values;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, bool> flags;
+  std::vector<ValueCheck> checks;
   std::vector<RuntimeArg> runtimes;
-  bool no_flamegraph = false;
-  bool disable_application_identifiers = false;
-  bool disable_application_metadata = false;
-  bool no_truncated_marker = false;
-  std::string log_file;
-  std::string pid_file;
-  // upload-file subcommand
+  // Options that were given (command line, environment or config file) but have no
+  // counterpart in gp: named once in a warning at start-up.
+  std::vector<std::string> not_implemented;
+  std::vector<std::pair<std::string, const CLI::Option*>> unimplemented_options;
+  // Process-level settings (gprofiler.md §9.4).
+  std::string log_file = "/var/log/gprofiler/gprofiler.log";
+  std::string pid_file = "/var/run/gprofiler.pid";
+  long log_rotate_max_size = 5L * 1024 * 1024;
+  long log_rotate_backup_count = 1;
+  long controller_pid = 0;  // 0: none
+  std::string heartbeat_file;
+  bool disable_core_files = true;
+  bool pid_ns_check = true;
+  // Subcommands.
   bool upload_file = false;
   std::string file_path;
+  bool extract_resources = false;
+  std::string resources_dest;
+  std::string config_file;  // --config (read before parsing, by main.cpp)
+  // Every option and its value (default or given) for the header's metadata.run_arguments,
+  // as gProfiler records its parsed namespace (never the token).
+  json::Value run_arguments;
   gp::cli::CommonArgs common;
 };
+
+inline constexpr const char* kDefaultConfigFile = "/etc/gprofiler/config.ini";
+inline constexpr const char* kEnvPrefix = "GPROFILER_";
 
 void add_cli(CLI::App& app, ProfileArgs& args);
 

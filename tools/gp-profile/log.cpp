@@ -7,14 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "gp/cli/tool.h"
 #include "gp/util/escape.h"
 #include "gp/util/safe_open.h"
 
 namespace gp::profile_tool {
 namespace {
-
-constexpr long kRotateBytes = 5L * 1024 * 1024;
 
 std::string local_time_now() {
   time_t now = ::time(nullptr);
@@ -65,12 +65,17 @@ FILE* open_append(const std::string& path, std::string* why) {
 
 }  // namespace
 
-Status Log::open_file(const std::string& path) {
+Status Log::open_file(const std::string& path, long max_bytes, long backups) {
+  std::error_code ec;
+  auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   std::string why;
   file_ = open_append(path, &why);
   if (file_ == nullptr)
     return make_error("cannot open log file '" + path + "': " + (why.empty() ? ::strerror(errno) : why));
   path_ = path;
+  max_bytes_ = max_bytes;
+  backups_ = backups;
   return ok_status();
 }
 
@@ -109,8 +114,12 @@ void Log::clear_progress() {
 }
 
 void Log::rotate_if_needed() {
-  if (std::ftell(file_) < kRotateBytes) return;
+  if (std::ftell(file_) < max_bytes_) return;
   std::fclose(file_);
+  for (long i = backups_ - 1; i >= 1; --i) {
+    std::string from = path_ + "." + std::to_string(i), to = path_ + "." + std::to_string(i + 1);
+    ::rename(from.c_str(), to.c_str());
+  }
   std::string backup = path_ + ".1";
   ::rename(path_.c_str(), backup.c_str());
   file_ = open_append(path_, nullptr);

@@ -1,7 +1,8 @@
 #pragma once
 // gp-profile's log: "[YYYY-MM-DD HH:MM:SS] gp-profile: <severity>: <message>" lines on stderr
-// and, with --log-file, appended to a file (rotated once it passes 5 MiB, one backup, as
-// gProfiler does). On a terminal, a progress line is redrawn in place between log lines.
+// and, with --log-file, appended to a file (rotated once it passes --log-rotate-max-size,
+// keeping --log-rotate-backup-count old files FILE.1, FILE.2 ..., as gProfiler does). On a
+// terminal, a progress line is redrawn in place between log lines.
 
 #include <cstdio>
 #include <string>
@@ -20,7 +21,8 @@ class Log {
 
   // verbosity: -v count; quiet: only errors on stderr (the file still gets info lines).
   void configure(int verbosity, bool quiet);
-  Status open_file(const std::string& path);
+  // Creates the file's directory when missing, as gProfiler does.
+  Status open_file(const std::string& path, long max_bytes = 5L * 1024 * 1024, long backups = 1);
 
   void error(std::string_view message);
   void warning(std::string_view message);
@@ -39,6 +41,8 @@ class Log {
   bool tty_ = false;
   bool progress_shown_ = false;
   std::string path_;
+  long max_bytes_ = 5L * 1024 * 1024;
+  long backups_ = 1;
   std::FILE* file_ = nullptr;
 };
 

@@ -11,7 +11,13 @@
 //
 // The tools are the interface: gp-profile finds them next to its own binary, then on PATH.
 // Option mapping, child processes and output files live in libcore (gp/profile/*.h).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "cli.h"
+#include "gp/cli/env_config.h"
 
 int main(int argc, char** argv) {
   gp::cli::init_tool("gp-profile");
@@ -26,9 +32,32 @@ int main(int argc, char** argv) {
       "  gp-profile -cu --token \"$TOKEN\" --service-name web --server-host https://studio.local\n"
       "  gp-profile -d 30 --pids 1234 --python-mode pyspy --no-java -o out/\n"
       "  gp-profile upload-file --file-path out/last_profile.col --token \"$TOKEN\" "
-      "--service-name web\n");
+      "--service-name web\n"
+      "  GPROFILER_TOKEN=... GPROFILER_SERVICE_NAME=web gp-profile -cu --server-host "
+      "https://studio.local\n"
+      "  gp-profile --config /etc/gprofiler/config.ini  # lines 'service-name = web'\n");
   gp::profile_tool::add_cli(*app, args);
-  return gp::cli::run(*app, argc, argv, [&] {
+  // gProfiler's other sources: GPROFILER_<OPTION> variables and config files (configargparse:
+  // command line > environment > config file > default).
+  std::vector<std::string> typed(argv + 1, argv + argc);
+  bool help = std::any_of(typed.begin(), typed.end(),
+                          [](const std::string& a) { return a == "-h" || a == "--help"; });
+  std::vector<std::string> expanded = typed;
+  if (!help) {
+    auto all = gp::cli::expand_env_and_config(
+        *app, typed,
+        {gp::profile_tool::kEnvPrefix, "--config", {gp::profile_tool::kDefaultConfigFile}, {}});
+    if (!all) {
+      gp::cli::error(all.error().message);
+      std::fputs("Try 'gp-profile --help' for more information.\n", stderr);
+      return gp::cli::kExitUsage;
+    }
+    expanded = std::move(*all);
+  }
+  std::vector<char*> full{argv[0]};
+  for (auto& a : expanded) full.push_back(a.data());
+  full.push_back(nullptr);
+  return gp::cli::run(*app, static_cast<int>(full.size()) - 1, full.data(), [&] {
     gp::cli::set_verbosity(args.common);
     return gp::profile_tool::run(args);
   });

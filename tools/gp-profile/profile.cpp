@@ -1,13 +1,17 @@
 // gp-profile's process: preconditions, lock, pid file, signals, the session loop, upload-file.
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "cli.h"
@@ -102,13 +106,28 @@ Result<fs::path> make_work_dir() {
   return fs::path(tmpl);
 }
 
-void sleep_until(std::chrono::steady_clock::time_point when) {
-  while (!g_stop.load() && std::chrono::steady_clock::now() < when)
+// --controller-pid: gone when kill(pid, 0) says ESRCH.
+bool controller_gone(long pid) {
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+void sleep_until(std::chrono::steady_clock::time_point when, long controller) {
+  while (!g_stop.load() && std::chrono::steady_clock::now() < when && !controller_gone(controller))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-int profile_loop(const Options& o, const Tools& tools, const fs::path& work, Log& log) {
-  SessionContext context{o, tools, work, g_stop, log};
+// --heartbeat-file: created if missing, its modification time set to now.
+void touch(const std::string& path, Log& log) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0 || ::futimens(fd, nullptr) != 0)
+    log.warning("cannot touch heartbeat file '" + path + "': " + ::strerror(errno));
+  if (fd >= 0) ::close(fd);
+}
+
+int profile_loop(const ProfileArgs& args, const Tools& tools, const fs::path& work, Log& log,
+                 const json::Value& agent, gp::profile::MetricsMonitor* metrics) {
+  const Options& o = args.options;
+  SessionContext context{o, tools, work, g_stop, log, &agent, metrics};
   int failures = 0;
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
@@ -116,12 +135,26 @@ int profile_loop(const Options& o, const Tools& tools, const fs::path& work, Log
     if (outcome == SessionOutcome::stopped || g_stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;
     if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
+    if (!args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     sleep_until(gp::profile::next_session_start(started, std::chrono::seconds(o.duration_s),
-                                                std::chrono::steady_clock::now()));
+                                                std::chrono::steady_clock::now()),
+                args.controller_pid);
+    if (controller_gone(args.controller_pid)) {
+      log.info(
+          0, "controller process " + std::to_string(args.controller_pid) + " has exited: stopping");
+      return gp::cli::kExitOk;
+    }
     if (g_stop.load()) break;
   }
   log.info(0, "stopped by signal; the current session was abandoned");
   return gp::cli::kExitOk;
+}
+
+// gProfiler's is_running_in_init_pid: the pid namespace of the host is the kernel's first one.
+bool in_init_pid_namespace() {
+  struct stat st {};
+  constexpr ino_t kProcPidInitIno = 0xEFFFFFFCU;
+  return ::stat("/proc/self/ns/pid", &st) != 0 || st.st_ino == kProcPidInitIno;
 }
 
 // Everything that must hold before profiling starts; an error is fatal (exit 1).
@@ -129,6 +162,11 @@ Status preconditions(const ProfileArgs& args) {
   const Options& o = args.options;
   if (!o.rootless && ::geteuid() != 0)
     return make_error("Must run gp-profile as root, please re-run (or use --rootless with --pids)");
+  if (args.pid_ns_check && !in_init_pid_namespace())
+    return make_error(
+        "Please run me in the init PID namespace! In Docker, make sure you pass '--pid=host'. In "
+        "Kubernetes, add 'hostPID: true' in the Pod spec. You can disable this check with "
+        "--disable-pidns-check.");
   if (!o.pids.empty() && !gp::profile::any_alive(o.pids))
     return make_error("none of the processes given with --pids is running");
   if (!o.output_dir.empty()) {
@@ -141,12 +179,35 @@ Status preconditions(const ProfileArgs& args) {
   return ok_status();
 }
 
+// gProfiler's start-up check of the Studio (ProfilerAPIClient's health check): one attempt;
+// a refusal or no connection ends gp-profile with gProfiler's message, before any profiling.
+Status studio_health_check(const Options& o, const std::string& upload, const fs::path& work) {
+  auto cmd = gp::profile::health_check_command(o);
+  std::string err = (work / "health-check.err").string();
+  auto pid = gp::profile::spawn({upload, cmd.args, "/dev/null", err});
+  if (!pid) return pid.error();
+  auto w = gp::profile::wait_child(
+      *pid, std::chrono::steady_clock::now() + std::chrono::seconds(60), &g_stop);
+  if (w.end != gp::profile::WaitEnd::exited) {
+    gp::profile::kill_child(*pid, std::chrono::milliseconds(1000));
+    return make_error(w.end == gp::profile::WaitEnd::stopped ? "stopped"
+                                                             : "health check timed out");
+  }
+  if (w.status.ok()) return ok_status();
+  auto last = gp::profile::tail_lines(err, 1);
+  std::string why = last.empty() ? w.status.describe() : last.back();
+  const std::string prefix = "gp-upload: error: ";
+  if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+  return make_error(why);
+}
+
 int upload_file(const ProfileArgs& args) {
   auto program = locate("gp-upload");
   if (!program) {
     gp::cli::error("cannot find 'gp-upload' next to '" + self_exe() + "' or on PATH");
     return gp::cli::kExitFailure;
   }
+  ::setenv("GPROFILER_TOKEN", args.options.token.c_str(), 1);  // not in gp-upload's argv
   auto cmd = gp::profile::upload_file_command(args.options, args.file_path);
   if (args.common.verbose > 0) cmd.args.insert(cmd.args.begin(), "-v");
   std::vector<char*> argv{program->data()};
@@ -160,9 +221,24 @@ int upload_file(const ProfileArgs& args) {
 }  // namespace
 
 int run(ProfileArgs& args) {
+  if (!args.not_implemented.empty()) {
+    std::string names;
+    for (const auto& n : args.not_implemented) names += (names.empty() ? "" : ", ") + n;
+    gp::cli::warning("not implemented by gp-profile, ignored: " + names);
+  }
+  if (args.extract_resources) {
+    gp::cli::warning("extract-resources: gp-profile has no bundled resources; nothing to extract");
+    return gp::cli::kExitOk;
+  }
   if (args.upload_file) return upload_file(args);
   const Options& o = args.options;
   ::umask(022);
+  if (args.disable_core_files) {
+    struct rlimit none {
+      0, 0
+    };
+    ::setrlimit(RLIMIT_CORE, &none);  // inherited by every profiler gp-profile starts
+  }
   if (auto ok = preconditions(args); !ok) {
     gp::cli::error(ok.error().message);
     return gp::cli::kExitFailure;
@@ -175,7 +251,9 @@ int run(ProfileArgs& args) {
   Log log;
   log.configure(args.common.verbose, args.common.quiet);
   if (!args.log_file.empty()) {
-    if (auto opened = log.open_file(args.log_file); !opened) {
+    if (auto opened =
+            log.open_file(args.log_file, args.log_rotate_max_size, args.log_rotate_backup_count);
+        !opened) {
       gp::cli::error(opened.error().message);
       return gp::cli::kExitFailure;
     }
@@ -201,13 +279,29 @@ int run(ProfileArgs& args) {
   }
   WorkDir work_dir{*work};
   install_signals();
+  const int64_t spawn_time = static_cast<int64_t>(::time(nullptr));
+  if (o.upload) {
+    Options& mo = args.options;
+    if (mo.spool_dir.empty()) mo.spool_dir = (work_dir.path / "spool").string();
+    mo.gpid_file = (work_dir.path / "gpid").string();  // a new agent gets a new gpid
+    ::setenv("GPROFILER_TOKEN", o.token.c_str(), 1);   // children get it without argv
+    if (auto healthy = studio_health_check(o, tools->upload, work_dir.path); !healthy) {
+      log.error(healthy.error().message);
+      return gp::cli::kExitFailure;
+    }
+    log.info(1, "The connection to the server was successfully established (service '" +
+                    o.service_name + "')");
+  }
+  const json::Value agent = gp::profile::static_metadata(spawn_time, args.run_arguments);
+  std::unique_ptr<gp::profile::MetricsMonitor> metrics;
+  if (o.collect_metrics) metrics = std::make_unique<gp::profile::MetricsMonitor>();
   if (o.perf_mode == gp::profile::PerfMode::smart)
     log.info(
         1, "--perf-mode smart records frame-pointer stacks only (gp-record has no DWARF unwinder)");
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions at " + std::to_string(o.frequency) + " Hz" +
                   (o.continuous ? ", continuous" : ""));
-  return profile_loop(o, *tools, work_dir.path, log);
+  return profile_loop(args, *tools, work_dir.path, log, agent, metrics.get());
 }
 
 }  // namespace gp::profile_tool

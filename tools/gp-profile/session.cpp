@@ -276,6 +276,12 @@ SessionOutcome run_session(const SessionContext& c, int number) {
     c.log.error(s.label() + ": no profile: gp-fold failed (" + folded.why + ")");
     return SessionOutcome::failed;
   }
+  if (c.agent != nullptr) {
+    gp::profile::MetricsMonitor::Metrics metrics;
+    if (c.metrics != nullptr) metrics = c.metrics->take();
+    if (auto st = gp::profile::apply_agent_header(col, *c.agent, rec.times.end, metrics); !st)
+      c.log.warning(s.label() + ": " + st.error().message);
+  }
   uint64_t samples = col_samples(col);
   std::string summary = s.label() + ": " + std::to_string(samples) + " samples";
   bool delivered = false;
@@ -296,7 +302,11 @@ SessionOutcome run_session(const SessionContext& c, int number) {
       summary += ", uploaded to " + c.options.server_host;
       delivered = true;
     } else {
-      stage_failed(s, "gp-upload", r, "this profile was not uploaded");
+      stage_failed(s, "gp-upload", r,
+                   c.options.spool_dir.empty()
+                       ? "this profile was not uploaded"
+                       : "unless refused, it waits in '" + c.options.spool_dir +
+                             "' and is sent before the next one");
     }
   }
   c.log.info(0, summary);

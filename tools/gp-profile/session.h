@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "gp/profile/agent.h"
 #include "gp/profile/plan.h"
 #include "log.h"
 
@@ -24,6 +25,9 @@ struct SessionContext {
   std::filesystem::path work_dir;  // private temporary directory of this gp-profile
   const std::atomic<bool>& stop;
   Log& log;
+  // The agent's metadata merged into every .col header, and its metrics (null: not collected).
+  const json::Value* agent = nullptr;
+  gp::profile::MetricsMonitor* metrics = nullptr;
 };
 
 enum class SessionOutcome { ok, failed, stopped };

@@ -10,8 +10,15 @@ void add_studio(CLI::App& app, UploadArgs& args) {
                                      "Performance Studio base URL (used when --token is given)")
                           ->capture_default_str(),
                       ValueHint::url);
-  app.add_option("--token", args.token,
-                 "Studio API key (GPROFILER-API-KEY); enables the Studio upload. Never printed");
+  auto* token = app.add_option("--token", args.token,
+                               "Studio API key (GPROFILER-API-KEY); enables the Studio upload. "
+                               "Never printed. Default: $GPROFILER_TOKEN");
+  gp::cli::hint_value(
+      app.add_option("--token-file", args.token_file,
+                     "Read the API key from the first line of this file (keeps it out of ps)")
+          ->check(CLI::ExistingFile)
+          ->excludes(token),
+      ValueHint::file);
   app.add_option("--service-name", args.service_name,
                  "Studio service name (GPROFILER-SERVICE-NAME)");
   app.add_flag("--no-verify", args.no_verify, "Do not verify the server's TLS certificate");
@@ -24,6 +31,14 @@ void add_studio(CLI::App& app, UploadArgs& args) {
       "Profile start, ISO-8601 (UTC unless it has a zone); default: from the .col header");
   app.add_option("--end-time", args.end_time,
                  "Profile end, ISO-8601; default: from the .col header");
+  app.add_flag("--health-check", args.health_check_only,
+               "Only check that the Studio answers and accepts the key (one attempt), then exit");
+  app.add_flag("--no-health-check", args.no_health_check,
+               "Upload without the health check first (a caller that already made it)");
+  gp::cli::hint_value(app.add_option("--gpid-file", args.gpid_file,
+                                     "Keep the Studio's gpid for this agent here (default: in "
+                                     "--spool)"),
+                      ValueHint::file);
 }
 
 void add_pyroscope(CLI::App& app, UploadArgs& args) {
@@ -56,7 +71,8 @@ void add_cli(CLI::App& app, UploadArgs& args) {
   add_studio(app, args);
   add_pyroscope(app, args);
   app.add_option("--retries", args.retries,
-                 "Extra attempts after connection errors, timeouts and 5xx answers (never 4xx)")
+                 "Extra attempts after connection errors, timeouts, 5xx and 429 answers (never "
+                 "other 4xx); a 429 waits for its Retry-After")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
   app.add_option("--retry-delay", args.retry_delay,
@@ -69,8 +85,12 @@ void add_cli(CLI::App& app, UploadArgs& args) {
   gp::cli::hint_value(
       app.add_option("--spool", args.spool,
                      "Keep copies of profiles that could not be sent here, and send "
-                     "them first next time; also keeps the Studio gpid"),
+                     "them first next time (oldest first); also keeps the Studio gpid"),
       ValueHint::directory);
+  app.add_option("--spool-max-bytes", args.spool_max_bytes,
+                 "Bound of the spool: the oldest profiles are dropped (with a warning) beyond "
+                 "it; 0: no bound")
+      ->capture_default_str();
   gp::cli::add_common_options(app, args.common);
 }
 

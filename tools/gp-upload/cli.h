@@ -15,8 +15,11 @@ struct UploadArgs {
   std::vector<std::string> inputs{"-"};  // .col files; "-" = stdin
   // Performance Studio
   std::string server_host = "https://profiler.granulate.io";
-  std::string token;
+  std::string token;  // also GPROFILER_TOKEN, or the first line of --token-file
+  std::string token_file;
   std::string service_name;
+  bool health_check_only = false;  // --health-check: check the Studio and exit
+  bool no_health_check = false;
   bool no_verify = false;
   std::string ca_file;
   std::string start_time, end_time;
@@ -31,6 +34,8 @@ struct UploadArgs {
   double retry_delay = 1;
   double timeout = 120;
   std::string spool;
+  uint64_t spool_max_bytes = 0;  // 0: unbounded
+  std::string gpid_file;         // default: <spool>/gpid
   gp::cli::CommonArgs common;
 };
 

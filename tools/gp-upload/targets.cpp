@@ -15,8 +15,8 @@ void Delivery::apply(HttpRequest& r) const {
 
 HttpResponse Delivery::send(const HttpRequest& r, const std::string& what) const {
   // The URL carries the token as `key`: log it redacted only.
-  gp::cli::info(
-      2, r.method + " " + redact(r.url, secret) + " (" + std::to_string(r.body.size()) + " bytes)");
+  gp::cli::info(2, r.method + " " + redact(hide_userinfo(r.url), secret) + " (" +
+                       std::to_string(r.body.size()) + " bytes)");
   return perform_with_retries(r, retry, [&](int attempt, const HttpResponse& resp, double delay) {
     gp::cli::info(1, redact(what + ": " + describe_failure(resp), secret) + "; retry " +
                          std::to_string(attempt) + " in " + std::to_string(delay).substr(0, 4) +
@@ -31,10 +31,10 @@ SendResult from_response(const HttpResponse& r, const std::string& secret) {
 }
 
 StudioTarget::StudioTarget(const UploadArgs& args, const Delivery& d, const HostFacts& host,
-                           const Spool* spool)
-    : delivery_(d), host_(host), spool_(spool) {
+                           std::string gpid_path)
+    : delivery_(d), host_(host), gpid_path_(std::move(gpid_path)) {
   config_ = {args.server_host, args.token, args.service_name, host.hostname, kVersion};
-  if (spool_ != nullptr) gpid_ = spool_->load_gpid();
+  if (!gpid_path_.empty()) gpid_ = load_gpid_file(gpid_path_);
 }
 
 SendResult StudioTarget::check_health() {
@@ -51,8 +51,9 @@ SendResult StudioTarget::send(const ColText& col, std::optional<int64_t> start,
   StudioTimes times = studio_times(header, host_.now, start, end);
   const json::Value* md = header.find("metadata");
   std::string hostname = md->get_string("hostname", host_.hostname);
-  std::string body = profile_body_json(times, hostname, profile_text(header, col.stacks), gpid_,
-                                       md->get_string("spawn_time"));
+  std::string body = profile_body_json(
+      times, hostname, profile_text(header, col.stacks), gpid_, md->get_string("spawn_time"),
+      header_metric(header, "cpu_avg"), header_metric(header, "mem_avg"));
   auto req = profile_request(config_, host_.now, body);
   if (!req) return {Outcome::permanent, req.error().message};
   delivery_.apply(*req);
@@ -62,8 +63,8 @@ SendResult StudioTarget::send(const ColText& col, std::optional<int64_t> start,
   std::string gpid = gpid_from_response(resp.body);
   if (!gpid.empty() && gpid != "0" && gpid != gpid_) {
     gpid_ = gpid;
-    if (spool_ != nullptr) {
-      if (auto st = spool_->save_gpid(gpid_); !st) gp::cli::warning(st.error().message);
+    if (!gpid_path_.empty()) {
+      if (auto st = save_gpid_file(gpid_path_, gpid_); !st) gp::cli::warning(st.error().message);
     }
   }
   return result;

@@ -32,8 +32,9 @@ struct Delivery {
 
 class StudioTarget {
  public:
+  // gpid_path: where the gpid is kept between runs ("" = nowhere).
   StudioTarget(const UploadArgs& args, const Delivery& d, const upload::HostFacts& host,
-               const upload::Spool* spool);
+               std::string gpid_path);
   // The health check; an error makes every upload fail with the same reason.
   SendResult check_health();
   SendResult send(const upload::ColText& col, std::optional<int64_t> start,
@@ -44,7 +45,7 @@ class StudioTarget {
   upload::StudioConfig config_;
   const Delivery& delivery_;
   const upload::HostFacts& host_;
-  const upload::Spool* spool_;
+  std::string gpid_path_;
   std::string gpid_;
 };
 

@@ -1,6 +1,7 @@
 // gp-upload's per-file loop: spooled files first, then the inputs; each to every target.
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -70,10 +71,13 @@ class Uploader {
   }
 
   int run(const std::vector<std::string>& inputs);
+  int health_check_only();
 
  private:
   bool upload(const Item& item);
-  SendResult studio_send(const ColText& col);
+  SendResult studio_send(const ColText& col, bool own_times);
+  void keep(const Item& item, const ColText* col);
+  std::string gpid_path() const;
 
   const UploadArgs& args_;
   Times times_;
@@ -83,13 +87,71 @@ class Uploader {
   std::unique_ptr<StudioTarget> studio_;
   std::optional<SendResult> studio_health_;
   std::unique_ptr<PyroscopeTarget> pyroscope_;
+  bool deferring_ = false;  // a transient failure happened: the rest waits in the spool
 };
 
-SendResult Uploader::studio_send(const ColText& col) {
+std::string Uploader::gpid_path() const {
+  if (!args_.gpid_file.empty()) return args_.gpid_file;
+  return spool_ ? spool_->gpid_path() : std::string();
+}
+
+// gProfiler's start-up check and its two messages (main.py, around ProfilerAPIClient).
+int Uploader::health_check_only() {
+  StudioTarget studio(args_, delivery_, host_, "");
+  SendResult r = studio.check_health();
+  if (r.outcome == Outcome::sent) {
+    gp::cli::info(1, "The connection to the server was successfully established (service '" +
+                         args_.service_name + "')");
+    return gp::cli::kExitOk;
+  }
+  if (r.outcome == Outcome::permanent) {
+    gp::cli::error("Server error: " + r.why);
+  } else {
+    const char* proxy = std::getenv("HTTPS_PROXY");
+    if (proxy == nullptr) proxy = std::getenv("https_proxy");
+    std::string shown =
+        proxy != nullptr ? "'" + redact(hide_userinfo(proxy), args_.token) + "'" : "none";
+    gp::cli::error(
+        "Failed to connect to server. It might be blocked by your security rules / firewall, or "
+        "you might require a proxy to access it from your environment? Proxy used: " +
+        shown + ". Error: " + r.why);
+  }
+  return gp::cli::kExitFailure;
+}
+
+// A copy of the item in the spool, its header holding the times it is uploaded with, so that
+// a later run sends it with its own span.
+void Uploader::keep(const Item& item, const ColText* col) {
+  std::string content = item.content;
+  if (col != nullptr && col->header) {
+    json::Value header = *col->header;
+    StudioTimes t = studio_times(header, host_.now, times_.start, times_.end);
+    header.set("start_time", json::Value::from_string(iso_utc(t.start)));
+    header.set("end_time", json::Value::from_string(iso_utc(t.end)));
+    content = profile_text(header, col->stacks);
+  }
+  auto kept = spool_->keep(item.name, content);
+  if (!kept) {
+    gp::cli::warning(kept.error().message);
+    return;
+  }
+  gp::cli::info(0, "kept a copy of '" + item.name + "' in '" + *kept + "' for the next run");
+  if (args_.spool_max_bytes > 0) {
+    size_t dropped = spool_->trim(args_.spool_max_bytes);
+    if (dropped > 0)
+      gp::cli::warning("spool '" + spool_->dir() + "' is over " +
+                       std::to_string(args_.spool_max_bytes) + " bytes: dropped the " +
+                       std::to_string(dropped) + " oldest profile(s), which are lost");
+  }
+}
+
+SendResult Uploader::studio_send(const ColText& col, bool own_times) {
+  if (args_.no_health_check && !studio_health_) studio_health_ = SendResult{};
   if (!studio_health_) {
     studio_health_ = studio_->check_health();
     if (studio_health_->outcome != Outcome::sent)
-      gp::cli::error("Studio health check failed '" + redact(args_.server_host, args_.token) +
+      gp::cli::error("Studio health check failed '" +
+                     redact(hide_userinfo(args_.server_host), args_.token) +
                      "': " + studio_health_->why);
   }
   // A transient health failure is retried with the next file; a 4xx one is final.
@@ -99,6 +161,8 @@ SendResult Uploader::studio_send(const ColText& col) {
     return r;
   }
   if (studio_health_->outcome == Outcome::permanent) return *studio_health_;
+  // A spooled profile is sent with the times written in its header.
+  if (own_times) return studio_->send(col, std::nullopt, std::nullopt);
   return studio_->send(col, times_.start, times_.end);
 }
 
@@ -107,6 +171,11 @@ bool Uploader::upload(const Item& item) {
   auto col = split_col(item.content);
   if (!col) {
     gp::cli::error("cannot upload '" + item.name + "': " + col.error().message);
+    return false;
+  }
+  if (deferring_) {
+    // The server failed a moment ago: keep the order, try again next run.
+    if (item.spool_path.empty() && spool_) keep(item, &*col);
     return false;
   }
   bool transient = false, failed = false;
@@ -119,30 +188,30 @@ bool Uploader::upload(const Item& item) {
     transient |= r.outcome == Outcome::transient;
     gp::cli::error("cannot upload '" + item.name + "' to " + target + ": " + r.why);
   };
-  if (studio_) report("the Studio", studio_send(*col));
+  if (studio_) report("the Studio", studio_send(*col, !item.spool_path.empty()));
   if (pyroscope_) {
     json::Value header = col->header ? *col->header : minimal_header();
     header.set("metadata",
                header.find("metadata") ? *header.find("metadata") : json::Value::object());
-    StudioTimes t = studio_times(header, host_.now, times_.start, times_.end);
+    bool own = !item.spool_path.empty();
+    StudioTimes t = studio_times(header, host_.now, own ? std::nullopt : times_.start,
+                                 own ? std::nullopt : times_.end);
     report("Pyroscope", pyroscope_->send(*col, t));
   }
   if (!failed) {
     if (!item.spool_path.empty()) (void)spool_->remove(item.spool_path);
     return true;
   }
-  if (transient && spool_ && item.spool_path.empty()) {
-    auto kept = spool_->keep(item.name, item.content);
-    if (kept)
-      gp::cli::info(0, "kept a copy of '" + item.name + "' in '" + *kept + "' for the next run");
-    else gp::cli::warning(kept.error().message);
+  if (transient && spool_) {
+    deferring_ = true;
+    if (item.spool_path.empty()) keep(item, &*col);
   }
   return false;
 }
 
 int Uploader::run(const std::vector<std::string>& inputs) {
   if (!args_.token.empty())
-    studio_ = std::make_unique<StudioTarget>(args_, delivery_, host_, spool_.get());
+    studio_ = std::make_unique<StudioTarget>(args_, delivery_, host_, gpid_path());
   if (!args_.pyroscope.empty()) pyroscope_ = std::make_unique<PyroscopeTarget>(args_, delivery_);
   std::vector<Item> items;
   size_t total = 0, failed = 0;
@@ -178,7 +247,25 @@ int Uploader::run(const std::vector<std::string>& inputs) {
 
 }  // namespace
 
-int run(const UploadArgs& args) {
+int run(const UploadArgs& typed) {
+  UploadArgs args = typed;
+  if (args.token.empty() && args.token_file.empty()) {
+    const char* env = std::getenv("GPROFILER_TOKEN");  // gProfiler's variable
+    if (env != nullptr) args.token = env;
+  }
+  if (!args.token_file.empty()) {
+    std::ifstream in(args.token_file);
+    std::getline(in, args.token);
+    while (!args.token.empty() && (args.token.back() == '\r' || args.token.back() == ' '))
+      args.token.pop_back();
+    if (args.token.empty()) return usage("no token in '" + args.token_file + "'");
+  }
+  if (args.health_check_only) {
+    if (args.token.empty() || args.service_name.empty())
+      return usage("--health-check needs --token and --service-name");
+    Uploader up(args, Times{});
+    return up.health_check_only();
+  }
   if (args.token.empty() && args.pyroscope.empty())
     return usage(
         "no upload target: give --token and --service-name (Studio) and/or --pyroscope URL");
@@ -190,7 +277,7 @@ int run(const UploadArgs& args) {
   if (std::count(args.inputs.begin(), args.inputs.end(), "-") > 1)
     return usage("standard input ('-') given more than once");
   Uploader up(args, times);
-  return up.run(args.inputs);
+  return up.run(args.inputs);  // `args` outlives `up`: both end here
 }
 
 }  // namespace gp::upload_tool

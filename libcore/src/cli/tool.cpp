@@ -105,15 +105,16 @@ std::unique_ptr<CLI::App> make_app(std::string_view program, std::string_view de
                                    std::string_view examples) {
   auto app = std::make_unique<CLI::App>(std::string(description), std::string(program));
   app->footer("\nEXAMPLES\n" + std::string(examples) +
-             "\nExit status: 0 ok, 1 failure, 2 usage error, 3 partial output.\nSee " +
-             std::string(program) + "(1) and gp(7).");
+              "\nExit status: 0 ok, 1 failure, 2 usage error, 3 partial output.\nSee " +
+              std::string(program) + "(1) and gp(7).");
   app->set_version_flag("--version", std::string(program) + " (gp) " + kVersion);
   app->get_formatter()->column_width(34);
   return app;
 }
 
 void add_common_options(CLI::App& app, CommonArgs& args) {
-  app.add_flag("-v,--verbose", args.verbose, "More diagnostics on stderr (repeat: -vv debug, -vvv trace)");
+  app.add_flag("-v,--verbose", args.verbose,
+               "More diagnostics on stderr (repeat: -vv debug, -vvv trace)");
   app.add_flag("-q,--quiet", args.quiet, "Only errors on stderr");
   choices(app.add_option("--color", args.color, "Colour diagnostics: auto, always, never")
               ->capture_default_str(),
@@ -129,9 +130,9 @@ CLI::Option* hint_value(CLI::Option* opt, ValueHint hint) {
   return opt;
 }
 
-CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values) {
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values, bool check) {
   choice_table()[opt] = values;
-  opt->check(CLI::IsMember(values));
+  if (check) opt->check(CLI::IsMember(values));
   return opt;
 }
 

@@ -69,11 +69,12 @@ std::optional<std::string> validate(const Options& o, bool running_as_root) {
     return "--perf-mode dwarf is not available: gp-record unwinds with frame pointers only "
            "(use --perf-mode fp, or smart, which records fp)";
   if (o.perf_mode == PerfMode::smart && o.frequency > 100)
-    return "--profiling-frequency|-f can't be larger than 100 when using --perf-mode smart|dwarf";
+    return "--profiling-frequency|-f can't be larger than 100 when using --perf-mode 'smart' or "
+           "'dwarf'";
   auto node = mode_of(o, "nodejs");
   if ((node == "perf" || node == "attach-maps") &&
       !(o.perf_mode == PerfMode::fp || o.perf_mode == PerfMode::smart))
-    return "--nodejs-mode " + std::string(node) + " requires --perf-mode fp or smart";
+    return "--nodejs-mode perf or attach-maps requires --perf-mode 'fp' or 'smart'";
   if (o.rootless && o.pids.empty()) return "--rootless requires --pids";
   if (o.rootless && running_as_root) return "--rootless cannot be used when running as root";
   if (!system_enabled(o) && !runtimes_enabled(o)) return "All profilers are disabled!";
@@ -101,6 +102,7 @@ Command runtime_command(const Options& o, const std::string& out) {
       c.args.insert(c.args.end(), {"--" + r.option + "-mode", r.mode});
     }
   }
+  if (!o.profile_spawned_processes) c.args.push_back("--no-profile-spawned-processes");
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   return c;
@@ -138,8 +140,7 @@ Command flame_command(const std::string& col, const std::string& out, const Sess
 namespace {
 
 Command studio_base(const Options& o) {
-  Command c{"gp-upload",
-            {"--server-host", o.server_host, "--token", o.token, "--service-name", o.service_name}};
+  Command c{"gp-upload", {"--server-host", o.server_host, "--service-name", o.service_name}};
   if (o.no_verify) c.args.push_back("--no-verify");
   char timeout[32];
   std::snprintf(timeout, sizeof timeout, "%g", o.upload_timeout_s);
@@ -151,7 +152,20 @@ Command studio_base(const Options& o) {
 
 Command upload_command(const Options& o, const std::string& col, const SessionTimes& t) {
   Command c = studio_base(o);
+  c.args.push_back("--no-health-check");  // made once, at start-up
+  if (!o.gpid_file.empty()) c.args.insert(c.args.end(), {"--gpid-file", o.gpid_file});
+  if (!o.spool_dir.empty()) {
+    c.args.insert(c.args.end(), {"--spool", o.spool_dir});
+    if (o.spool_max_bytes > 0)
+      c.args.insert(c.args.end(), {"--spool-max-bytes", std::to_string(o.spool_max_bytes)});
+  }
   c.args.insert(c.args.end(), {"--start-time", t.start, "--end-time", t.end, col});
+  return c;
+}
+
+Command health_check_command(const Options& o) {
+  Command c = studio_base(o);
+  c.args.insert(c.args.end(), {"--retries", "0", "--health-check"});
   return c;
 }
 
@@ -161,12 +175,23 @@ Command upload_file_command(const Options& o, const std::string& col) {
   return c;
 }
 
+// "https://user:pass@host/x" → "https://***@host/x".
+std::string without_userinfo(const std::string& arg) {
+  size_t scheme = arg.find("://");
+  if (scheme == std::string::npos) return arg;
+  size_t start = scheme + 3, end = arg.find_first_of("/?#", start);
+  if (end == std::string::npos) end = arg.size();
+  size_t at = arg.rfind('@', end - 1);
+  if (at == std::string::npos || at < start || end == start) return arg;
+  return arg.substr(0, start) + "***" + arg.substr(at);
+}
+
 std::string describe(const Command& c) {
   std::string line = c.tool;
   bool secret = false;
   for (const auto& a : c.args) {
     line += ' ';
-    line += secret ? std::string("***") : quoted(a);
+    line += secret ? std::string("***") : quoted(without_userinfo(a));
     secret = a == "--token";
   }
   return line;

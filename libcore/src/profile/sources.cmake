@@ -4,4 +4,5 @@ target_sources(gp_core PRIVATE
   src/profile/child.cpp
   src/profile/output.cpp
   src/profile/instance.cpp
+  src/profile/agent.cpp
 )

@@ -85,7 +85,10 @@ HttpResponse perform(const HttpRequest& request) {
     return out;
   }
   curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &out.status);
-  out.transient = out.status >= 500;
+  out.transient = out.status >= 500 || out.status == 429;
+  curl_off_t retry_after = 0;  // seconds; libcurl also converts an HTTP-date
+  if (curl_easy_getinfo(e.h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0)
+    out.retry_after_s = static_cast<double>(retry_after);
   return out;
 }
 
@@ -96,8 +99,10 @@ HttpResponse perform_with_retries(
   for (int attempt = 0;; ++attempt) {
     HttpResponse r = perform(request);
     if (r.ok() || !r.transient || attempt >= policy.retries) return r;
-    if (on_retry) on_retry(attempt + 1, r, delay);
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    if (r.retry_after_s > policy.max_delay_s) return r;  // too long to wait here
+    double wait = r.retry_after_s > 0 ? r.retry_after_s : delay;
+    if (on_retry) on_retry(attempt + 1, r, wait);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     delay = std::min(delay * 2, policy.max_delay_s);
   }
 }

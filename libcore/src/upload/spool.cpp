@@ -105,15 +105,41 @@ Status Spool::remove(const std::string& path) const {
   return ok_status();
 }
 
-std::string Spool::load_gpid() const {
-  std::ifstream in(fs::path(dir_) / "gpid");
+size_t Spool::trim(uint64_t max_bytes) const {
+  std::vector<std::pair<std::string, uint64_t>> files;
+  uint64_t total = 0;
+  for (const std::string& p : pending()) {
+    std::error_code ec;
+    uint64_t size = fs::file_size(p, ec);
+    if (ec) continue;
+    files.emplace_back(p, size);
+    total += size;
+  }
+  size_t dropped = 0;
+  for (const auto& [path, size] : files) {
+    if (total <= max_bytes) break;
+    std::error_code ec;
+    if (fs::remove(path, ec)) {
+      total -= size;
+      ++dropped;
+    }
+  }
+  return dropped;
+}
+
+std::string Spool::gpid_path() const { return (fs::path(dir_) / "gpid").string(); }
+std::string Spool::load_gpid() const { return load_gpid_file(gpid_path()); }
+Status Spool::save_gpid(std::string_view gpid) const { return save_gpid_file(gpid_path(), gpid); }
+
+std::string load_gpid_file(const std::string& path) {
+  std::ifstream in(path);
   std::string gpid;
   std::getline(in, gpid);
   return gpid;
 }
 
-Status Spool::save_gpid(std::string_view gpid) const {
-  return write_atomically(fs::path(dir_) / "gpid", std::string(gpid) + "\n");
+Status save_gpid_file(const std::string& path, std::string_view gpid) {
+  return write_atomically(path, std::string(gpid) + "\n");
 }
 
 }  // namespace gp::upload

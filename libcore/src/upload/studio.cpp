@@ -46,7 +46,6 @@ void ensure(Value& md, std::string_view key, bool valid, Value fallback) {
   if (!valid) md.set(key, std::move(fallback));
 }
 
-
 Value str(const std::string& s) { return Value::from_string(s); }
 
 void complete_strings(Value& md, const HostFacts& h) {
@@ -137,17 +136,28 @@ std::string profile_text(const json::Value& header, std::string_view stacks) {
 
 std::string profile_body_json(const StudioTimes& times, std::string_view hostname,
                               std::string_view profile, std::string_view gpid,
-                              std::string_view spawn_time) {
+                              std::string_view spawn_time, json::Value cpu_avg,
+                              json::Value mem_avg) {
   Value body = Value::object();
   body.set("start_time", str(iso_utc(times.start)));
   body.set("end_time", str(iso_utc(times.end)));
   body.set("hostname", Value::from_string(std::string(hostname)));
   body.set("profile", Value::from_string(std::string(profile)));
-  body.set("cpu_avg", Value::null());
-  body.set("mem_avg", Value::null());
+  body.set("cpu_avg", std::move(cpu_avg));
+  body.set("mem_avg", std::move(mem_avg));
   body.set("spawn_time", Value::from_string(std::string(spawn_time)));
-  body.set("gpid", Value::from_string(std::string(gpid)));
+  // The agent sends back the gpid as the server returned it: an int (a string only if it was).
+  bool numeric = !gpid.empty() && gpid.size() < 19 &&
+                 std::all_of(gpid.begin(), gpid.end(), [](char c) { return c >= '0' && c <= '9'; });
+  body.set("gpid", numeric ? Value::from_int(std::stoll(std::string(gpid)))
+                           : Value::from_string(std::string(gpid)));
   return json::dump_utf8(body);
+}
+
+json::Value header_metric(const json::Value& header, std::string_view key) {
+  const Value* metrics = header.find("metrics");
+  const Value* v = metrics != nullptr && metrics->is_object() ? metrics->find(key) : nullptr;
+  return v != nullptr && v->is_number() ? *v : Value::null();
 }
 
 QueryParams studio_query(const StudioConfig& c, int64_t now) {

@@ -135,4 +135,14 @@ std::string redact(std::string text, std::string_view secret) {
   return text;
 }
 
+std::string hide_userinfo(std::string_view url) {
+  size_t scheme = url.find("://");
+  size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", start);
+  if (end == std::string_view::npos) end = url.size();
+  size_t at = url.rfind('@', end == 0 ? 0 : end - 1);
+  if (at == std::string_view::npos || at < start || at >= end) return std::string(url);
+  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(at));
+}
+
 }  // namespace gp::upload

@@ -3,8 +3,8 @@
 // ("gp-TOOL: error: ..."), exit codes, CLI11 setup, stdout checks. This is the one libcore
 // module that writes to stderr — it exists so each tool's main.cpp stays thin.
 
-#include <CLI/CLI.hpp>
 #include <signal.h>
+#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <map>
@@ -47,7 +47,8 @@ void add_common_options(CLI::App& app, CommonArgs& args);
 // Completion metadata kept beside the CLI11 definition (CLI11 cannot report it back).
 enum class ValueHint { none, file, archive, directory, command, url };
 CLI::Option* hint_value(CLI::Option* opt, ValueHint hint);
-CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values);
+// Records the values for completions; with check, CLI11 also refuses any other value.
+CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values, bool check = true);
 ValueHint value_hint(const CLI::Option* opt);
 const std::vector<std::string>* value_choices(const CLI::Option* opt);
 

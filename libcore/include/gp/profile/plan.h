@@ -8,6 +8,7 @@
 // running anything. A Command names a tool ("gp-fold") and its arguments without argv[0]; the
 // tool is located by child.h's find_tool().
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +45,9 @@ struct Options {
   bool application_identifiers = true;   // false: --disable-application-identifiers
   bool application_metadata = true;      // false: --disable-application-metadata
   std::string profile_api_version = "v2";
-  bool truncated_marker = true;  // false: gp-fold --no-truncated-marker
+  bool truncated_marker = true;            // false: gp-fold --no-truncated-marker
+  bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
+  bool collect_metrics = true;             // false: --disable-metrics-collection
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;
@@ -57,6 +60,11 @@ struct Options {
   std::string service_name;
   bool no_verify = false;
   double upload_timeout_s = 120;
+  // Continuous delivery: sessions whose upload fails wait in gp-upload's spool (bounded), and
+  // the Studio's gpid of this agent is kept in gpid_file between sessions.
+  std::string spool_dir;
+  uint64_t spool_max_bytes = 0;
+  std::string gpid_file;
   // Privileges.
   bool rootless = false;
 };
@@ -94,12 +102,16 @@ std::optional<Command> merge_command(const Options& options, const std::string& 
 Command symbolize_command(const std::string& in, const std::string& out);
 Command fold_command(const Options& options, const std::string& in, const std::string& out);
 Command flame_command(const std::string& col, const std::string& out, const SessionTimes& times);
+// The token never goes in a command line (visible in ps): gp-upload reads GPROFILER_TOKEN from
+// the environment gp-profile gives it.
 Command upload_command(const Options& options, const std::string& col, const SessionTimes& times);
+// gProfiler's start-up check of the Studio: one attempt, gp-upload prints gProfiler's message.
+Command health_check_command(const Options& options);
 // `gp-profile upload-file`: one .col as it is (the header's times, or now, as gp-upload does).
 Command upload_file_command(const Options& options, const std::string& col);
 
 // The command as one loggable line: arguments quoted when needed, the --token value replaced
-// by "***" (it must never reach a log).
+// by "***" and URL credentials (https://user:pass@host) by "***@" (they must never reach a log).
 std::string describe(const Command& command);
 
 }  // namespace gp::profile

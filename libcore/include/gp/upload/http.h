@@ -1,7 +1,8 @@
 #pragma once
 // HTTP(S) requests through libcurl, with gp-upload's retry policy: connection errors,
-// timeouts and 5xx are retried with exponential back-off; 4xx never are (the request itself
-// has to change). libcurl picks proxies from http_proxy/https_proxy/HTTPS_PROXY/no_proxy.
+// timeouts, 5xx and 429 (Too Many Requests) are retried, after the server's Retry-After when it
+// gives one, else with exponential back-off; other 4xx never are (the request has to change).
+// libcurl picks proxies from http_proxy/https_proxy/HTTPS_PROXY/no_proxy.
 
 #include <functional>
 #include <string>
@@ -26,8 +27,9 @@ struct HttpRequest {
 struct HttpResponse {
   long status = 0;  // 0 when no response arrived
   std::string body;
-  bool transient = false;  // connection error, timeout or 5xx: worth retrying
-  std::string error;       // transport error text (no URL, no secrets)
+  bool transient = false;    // connection error, timeout, 5xx or 429: worth retrying
+  double retry_after_s = 0;  // the server's Retry-After (seconds), 0 when absent
+  std::string error;         // transport error text (no URL, no secrets)
   bool ok() const { return status >= 200 && status < 300; }
 };
 
@@ -40,7 +42,8 @@ struct RetryPolicy {
   double max_delay_s = 30;
 };
 
-// Attempts until success, a non-transient answer, or retries run out. `on_retry(attempt,
+// Attempts until success, a non-transient answer, or retries run out. A Retry-After longer
+// than policy.max_delay_s ends the attempts (the caller spools the request). `on_retry(attempt,
 // response, delay)` is called before each wait (for -v logs).
 HttpResponse perform_with_retries(
     const HttpRequest& request, const RetryPolicy& policy,

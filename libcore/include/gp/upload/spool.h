@@ -27,9 +27,13 @@ class Spool {
   // Writes a copy of `content` (atomically: temp file then rename); returns its path.
   Result<std::string> keep(std::string_view source_name, std::string_view content) const;
   Status remove(const std::string& path) const;
+  // Drops the oldest profiles until the spooled ones total at most `max_bytes`; returns how
+  // many were dropped.
+  size_t trim(uint64_t max_bytes) const;
 
   std::string load_gpid() const;  // "" when none was saved
   Status save_gpid(std::string_view gpid) const;
+  std::string gpid_path() const;
 
   const std::string& dir() const { return dir_; }
 
@@ -37,5 +41,10 @@ class Spool {
   std::string dir_;
   mutable uint32_t owner_ = 0;  // the directory's owner, set by init()
 };
+
+// The gpid kept in a file of its own (first line; "" when the file is missing), written
+// atomically.
+std::string load_gpid_file(const std::string& path);
+Status save_gpid_file(const std::string& path, std::string_view gpid);
 
 }  // namespace gp::upload

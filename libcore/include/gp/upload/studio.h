@@ -51,9 +51,14 @@ StudioTimes studio_times(const json::Value& header, int64_t now, std::optional<i
 std::string profile_text(const json::Value& header, std::string_view stacks);
 
 // The JSON document of POST /api/v2/profiles (ensure_ascii=False, agent field order).
+// cpu_avg/mem_avg: the header's "metrics" members (null when absent), as the agent sends them.
 std::string profile_body_json(const StudioTimes& times, std::string_view hostname,
                               std::string_view profile, std::string_view gpid,
-                              std::string_view spawn_time);
+                              std::string_view spawn_time, json::Value cpu_avg = {},
+                              json::Value mem_avg = {});
+
+// The header's metrics.cpu_avg / metrics.mem_avg when they are numbers, else null.
+json::Value header_metric(const json::Value& header, std::string_view key);
 
 struct StudioConfig {
   std::string server_host;

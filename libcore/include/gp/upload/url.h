@@ -29,4 +29,8 @@ std::optional<int64_t> parse_iso(std::string_view s);
 // the token must never reach a log line or an error message.
 std::string redact(std::string text, std::string_view secret);
 
+// `url` with the credentials of its authority ("https://user:password@host/...") replaced by
+// "***" (https://***@host/...); other URLs unchanged. For every URL that reaches a log line.
+std::string hide_userinfo(std::string_view url);
+
 }  // namespace gp::upload

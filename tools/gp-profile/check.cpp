@@ -1,0 +1,343 @@
+// gp-profile's parsed arguments → gp::profile::Options, with gProfiler's checks and messages
+// (parse_cmd_args in gprofiler/main.py; argparse's "argument X: invalid ... value" wording).
+// Every refusal is a CLI::ValidationError: one line, exit 2.
+#include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include <unistd.h>
+
+#include "cli.h"
+#include "gp/runtime/registry.h"
+
+namespace gp::profile_tool {
+namespace {
+
+using gp::profile::Options;
+
+[[noreturn]] void refuse(const std::string& message) { throw CLI::ValidationError(message); }
+
+std::string repr(const std::string& s) {
+  return s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? "\"" + s + "\""
+                                                                               : "'" + s + "'";
+}
+
+// Python's int(): blanks around, an optional sign, digits (underscores between them).
+std::optional<long> python_int(const std::string& text) {
+  size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  std::string digits;
+  bool negative = false;
+  if (b < e && (text[b] == '+' || text[b] == '-')) negative = text[b++] == '-';
+  for (size_t i = b; i < e; ++i) {
+    char c = text[i];
+    if (c == '_' && i > b && i + 1 < e && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+        std::isdigit(static_cast<unsigned char>(text[i + 1])))
+      continue;
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    digits += c;
+  }
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  long v = std::strtol(digits.c_str(), nullptr, 10);
+  return negative ? -v : v;
+}
+
+// humanfriendly.parse_size(binary=True): a number and an optional unit (b, k, kb, kib, m, ...).
+std::optional<long> parse_size(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  size_t start = i;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
+  if (i == start) return std::nullopt;
+  double number = std::strtod(text.substr(start, i - start).c_str(), nullptr);
+  std::string unit;
+  for (; i < text.size(); ++i) {
+    if (!std::isspace(static_cast<unsigned char>(text[i])))
+      unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+  }
+  static const char* const kPrefixes = "kmgtpezy";
+  double scale = 1;
+  if (!unit.empty() && unit != "b" && unit != "byte" && unit != "bytes") {
+    const char* p = std::strchr(kPrefixes, unit[0]);
+    std::string rest = unit.substr(1);
+    if (p == nullptr || !(rest.empty() || rest == "b" || rest == "ib")) return std::nullopt;
+    for (const char* q = kPrefixes; q <= p; ++q) scale *= 1024;
+  }
+  return static_cast<long>(number * scale);
+}
+
+struct Checked {
+  CLI::App& app;
+  ProfileArgs& args;
+
+  bool given(const std::string& key) const {
+    const CLI::Option* o = app.get_option_no_throw("--" + key);
+    return o != nullptr && o->count() > 0;
+  }
+  bool flag(const std::string& key) const {
+    auto it = args.flags.find(key);
+    return it != args.flags.end() && it->second;
+  }
+  const std::string& text(const std::string& key) const { return args.values.at(key); }
+  long integer(const std::string& key, long fallback) const {
+    if (!given(key)) return fallback;
+    return python_int(text(key)).value_or(fallback);
+  }
+  // True when option `a` was given after option `b` (argparse: the last one wins).
+  bool later(const std::string& a, const std::string& b) const {
+    const CLI::Option* oa = app.get_option_no_throw(a);
+    const CLI::Option* ob = app.get_option_no_throw(b);
+    long ia = -1, ib = -1, i = 0;
+    for (const CLI::Option* o : app.parse_order()) {
+      if (o == oa) ia = i;
+      if (o == ob) ib = i;
+      ++i;
+    }
+    return ia > ib;
+  }
+};
+
+void check_one(const ValueCheck& c, const std::string& v) {
+  const std::string arg = "argument " + c.display + ": ";
+  switch (c.type) {
+    case ValueType::text:
+      return;
+    case ValueType::positive_integer: {
+      auto n = python_int(v);
+      if (!n) refuse(arg + "invalid positive_integer value: " + repr(v));
+      if (*n <= 0) refuse(arg + "invalid positive integer value: " + std::to_string(*n));
+      return;
+    }
+    case ValueType::nonnegative_integer: {
+      auto n = python_int(v);
+      if (!n) refuse(arg + "invalid nonnegative_integer value: " + repr(v));
+      if (*n < 0) refuse(arg + "invalid non-negative integer value: " + std::to_string(*n));
+      return;
+    }
+    case ValueType::integer:
+      if (!python_int(v)) refuse(arg + "invalid int value: " + repr(v));
+      return;
+    case ValueType::integer_range: {
+      auto n = python_int(v);
+      if (!n) refuse(arg + "invalid integer_range_check value: " + repr(v));
+      if (*n < c.lo || *n >= c.hi)
+        refuse(arg + "invalid integer value " + std::to_string(*n) + " (out of range " +
+               std::to_string(c.lo) + "-" + std::to_string(c.hi) + ")");
+      return;
+    }
+    case ValueType::integers_list: {
+      size_t start = 0;
+      while (true) {
+        size_t comma = v.find(',', start);
+        if (!python_int(v.substr(start, comma == std::string::npos ? comma : comma - start)))
+          refuse(arg +
+                 "Integer list should be a single integer, or comma separated list of integers "
+                 "f.e. 13,452,2388");
+        if (comma == std::string::npos) return;
+        start = comma + 1;
+      }
+    }
+    case ValueType::choice: {
+      for (const auto& ch : c.choices)
+        if (ch == v) return;
+      std::string all;
+      for (const auto& ch : c.choices) all += (all.empty() ? "" : ", ") + repr(ch);
+      refuse(arg + "invalid choice: " + repr(v) + " (choose from " + all + ")");
+    }
+    case ValueType::enum_list: {
+      std::string all;
+      for (const auto& ch : c.choices) all += (all.empty() ? "" : ", ") + repr(ch);
+      size_t start = 0;
+      while (true) {
+        size_t comma = v.find(',', start);
+        std::string item = v.substr(start, comma == std::string::npos ? comma : comma - start);
+        bool ok = false;
+        for (const auto& ch : c.choices) ok |= ch == item;
+        if (!ok) refuse(arg + "invalid value " + repr(item) + " (allowed values: [" + all + "])");
+        if (comma == std::string::npos) return;
+        start = comma + 1;
+      }
+    }
+    case ValueType::size:
+      if (!parse_size(v)) refuse(arg + "invalid size value: " + repr(v));
+      return;
+  }
+}
+
+void check_types(const Checked& k) {
+  for (const ValueCheck& c : k.args.checks) {
+    if (!k.given(c.key)) continue;
+    auto list = k.args.lists.find(c.key);
+    if (list != k.args.lists.end()) {
+      for (const std::string& v : list->second) check_one(c, v);
+    } else if (!(c.type == ValueType::text && k.text(c.key).empty())) {
+      check_one(c, k.text(c.key));
+    }
+  }
+}
+
+void set_runtimes(const Checked& k, Options& o) {
+  o.runtimes.clear();
+  const auto runtimes = gp::runtime::all_runtimes();
+  for (size_t i = 0; i < runtimes.size(); ++i) {
+    const auto& rt = k.args.runtimes[i];
+    std::string option = "--" + rt.option + "-mode";
+    bool off =
+        rt.disabled && !(k.given(rt.option + "-mode") && k.later(option, "--no-" + rt.option));
+    std::string mode = "disabled";
+    if (!off) {
+      auto canonical = gp::runtime::normalize_mode(runtimes[i], rt.mode);
+      if (!canonical) {
+        std::string all;
+        for (const auto& v : gp::runtime::accepted_mode_values(runtimes[i]))
+          all += (all.empty() ? "" : ", ") + repr(v);
+        refuse("argument " + option + ": invalid choice: " + repr(rt.mode) + " (choose from " +
+               all + ")");
+      }
+      mode = *canonical;
+    }
+    o.runtimes.push_back({rt.option, mode});
+  }
+}
+
+std::vector<int> pids_of(const Checked& k) {
+  std::vector<int> pids;
+  for (const std::string& item : k.args.lists["pids"]) {
+    size_t start = 0;
+    while (true) {
+      size_t comma = item.find(',', start);
+      long v = python_int(item.substr(start, comma == std::string::npos ? comma : comma - start))
+                   .value_or(0);
+      if (v > 0 && v <= INT_MAX) pids.push_back(static_cast<int>(v));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return pids;
+}
+
+// parse_cmd_args's rules, in its order and with its messages.
+void check_rules(const Checked& k, const std::string& mode, bool frequency_given) {
+  const ProfileArgs& a = k.args;
+  bool period = k.given("perf-event-period") && k.integer("perf-event-period", 0) != 0;
+  if (period && frequency_given)
+    refuse(
+        "--perf-event-period and -f/--frequency are mutually exclusive. Use "
+        "--perf-event-period for period-based sampling or -f for frequency-based sampling.");
+  if (mode == "cpu" && k.given("alloc-interval") && !k.text("alloc-interval").empty())
+    refuse("--alloc-interval is only allowed in allocation profiling (--mode=allocation)");
+  if (mode == "allocation" && frequency_given)
+    refuse("-f|--frequency is only allowed in cpu profiling (--mode=cpu)");
+  const Options& o = a.options;
+  if (o.upload) {
+    if (o.token.empty()) refuse("Must provide --token when --upload-results is passed");
+    if (o.service_name.empty() && !k.flag("databricks-job-name-as-service-name"))
+      refuse("Must provide --service-name when --upload-results is passed");
+  }
+  if (!o.upload && o.output_dir.empty() && !a.extract_resources)
+    refuse("Must pass at least one output method (--upload-results / --output-dir)");
+  if (a.extract_resources && a.resources_dest.empty())
+    refuse("Must provide --resources-dest when extract-resources");
+  if (k.integer("perf-dwarf-stack-size", 8192) > 65528)
+    refuse("--perf-dwarf-stack-size maximum size is 65528");
+  if (o.profile_spawned_processes && k.given("pids"))
+    refuse("--pids is not allowed when profiling spawned processes");
+  if (k.flag("enable-heartbeat-server")) {
+    if (!o.upload) refuse("--enable-heartbeat-server requires --upload-results to be enabled");
+    if (o.token.empty()) refuse("--enable-heartbeat-server requires --token to be provided");
+    if (o.service_name.empty())
+      refuse("--enable-heartbeat-server requires --service-name to be provided");
+  }
+  bool event = k.given("perf-event") && !k.text("perf-event").empty();
+  if (period && !event) refuse("--perf-event-period requires --perf-event to be specified");
+  if (k.given("hw-events-file") && !k.text("hw-events-file").empty() && !event)
+    refuse("--hw-events-file requires --perf-event to be specified");
+  if (event && mode != "cpu")
+    refuse("--perf-event is only supported in cpu profiling mode (--mode=cpu)");
+}
+
+// gProfiler's run_arguments: its argparse namespace. Ours: each option under its long name with
+// '_' for '-', flags as booleans, lists as arrays, others as the text typed or the default.
+json::Value run_arguments(const CLI::App& app) {
+  json::Value out = json::Value::object();
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_lnames().empty() || o->get_group().empty()) continue;
+    std::string name = o->get_lnames().front();
+    if (name == "help" || name == "version" || name == "color" || name == "quiet" ||
+        name == "config" || name.find("token") != std::string::npos)
+      continue;
+    for (char& c : name) c = c == '-' ? '_' : c;
+    const auto& results = o->results();
+    if (o->get_type_size_max() == 0 || o->get_expected_max() == 0) {
+      out.set(name, json::Value::from_bool(o->count() > 0));
+    } else if (o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) {
+      json::Value list = json::Value::array();
+      for (const auto& r : results) list.push_back(json::Value::from_string(r));
+      out.set(name, o->count() > 0 ? std::move(list) : json::Value::null());
+    } else if (o->count() > 0 && !results.empty()) {
+      out.set(name, json::Value::from_string(results.back()));
+    } else {
+      const std::string& d = o->get_default_str();
+      out.set(name, d.empty() ? json::Value::null() : json::Value::from_string(d));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void finish(CLI::App& app, ProfileArgs& args) {
+  Checked k{app, args};
+  check_types(k);
+  Options& o = args.options;
+  args.upload_file = app.got_subcommand("upload-file");
+  args.extract_resources = app.got_subcommand("extract-resources");
+  const std::string mode = k.given("mode") ? k.text("mode") : "cpu";
+  const bool frequency_given = k.given("profiling-frequency");
+  o.frequency = static_cast<unsigned>(k.integer("profiling-frequency", 11));
+  o.duration_s = static_cast<unsigned>(k.integer("profiling-duration", 60));
+  o.upload_timeout_s = static_cast<double>(k.integer("server-upload-timeout", 120));
+  o.spool_max_bytes = static_cast<uint64_t>(k.integer("spool-max-size", 104857600));
+  o.flamegraph = !(k.flag("no-flamegraph") &&
+                   !(k.flag("flamegraph") && k.later("--flamegraph", "--no-flamegraph")));
+  std::string perf_mode = k.given("perf-mode") ? k.text("perf-mode") : "fp";
+  bool no_perf =
+      k.flag("no-perf") && !(k.given("perf-mode") && k.later("--perf-mode", "--no-perf"));
+  o.perf_mode =
+      no_perf ? gp::profile::PerfMode::disabled : gp::profile::parse_perf_mode(perf_mode).value();
+  set_runtimes(k, o);
+  if (mode == "none") {
+    // No profiler supports the mode "none": gProfiler ends with "All profilers are disabled!".
+    o.perf_mode = gp::profile::PerfMode::disabled;
+    for (auto& r : o.runtimes) r.mode = "disabled";
+  }
+  o.pids = pids_of(k);
+  o.application_identifiers = !k.flag("disable-application-identifiers");
+  o.application_metadata = !k.flag("disable-application-metadata");
+  o.truncated_marker = !k.flag("no-truncated-marker");
+  o.profile_spawned_processes = k.flag("profile-spawned-processes");
+  o.collect_metrics = !k.flag("disable-metrics-collection");
+  if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
+  args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
+  args.log_rotate_backup_count = k.integer("log-rotate-backup-count", args.log_rotate_backup_count);
+  args.controller_pid = k.integer("controller-pid", 0);
+  if (k.given("heartbeat-file")) args.heartbeat_file = k.text("heartbeat-file");
+  args.disable_core_files = !k.flag("dont-disable-core-files");
+  args.pid_ns_check = !k.flag("disable-pidns-check");
+  if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
+  check_rules(k, mode, frequency_given);
+  args.not_implemented.clear();
+  if (mode == "allocation") args.not_implemented.push_back("--mode allocation");
+  for (const auto& [name, opt] : args.unimplemented_options) {
+    if (opt->count() > 0) args.not_implemented.push_back(name);
+  }
+  args.run_arguments = run_arguments(app);
+  if (args.upload_file || args.extract_resources) return;
+  if (auto problem = gp::profile::validate(o, ::geteuid() == 0)) refuse(*problem);
+}
+
+}  // namespace gp::profile_tool
