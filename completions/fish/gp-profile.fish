@@ -89,6 +89,7 @@ complete -c gp-profile -l disable-metadata-collection -d 'No system metadata (no
 complete -c gp-profile -l disable-application-identifiers -d 'No '\''appid: ...'\'' frames (gp-runtime'\''s application identifiers)'
 complete -c gp-profile -l app-id-args-filter -d 'Java arguments to add to appids (not implemented)' -x
 complete -c gp-profile -l disable-application-metadata -d 'No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)'
+complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut, in the .col and the flamegraph (gp-fold --no-truncated-marker)'
 complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x
 complete -c gp-profile -l external-metadata -d 'Static and per-process metadata to add (not implemented)' -x
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'

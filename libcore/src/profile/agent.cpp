@@ -337,7 +337,11 @@ void MetricsMonitor::poll() {
 MetricsMonitor::Metrics MetricsMonitor::take() {
   Metrics out;
   auto now = parse_proc_stat(read_text("/proc/stat"));
+  auto memory = memory_percent(read_text("/proc/meminfo"));
   std::lock_guard lock(mutex_);
+  // A period shorter than the polling interval still gets one reading (gProfiler would send
+  // null, which the Studio's indexer skips).
+  if (memory_.empty() && memory) memory_.push_back(*memory);
   if (now && last_cpu_) out.cpu_avg = cpu_percent(*last_cpu_, *now);
   last_cpu_ = now;
   if (!memory_.empty()) {
