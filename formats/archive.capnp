@@ -274,7 +274,13 @@ struct Sample {
   cpu @4 :Int32 = -1;
   # -1 when samples of several CPUs were aggregated.
   weight @5 :UInt64;
-  # Event weight summed over the samples (e.g. nanoseconds of cpu-clock); 0 when unknown.
+  # Event weight summed over the samples: the period the kernel recorded with each (nanoseconds
+  # of cpu-clock, page faults, cycles, ...); 0 when unknown. Tools weigh stacks by it (as perf
+  # report does) unless asked to count samples.
+  comm @6 :Data;
+  # The process's name (its main thread's comm) when these samples were taken; empty when the
+  # producer did not record it, and then the newest Process entry names them. A process that
+  # exec'd has samples under its old and its new name; (pid, tid, stack, comm) is the key.
 }
 
 struct KernelSymbol {

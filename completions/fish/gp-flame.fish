@@ -9,6 +9,7 @@ complete -c gp-flame -l inverted -d 'Icicle layout: the root on top, callees bel
 complete -c gp-flame -l deterministic -d 'Colours from a hash of each frame name only and no generation time, so equal inputs give byte-identical pages'
 complete -c gp-flame -l min-width -d 'Leave out frames narrower than PX pixels on a 1200-pixel-wide page (smaller files); default 0 keeps all' -x
 complete -c gp-flame -l no-truncated-marker -d 'Do not put a '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut (depth limit, unreadable stack, no unwind rule)'
+complete -c gp-flame -l weight -d 'What a sample weighs: '\''period'\'' (the default) weighs each perf sample by its recorded period, as perf report does; '\''samples'\'' counts every sample as 1' -x -a 'samples period'
 complete -c gp-flame -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-flame -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-flame -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'

@@ -249,8 +249,43 @@ test('very deep stacks still fit the canvas', async () => {
   assert.ok(size[0] <= 32000 && size[1] >= 4, `canvas ${size[0]} px high, rows of ${size[1]} px`);
   assert.ok(await nonBackgroundPixels(page) > 1000);
   const leaf = await page.evaluate(() => window.gpFlame.frameRect('f2999'));
-  await page.mouse.move(leaf.x + 5, leaf.y + 1);
+  // The page opens scrolled down to the root: bring the leaf back into view first.
+  await page.evaluate((y) => window.scrollTo(0, y - 100), leaf.y);
+  const scrollY = await page.evaluate(() => window.scrollY);
+  await page.mouse.move(leaf.x + 5, leaf.y - scrollY + 1);
   assert.match(await tooltip(page), /^f2999\n/);
+  await page.close();
+});
+
+test('a 136-deep stack: the first view shows the root and the widest frames', async () => {
+  // The main job's page: root at the bottom. One deep Java stack beside shallow wide ones.
+  const deep = Array.from({ length: 134 }, (_, i) => `java/util/concurrent/Worker${i}.run()V_[j]`);
+  const input = 'java;' + deep.join(';') + ' 3\n' +
+    'java;java/lang/Thread.run()V_[j];app/Server.handle()V_[j] 60\n' +
+    'java;java/lang/Thread.run()V_[j];app/Server.parse()V_[j] 37\n';
+  const page = await open(flame('deep136', input, ['--deterministic']));
+  const view = await page.evaluate(() => ({ h: window.innerHeight, y: window.scrollY }));
+  for (const name of ['java', 'java/lang/Thread.run()V', 'app/Server.handle()V']) {
+    const r = await page.evaluate((n) => window.gpFlame.frameRect(n), name);
+    assert.ok(r, `${name} is drawn`);
+    const top = r.y - view.y;
+    assert.ok(top >= 0 && top + r.h <= view.h, `${name} is in the first view (top ${top} px of ${view.h})`);
+    // Nothing covers it: the canvas is what is on screen there, drawn in the frame's colour.
+    const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.id, [r.x + r.w / 2, top + r.h / 2]);
+    assert.equal(onTop, 'canvas');
+    assert.notDeepEqual(await pixel(page, r.x + r.w - 4, r.y + 3), BACKGROUND);
+  }
+  const root = await page.evaluate(() => {
+    const c = document.getElementById('canvas').getBoundingClientRect();
+    return c.bottom;  // the root row is the canvas's last
+  });
+  assert.ok(root > 0 && root <= view.h, `the root row ends at ${root} px, within the ${view.h} px window`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'flame-deep136.png') });
+  // Narrow frames get a short name or none, never a stub such as "Thre..".
+  const labels = await page.evaluate(() => [
+    window.gpFlame.labelText('java/lang/Thread.run()V', 40), window.gpFlame.labelText('java/lang/Thread.run()V', 16),
+    window.gpFlame.labelText('java/lang/Thread.run()V', 6), window.gpFlame.labelText('java/lang/Thread.run()V', 12)]);
+  assert.deepEqual(labels, ['java/lang/Thread.run()V', 'Thread.run()V', '', 'Thread.run..']);
   await page.close();
 });
 

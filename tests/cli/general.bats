@@ -43,6 +43,16 @@ check_help() {
   grep -qE "^  +$1( |$)" <<<"$out" || { echo "the EXAMPLES do not show '$1' being run"; return 1; }
 }
 
+# Help text a user reads without tripping: no CLI11 artefacts such as a doubled value text
+# ("TEXT:{a,b}:{a,b}") or a constraint run into the description ("...defaultExcludes: -x").
+check_help_text() {
+  local out
+  out=$("$1" --help) || { echo "--help exited $?"; return 1; }
+  if grep -E ':\{[^}]*\}:\{' <<<"$out"; then echo "doubled value text"; return 1; fi
+  if grep -E '[^ ]Excludes:|[^ ]Needs:' <<<"$out"; then echo "run-together constraint"; return 1; fi
+  return 0
+}
+
 check_version() {
   local out
   out=$("$1" --version) || { echo "--version exited $?"; return 1; }
@@ -151,6 +161,26 @@ check_bash_completion_loads() {
 
 @test "every tool's --help exits 0 and ends with EXAMPLES" {
   for_each_tool check_help
+}
+
+@test "every tool's --help reads cleanly: no doubled value lists, no run-together constraints" {
+  for_each_tool check_help_text
+}
+
+@test "the README and man pages speak to users: no issue numbers or team notes" {
+  run grep -nE -i '\bissues? [0-9]+|shared notes|reference notes' "$GP_SOURCE_DIR/README.md" \
+    "$GP_SOURCE_DIR"/man/*.1 "$GP_SOURCE_DIR"/man/gp.7
+  assert_failure
+}
+
+@test "gp(7) promises no DWARF stacks while gp-profile refuses --perf-mode dwarf" {
+  require_command mandoc
+  local profile overview
+  profile=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp-profile.1" | col -b | tr -s ' \n' ' ')
+  overview=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp.7" | col -b | tr -s ' \n' ' ')
+  if [[ "$profile" == *"--perf-mode dwarf is refused"* ]]; then
+    [[ "$overview" != *"DWARF stacks"* ]] || fail "gp.7 promises DWARF stacks that gp-profile refuses"
+  fi
 }
 
 @test "every tool's --version exits 0 and names the tool and version" {

@@ -25,6 +25,13 @@ page_array() {
   assert_output --partial '"self":[0,0,0,0,40,20,0,10,25,0,5]'
 }
 
+@test "an archive that was never symbolized is said so once, with the command to run" {
+  printf 'app 7/7 1.000001: 1000 cpu-clock: \n\t1100 [unknown] (/nonexistent/app)\n\n' | gp-import -o raw.gpa
+  run -0 --separate-stderr gp-flame raw.gpa -o flame.html
+  assert_equal "$stderr" "gp-flame: warning: most frames of 'raw.gpa' have no names: it was never symbolized
+gp-flame: hint: name them first: 'gp-symbolize raw.gpa -o named.gpa', then use named.gpa"
+}
+
 @test "the page is self-contained: no URL, no external script or style" {
   gp-flame profile.folded -o page.html
   run grep -cE 'https?://|<link|<script[^>]+src=|@import' page.html

@@ -239,6 +239,45 @@ assert_golden() {
   gp-fold "$PERF/system-a-g.txt" | cmp - pipeline.col
 }
 
+@test "perf script text indented with spaces, or not at all, folds as the tab-indented text" {
+  gp-fold -f folded "$PERF/workload-g.txt" > tabs.folded
+  [ "$(wc -l < tabs.folded)" -gt 3 ]
+  for indent in '        ' '   \t' ''; do
+    sed "s/^\t */$(printf "$indent")/" "$PERF/workload-g.txt" > reindented.txt
+    ! grep -q "$(printf '^\t')" reindented.txt
+    run -0 --separate-stderr gp-fold -f folded reindented.txt
+    assert_equal "$stderr" ""
+    assert_equal "$output" "$(cat tabs.folded)"
+  done
+}
+
+@test "perf script text with lines it cannot read is folded with a warning and status 3" {
+  { head -n 40 "$PERF/workload-g.txt"; echo "junk line"; tail -n +41 "$PERF/workload-g.txt"; } > mixed.txt
+  run -3 --separate-stderr gp-fold -f folded mixed.txt
+  assert_equal "$stderr" "gp-fold: warning: skipped 1 line(s) of 'mixed.txt' that are not perf script output (first: line 41)"
+  [ -n "$output" ]
+}
+
+# An archive whose frames were never named: perf printed addresses in DSOs only.
+unnamed_archive() {
+  printf 'app 7/7 1.000001: 1000 cpu-clock: \n\t1100 [unknown] (/nonexistent/app)\n\t1200 [unknown] (/nonexistent/app)\n\n' |
+    gp-import -o "$1"
+}
+
+@test "an archive that was never symbolized is said so once, with the command to run" {
+  unnamed_archive raw.gpa
+  for args in "-f folded raw.gpa" "raw.gpa" "--top 5 raw.gpa" "-f folded raw.gpa raw.gpa"; do
+    run -0 --separate-stderr gp-fold $args
+    assert_equal "$stderr" "gp-fold: warning: most frames of 'raw.gpa' have no names: it was never symbolized
+gp-fold: hint: name them first: 'gp-symbolize raw.gpa -o named.gpa', then use named.gpa"
+  done
+  gp-symbolize -q raw.gpa -o tried.gpa || true
+  run -0 --separate-stderr gp-fold -f folded tried.gpa
+  assert_equal "$stderr" ""
+  run -0 --separate-stderr gp-fold -f folded "$PERF/workload-g.txt"
+  assert_equal "$stderr" ""
+}
+
 @test "a perf.data file is refused with a pointer to gp-import" {
   printf 'PERFILE2\0\0\0\0\0\0\0\0' > perf.data
   run -1 --separate-stderr gp-fold perf.data

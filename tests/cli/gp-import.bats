@@ -124,6 +124,27 @@ record_system() {
   [ -s out.gpa ]
 }
 
+@test "frame lines indented with spaces are imported like tab-indented ones" {
+  gp-import "$FIXTURES/workload-g.txt" -o tabs.gpa
+  sed 's/^\t */    /' "$FIXTURES/workload-g.txt" > spaces.txt
+  run -0 --separate-stderr gp-import spaces.txt -o spaces.gpa
+  assert_equal "$stderr" ""
+  assert_equal "$(gp-fold -f folded spaces.gpa)" "$(gp-fold -f folded tabs.gpa)"
+  gp-fold -f folded spaces.gpa | grep -q ';main'
+}
+
+@test "a .col or folded file is refused, naming what it is" {
+  printf '# {"metadata": {}}\napp;main 3\n' > run.col
+  run -1 --separate-stderr gp-import run.col -o out.gpa
+  assert_equal "$stderr" "gp-import: error: cannot import 'run.col': it is a gProfiler .col file, not perf script output
+gp-import: hint: gp-fold and gp-flame read it as it is"
+  [ ! -e out.gpa ]
+  printf 'app;main;work 3\napp;main 1\n' > run.folded
+  run -1 --separate-stderr gp-import run.folded -o out.gpa
+  [[ "$stderr" == "gp-import: error: cannot import 'run.folded': it is folded text, not perf script output"* ]]
+  [ ! -e out.gpa ]
+}
+
 @test "empty input gives an empty archive and a warning" {
   run --separate-stderr gp-import -o out.gpa < /dev/null
   assert_success
@@ -169,6 +190,70 @@ record_system() {
   want=$(grep -cvE '^(\s|#|$)' script.txt)
   got=$(awk '{ n += $NF } END { print n }' out.folded)
   assert_equal "$got" "$want"
+}
+
+# Builds tests/fixtures/src/$1.c into ./$1 (frame pointers, nothing inlined).
+build_fixture() {
+  require_command cc
+  cc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline \
+    -o "$1" "$GP_SOURCE_DIR/tests/fixtures/src/$1.c"
+}
+
+# "PERCENT NAME" lines of perf report's top self (no-children) symbols of perf.data.
+perf_report_top() {
+  perf report -i perf.data --no-children --sort sym --stdio -q -g none --percent-limit 0 2>/dev/null |
+    sed -nE 's/^ *([0-9.]+)%  \[.\] (.*[^ ]) *$/\1 \2/p; s/^ *([0-9.]+)%  \[k\] (.*[^ ]) *$/\1 \2/p' |
+    sort -rn | head -n "$1"
+}
+
+# SELF% of frame $2 in a `gp-fold --top` table $1 (0 when absent).
+top_self_percent() {
+  awk -v name="$2" 'NR > 1 { f = $0; sub(/^ *[0-9]+ +[0-9.]+% +[0-9]+ +[0-9.]+%  /, "", f);
+    if (f == name) { sub(/%/, "", $2); print $2; found = 1; exit } } END { if (!found) print 0 }' "$1"
+}
+
+@test "a page-faults recording in frequency mode folds to perf report's percentages" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for perf record"
+  require_command perf
+  build_fixture pagefaults
+  # The kernel raises the period during the burst: few samples there stand for most faults.
+  timeout 120 perf record -q -e page-faults -F 999 -g -o perf.data -- ./pagefaults 128 2000 2>/dev/null
+  perf_report_top 5 > want.txt
+  [ "$(wc -l < want.txt)" -ge 2 ] || fail "perf report gave: $(cat want.txt)"
+  gp-import perf.data -o pf.gpa
+  gp-fold --top 50 pf.gpa > top.txt
+  gp-fold --top 50 --weight samples pf.gpa > top-samples.txt
+  local pct name got by_samples
+  while read -r pct name; do
+    got=$(top_self_percent top.txt "$name")
+    awk -v a="$pct" -v b="$got" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' ||
+      fail "$name: perf report says $pct%, gp-fold says $got%: $(cat top.txt)"
+  done < want.txt
+  # Counting samples instead is far off for the burst: the test tells the two apart.
+  read -r pct name < want.txt
+  by_samples=$(top_self_percent top-samples.txt "$name")
+  awk -v a="$pct" -v b="$by_samples" 'BEGIN { d = a - b; exit !(d > 10 || d < -10) }' ||
+    fail "$name: $pct% by period, $by_samples% by samples: the recording does not vary its period"
+  # pprof carries both values: samples, and the faults summed from the periods.
+  gp-fold -f pprof pf.gpa -o pf.pb.gz
+  zcat pf.pb.gz | grep -qa 'page-faults'
+}
+
+@test "samples taken before an exec keep the name they were taken under" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for perf record"
+  require_command perf
+  build_fixture execchain
+  build_fixture chain
+  timeout 120 perf record -q -F 499 -g -o perf.data -- ./execchain 0.5 ./chain 0.5 2>/dev/null
+  gp-import perf.data -o exec.gpa
+  run -0 gp-fold -f folded exec.gpa
+  assert_line --regexp '^execchain;.*main;before_exec [0-9]+$'
+  assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
+  refute_line --regexp '^chain;.*before_exec [0-9]+$'
+  # The same text read directly names them alike.
+  perf script -i perf.data 2>/dev/null > exec.txt
+  run -0 gp-fold -f folded exec.txt
+  assert_line --regexp '^execchain;.*main;before_exec [0-9]+$'
 }
 
 @test "a cut perf.data keeps the samples perf printed before failing, with status 3" {

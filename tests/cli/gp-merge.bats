@@ -66,6 +66,17 @@ imports() {
   stderr_has "garbage.gpa"
 }
 
+@test "a .col or perf.data input is named, with the tool that reads it (1)" {
+  imports
+  printf '# {"metadata": {}}\napp;main 3\n' > run.col
+  run -1 --separate-stderr gp-merge a.gpa run.col -o out.gpa
+  assert_equal "$stderr" "gp-merge: error: 'run.col' is a gProfiler .col file, not a gp archive: gp-fold and gp-flame read it"
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > perf.data
+  run -1 --separate-stderr gp-merge perf.data -o out.gpa
+  assert_equal "$stderr" "gp-merge: error: 'perf.data' is a perf.data file, not a gp archive: convert it with 'gp-import perf.data' first"
+  [ ! -e out.gpa ]
+}
+
 @test "truncated input: warning, partial output, exit 3" {
   imports
   size=$(stat -c %s b.gpa)

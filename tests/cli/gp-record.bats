@@ -88,6 +88,39 @@ record() {
   stderr_has "gp-record: error: invalid CPU list '4096'"
 }
 
+@test "a pid or tid that does not exist fails with no such process, writing nothing" {
+  run -1 --separate-stderr gp-record -p 999999 -d 1 -o "$OUT/x.gpa"
+  assert_equal "$stderr" "gp-record: error: process 999999: no such process"
+  run -1 --separate-stderr gp-record -t 999999 -d 1 -o "$OUT/x.gpa"
+  assert_equal "$stderr" "gp-record: error: thread 999999: no such thread"
+  [ ! -e "$OUT/x.gpa" ] || fail "an archive was written"
+}
+
+@test "a cgroup that does not exist is named, before any sampler is tried" {
+  run -1 --separate-stderr gp-record --cgroup /nope -d 1 -o "$OUT/x.gpa"
+  assert_equal "$(head -n 1 <<<"$stderr")" "gp-record: error: no such cgroup '/nope': No such file or directory"
+  [[ "$stderr" != *sampler* ]] || fail "a sampler was mentioned: $stderr"
+  [ ! -e "$OUT/x.gpa" ] || fail "an archive was written"
+}
+
+@test "a run whose sampler cannot start leaves no output file, nor truncates an old one" {
+  local limit
+  limit=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+  run -1 --separate-stderr gp-record -F $((limit + 1)) -d 1 -o "$OUT/x.gpa" --sampler perf -p $$
+  [ ! -e "$OUT/x.gpa" ] || fail "an empty archive was left behind"
+  echo keep > "$OUT/old.gpa"
+  run -1 --separate-stderr gp-record -F $((limit + 1)) -d 1 -o "$OUT/old.gpa" --sampler perf -p $$
+  assert_equal "$(cat "$OUT/old.gpa")" keep
+}
+
+@test "a duration with a unit is refused with a readable message" {
+  run -2 --separate-stderr gp-record -d 1s -o "$OUT/x.gpa"
+  [[ "$stderr" != *[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]* ]] || fail "a huge number: $stderr"
+  [[ "$stderr" == *"--duration"*"'1s' is not a number greater than 0 (give a plain number, without a unit)"* ]] ||
+    fail "unclear message: $stderr"
+  [ ! -e "$OUT/x.gpa" ] || fail "an archive was written"
+}
+
 @test "an unknown stack walker is a usage error that lists the walkers" {
   run -2 --separate-stderr gp-record --stack-walker fast -d 1 -o "$OUT/x.gpa"
   stderr_has "gp-record: error: --stack-walker: fast not in {auto,gp,kernel}"
@@ -493,9 +526,10 @@ top_recurse_stack() {
   record 3 -F 499 --flush-interval 0.2 -p "$pid"
   wait "$pid"
   run -0 fold "$OUT/rec.gpa"
-  # Both images under the one pid (named by its newest comm: samples carry no comm of their own).
-  assert_line --regexp '^chain;.*main;before_exec [0-9]+$'
+  # Both images under the one pid, each named by the comm it was sampled under.
+  assert_line --regexp '^execchain;.*main;before_exec [0-9]+$'
   assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
+  refute_line --regexp '^chain;.*before_exec [0-9]+$'
   # Samples taken before the exec but drained after it still resolve in the old image (unmapped,
   # every frame would be [unknown]; one frame-less libc leaf during start-up may lose its caller).
   refute_line --regexp '^chain(;\[unknown\])+ [0-9]+$'

@@ -52,14 +52,37 @@ start_jvm() {
   refute_output --partial 'gp-runtime'
 }
 
-@test "a JVM that exits mid-session gets the error frame" {
+@test "a JVM that exits mid-session gets the error frame, and the run succeeds (churn)" {
   start_jvm 3
   run --separate-stderr gp-runtime --java-mode jfr -p "$JVM_PID" -d 15 -o rt.gpa
-  assert_failure 1
-  [[ "$stderr" == *"[Profiling error: process went down during profiling]"* ]] || fail "stderr: $stderr"
+  assert_success
+  [[ "$stderr" == *"exited during the session"*"[Profiling error: process went down during profiling]"* ]] || fail "stderr: $stderr"
+  [[ "$stderr" != *"warning"* ]] || fail "churn was a warning: $stderr"
   run --separate-stderr gp-fold rt.gpa
   assert_success
   assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling error: process went down during profiling\] 1$'
+}
+
+@test "two overlapping sessions never profile each other's jcmd and jfr, and both get the JVM" {
+  start_jvm
+  local only_java=(--java-mode jfr --no-python --no-ruby --no-nodejs -F 50)
+  gp-runtime "${only_java[@]}" -d 20 -o a.gpa 2> a.err &
+  local a=$!
+  # The second starts while the first attaches (its jcmd runs) and scans the whole system too.
+  for _ in $(seq 100); do pgrep -x jcmd >/dev/null && break; sleep 0.1; done
+  gp-runtime "${only_java[@]}" -d 20 -o b.gpa 2> b.err &
+  local b=$!
+  local sa=0 sb=0
+  wait "$a" || sa=$?
+  wait "$b" || sb=$?
+  [ "$sa" -eq 0 ] || fail "first run exited $sa: $(cat a.err)"
+  [ "$sb" -eq 0 ] || fail "second run exited $sb: $(cat b.err)"
+  ! grep -E '\((jcmd|jfr|jps|jstack)\)' a.err b.err || fail "a JDK tool was profiled"
+  for f in a.gpa b.gpa; do
+    run -0 gp-fold -f folded "$f"
+    assert_output --partial 'Main.work()V'
+    refute_line --regexp '^(jcmd|jfr);'
+  done
 }
 
 @test "ap mode without async-profiler installed skips the JVM with gProfiler's frame" {

@@ -133,6 +133,24 @@ rbspy_installed() {
   assert_output --regexp "python3;appid: python: busy.py \([^)]*\);<module> \([^)]*busy.py:1\)_\[p\];main \([^)]*busy.py:7\)_\[p\];work \([^)]*busy.py:2\)_\[p\] [0-9]+"
 }
 
+@test "a target that exits during the session is reported once, and the run succeeds" {
+  start_python
+  gp-runtime -v -d 6 --python-mode gp -p "$PY_PID" -o out.gpa 2> err.txt &
+  local rt=$!
+  for _ in $(seq 1 300); do grep -q "profiling pid $PY_PID" err.txt && break; sleep 0.1; done
+  sleep 1
+  kill -9 "$PY_PID"
+  local status=0
+  wait "$rt" || status=$?
+  stderr=$(cat err.txt)
+  [ "$status" -eq 0 ] || fail "exit status $status: $stderr"
+  stderr_has "gp-runtime: pid $PY_PID (python3): python"
+  stderr_has ": exited during the session"
+  stderr_has "1 processes: 0 profiled, 0 skipped, 0 failed, 1 exited"
+  [[ "$stderr" != *"warning"* ]] || fail "churn was a warning: $stderr"
+  run -0 --separate-stderr gp-fold -f folded out.gpa
+}
+
 @test "all targets skipped: exit 1, the archive still says why" {
   rbspy_installed && skip "rbspy is installed here: the ruby process would be profiled"
   start_ruby

@@ -71,9 +71,28 @@ folded() {
 }
 
 @test "input that is not an archive fails with status 1" {
+  head -c 4096 /dev/urandom > garbage.gpa
+  run -1 --separate-stderr gp-symbolize garbage.gpa -o out.gpa
+  stderr_has "gp-symbolize: error: 'garbage.gpa' is not a gp archive"
+}
+
+@test "folded text, a .col and a perf.data are named, with the tool that reads them" {
   echo "main;foo 1" > text.folded
   run -1 --separate-stderr gp-symbolize text.folded -o out.gpa
-  stderr_has "gp-symbolize: error: 'text.folded' is not a gp archive"
+  assert_equal "$stderr" "gp-symbolize: error: 'text.folded' is folded text, not a gp archive: gp-fold and gp-flame read it"
+  printf '# {"metadata": {}}\napp;main 3\n' > run.col
+  run -1 --separate-stderr gp-symbolize run.col -o out.gpa
+  assert_equal "$stderr" "gp-symbolize: error: 'run.col' is a gProfiler .col file, not a gp archive: gp-fold and gp-flame read it"
+  printf 'PERFILE2\0\0\0\0\0\0\0\0' > perf.data
+  run -1 --separate-stderr gp-symbolize perf.data -o out.gpa
+  assert_equal "$stderr" "gp-symbolize: error: 'perf.data' is a perf.data file, not a gp archive: convert it with 'gp-import perf.data' first"
+  [ ! -e out.gpa ]
+}
+
+@test "one missing binary is counted in the singular" {
+  printf 'app 7/7 1.000001: 1000 cpu-clock: \n\t1100 [unknown] (/nonexistent/app)\n\n' | gp-import -o raw.gpa
+  run -0 --separate-stderr gp-symbolize raw.gpa -o named.gpa
+  stderr_has "gp-symbolize: hint: 1 binary was not found (first: '/nonexistent/app')"
 }
 
 @test "a recording is symbolized on the recording host, with a summary on stderr" {

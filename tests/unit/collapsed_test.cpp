@@ -179,6 +179,28 @@ TEST_F(ReadProfile, ReadsArchivesAndText) {
   EXPECT_EQ(render(*t), std::vector<std::string>{"worker/pseudo;main/unknown; 5"});
 }
 
+TEST_F(ReadProfile, ReadsPerfScriptTextWhateverItsIndentation) {
+  for (std::string indent : {"\t    ", "    ", "  \t", ""}) {
+    SCOPED_TRACE("indent '" + indent + "'");
+    std::string text = "app 7/7 1.000001: 1000 cpu-clock: \n" + indent + "10 leaf (/bin/app)\n" +
+                       indent + "20 main (/bin/app)\n\n";
+    auto a = gp::ingest::read_profile(write("perf.txt", text));
+    ASSERT_TRUE(a) << a.error().message;
+    EXPECT_FALSE(a->truncated) << a->problem;
+    EXPECT_EQ(render(*a), std::vector<std::string>{"app/pseudo;main/native;leaf/native; 1"});
+  }
+}
+
+TEST_F(ReadProfile, SaysWhichPerfScriptLinesItSkipped) {
+  auto a = gp::ingest::read_profile(
+      write("cut.txt", "app 7/7 1.000001: 1000 cpu-clock: \n\t10 leaf (/bin/app)\n\n"
+                       "garbled line\n"));
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->truncated);
+  EXPECT_NE(a->problem.find("skipped 1 line(s)"), std::string::npos) << a->problem;
+  EXPECT_NE(a->problem.find("first: line 4"), std::string::npos) << a->problem;
+}
+
 TEST_F(ReadProfile, ReportsMissingEmptyAndUnknownInputs) {
   auto missing = gp::ingest::read_profile("/nonexistent/x.col");
   ASSERT_FALSE(missing);

@@ -4,4 +4,5 @@ target_sources(gp_unit_tests PRIVATE
   unit/fold_formats_test.cpp
   unit/folded_switches_test.cpp
   unit/stack_end_test.cpp  # stack ends from builder and archive to every output
+  unit/fold_weight_test.cpp
 )

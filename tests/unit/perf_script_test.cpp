@@ -225,6 +225,75 @@ TEST(PerfScriptImport, ImportsEverySampleOfARealRecording) {
       EXPECT_EQ(l.kind, FrameKind::kernel);
 }
 
+// The frame lines of `text` with their leading tab and blanks replaced by `indent`.
+std::string reindent(const std::string& text, const std::string& indent) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '\t') line = indent + line.substr(line.find_first_not_of(" \t"));
+    out += line + "\n";
+  }
+  return out;
+}
+
+// Every sample as its (comm, frames) text, in order: what the importer understood.
+std::vector<std::string> sample_texts(const Session& s) {
+  std::vector<std::string> out;
+  for (const auto& smp : s.samples) {
+    std::string t = s.find_process(smp.pid)->comm + " x" + std::to_string(smp.count) + ":";
+    for (const Frame& f : frames_of(s, smp.stack_id)) t += " " + f.name + "@" + f.dso;
+    out.push_back(t);
+  }
+  return out;
+}
+
+TEST(PerfScriptImport, ReadsFrameLinesWhateverTheirIndentation) {
+  std::string text = fixture("workload-g.txt");
+  Session tabbed;
+  auto st = import_perf_script(text, tabbed);
+  ASSERT_GT(st.frames, st.samples);
+  for (std::string indent : {"        ", "    \t", "", " "}) {
+    SCOPED_TRACE("indent '" + indent + "'");
+    Session s;
+    auto got = import_perf_script(reindent(text, indent), s);
+    EXPECT_EQ(got.skipped_lines, 0u);
+    EXPECT_EQ(got.samples, st.samples);
+    EXPECT_EQ(got.frames, st.frames);
+    EXPECT_EQ(sample_texts(s), sample_texts(tabbed));
+  }
+}
+
+TEST(PerfScriptImport, TellsAHeaderFromAnUnindentedFrame) {
+  // "dd" is hex and "cc1" too: as a comm they start headers, not frames.
+  Session s;
+  auto st = import_perf_script(
+      "dd 5/5 1.000001: 1000 cpu-clock: \n10 f (/bin/dd)\n20 main (/bin/dd)\n"
+      "cc1 6/6 1.000002: 1000 cpu-clock: \n30 g (/bin/cc1)\n",
+      s);
+  EXPECT_EQ(st.skipped_lines, 0u);
+  ASSERT_EQ(st.samples, 2u);
+  EXPECT_EQ(st.frames, 3u);
+  EXPECT_EQ(sample_texts(s), (std::vector<std::string>{"dd x1: f@/bin/dd main@/bin/dd",
+                                                       "cc1 x1: g@/bin/cc1"}));
+}
+
+TEST(PerfScriptImport, KeepsTheCommEachSampleWasTakenUnder) {
+  // A shell that execs prog: perf prints the old comm before the exec, the new one after. The
+  // worker thread's own name is not the process's.
+  Session s;
+  auto st = import_perf_script(
+      "run 5/5 1.000001: 1000 cpu-clock: \n\t10 __execve (/bin/run)\n\n"
+      "run 5/5 1.000002: 1000 cpu-clock: \n\t10 __execve (/bin/run)\n\n"
+      "prog 5/5 1.000003: 1000 cpu-clock: \n\t20 main (/bin/prog)\n\n"
+      "worker 5/6 1.000004: 1000 cpu-clock: \n\t30 work (/bin/prog)\n\n",
+      s);
+  ASSERT_EQ(st.samples, 4u);
+  std::vector<std::pair<std::string, uint64_t>> got;
+  for (const auto& smp : s.samples) got.emplace_back(smp.comm, smp.count);
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint64_t>>{{"run", 2}, {"prog", 1}, {"prog", 1}}));
+  EXPECT_EQ(s.find_process(5)->comm, "prog");
+}
+
 TEST(PerfScriptImport, HandlesSystemWideOutputWithDeletedDsos) {
   std::string text = fixture("system-a-g.txt");
   Session s;

@@ -401,6 +401,47 @@ TEST(PprofEncoder, TotalsMatchTheArchive) {
   for (const auto& s : p.samples) EXPECT_EQ(s.values.size(), 2u);
 }
 
+TEST(PprofEncoder, CarriesSamplesAndThePeriodOfAnotherEvent) {
+  // perf record -e page-faults -F ...: each sample carries the faults it stands for.
+  model::Session s;
+  s.header.sampling.event = "page-faults:u";
+  s.header.sampling.frequency_hz = 999;
+  model::SessionBuilder b(s);
+  uint64_t burst = b.symbolic_location(model::FrameKind::native, b.function("burst"));
+  uint64_t trickle = b.symbolic_location(model::FrameKind::native, b.function("trickle"));
+  b.add_sample(7, 7, b.stack({burst}), 10, 10'000);
+  b.add_sample(7, 7, b.stack({trickle}), 90, 900);
+  Profile p = encode_and_decode(archive_of({std::move(s)}));
+  ASSERT_EQ(p.sample_types.size(), 2u);
+  EXPECT_EQ(p.str(p.sample_types[0].first), "samples");
+  EXPECT_EQ(p.str(p.sample_types[1].first), "page-faults");  // perf printed "page-faults:u"
+  EXPECT_EQ(p.str(p.sample_types[1].second), "count");
+  EXPECT_EQ(p.total(0), 100);
+  EXPECT_EQ(p.total(1), 10'900);
+  std::map<std::string, std::vector<int64_t>> values;
+  for (const auto& x : p.samples) values[p.stack(x)] = x.values;
+  EXPECT_EQ(values["burst"], (std::vector<int64_t>{10, 10'000}));
+  EXPECT_EQ(values["trickle"], (std::vector<int64_t>{90, 900}));
+}
+
+TEST(PprofEncoder, LabelsEachSampleWithTheCommItWasTakenUnder) {
+  model::Session s;
+  model::SessionBuilder b(s);
+  model::Process p;
+  p.pid = 7;
+  p.comm = "prog";
+  b.process(p);
+  uint64_t loc = b.symbolic_location(model::FrameKind::native, b.function("f"));
+  b.add_sample(7, 7, b.stack({loc}), 2, 0, -1, "run");
+  b.add_sample(7, 7, b.stack({loc}), 3, 0, -1, "prog");
+  Profile pr = encode_and_decode(archive_of({std::move(s)}));
+  std::map<std::string, int64_t> by_comm;
+  for (const auto& x : pr.samples)
+    for (const auto& l : x.labels)
+      if (pr.str(l.key) == "comm") by_comm[pr.str(l.str)] += x.values[0];
+  EXPECT_EQ(by_comm, (std::map<std::string, int64_t>{{"prog", 3}, {"run", 2}}));
+}
+
 TEST(PprofEncoder, PutsInnermostInlinedFunctionInLineZero) {
   Profile p = encode_and_decode(archive_of({make_session()}));
   std::map<std::string, int64_t> stacks;

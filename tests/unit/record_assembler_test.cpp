@@ -210,6 +210,37 @@ TEST(SessionAssembler, ExecAppendsANewProcessEntry) {
   EXPECT_EQ(s.find_process(10)->comm, "python3");
 }
 
+TEST(SessionAssembler, SamplesKeepTheCommOfTheirTimeAndStateTheirPeriod) {
+  FakeSource src;
+  src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  s.header.sampling.event = "cpu-clock";
+  s.header.sampling.frequency_hz = 250;  // 4 ms per sample
+  a.begin_session(s);
+  a.on_process_event(10, false);
+  RawSample before = sample(10, {0x1100}, {}, 3);
+  before.comm = "sh";
+  a.add(before);
+  src.add(10, "python3", {user_map(10, 0x3000, 0x4000, 0, "/usr/bin/python3")});
+  a.on_process_event(10, true);
+  RawSample after = sample(10, {0x3100}, {}, 2);
+  after.comm = "python3";
+  a.add(after);
+  RawSample thread = sample(10, {0x3100});
+  thread.tid = 11;
+  thread.comm = "py-worker";  // a thread's own name is not the process's
+  a.add(thread);
+  ASSERT_EQ(s.samples.size(), 3u);
+  EXPECT_EQ(s.samples[0].comm, "sh");
+  EXPECT_EQ(s.samples[1].comm, "python3");
+  EXPECT_EQ(s.samples[2].comm, "python3");
+  EXPECT_EQ(s.samples[0].weight, 3u * 4'000'000);
+  EXPECT_EQ(s.samples[1].weight, 2u * 4'000'000);
+  EXPECT_EQ(gp::record::sample_period({.event = "page-faults", .frequency_hz = 99}), 0u);
+  EXPECT_EQ(gp::record::sample_period({.event = "cpu-clock", .period = 1000}), 1000u);
+}
+
 TEST(SessionAssembler, ExecIsSnapshottedOnlyWhenTheNewImageIsSampled) {
   FakeSource src;
   src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});

@@ -172,6 +172,38 @@ TEST(RuntimeDiscovery, OwnDescendantsAreNeverTargets) {
   ::kill(python, SIGKILL);
 }
 
+TEST(RuntimeDiscovery, ProcessesAnotherGpInstanceStartedAreNeverTargets) {
+  // Another gp-runtime's helper: not our descendant, but marked in its environment.
+  DetachedProcess helper({"env", std::string(kSpawnedEnv) + "=gp-runtime 4242", system_python(), "-c",
+                          "import time; time.sleep(60)"});
+  DetachedProcess app({system_python(), "-c", "import time; time.sleep(60)"});
+  ASSERT_GT(helper.pid(), 0);
+  ASSERT_GT(app.pid(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // both exec'd python
+  ProcessWatcher system_wide(all_runtimes_options());
+  auto found = system_wide.scan();
+  EXPECT_FALSE(contains(found, helper.pid()));
+  EXPECT_TRUE(contains(found, app.pid()));
+  ProcessWatcher by_pid(all_runtimes_options(), {helper.pid()});
+  EXPECT_TRUE(by_pid.scan().empty());
+  ASSERT_EQ(by_pid.rejected().size(), 1u);
+  EXPECT_EQ(by_pid.rejected()[0].reason, "is gp's own helper: started by gp-runtime 4242");
+}
+
+TEST(RuntimeDiscovery, JdkToolLaunchersAreNoApplications) {
+  // .../bin/jcmd next to .../bin/java: a tool that loads libjvm.so, not an application.
+  char dir[] = "/tmp/gp-jdk-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  std::string bin = std::string(dir) + "/bin";
+  ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+  std::ofstream(bin + "/java") << "#!/bin/sh\n";
+  ASSERT_EQ(::chmod((bin + "/java").c_str(), 0755), 0);
+  EXPECT_EQ(own_helper_reason(::getpid(), bin + "/jcmd"), "a JDK tool (jcmd), not an application");
+  EXPECT_EQ(own_helper_reason(::getpid(), bin + "/java"), "");
+  EXPECT_EQ(own_helper_reason(::getpid(), "/opt/app/bin/server"), "");
+  std::system(("rm -rf '" + std::string(dir) + "'").c_str());
+}
+
 TEST(RuntimeDiscovery, StatOfThisProcess) {
   auto st = read_stat(::getpid());
   ASSERT_TRUE(st.has_value());

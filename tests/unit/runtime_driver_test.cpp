@@ -2,6 +2,7 @@
 // hang, throw), archive tables checked through gp-fold's folding; the work directory.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "../../libcore/src/runtime/work_dir.h"
 #include "gp/fold/stacks.h"
+#include "gp/runtime/discovery.h"
 #include "gp/runtime/driver.h"
 #include "runtime_core_support.h"
 
@@ -272,6 +274,47 @@ TEST(RuntimeWorkDir, PrivateAndRemovedWithoutFollowingLinks) {
   EXPECT_EQ(::access(path.c_str(), F_OK), -1);
   EXPECT_EQ(::access((std::string(outside) + "/keep").c_str(), F_OK), 0);
   std::system(("rm -rf '" + std::string(outside) + "'").c_str());
+}
+
+TEST(RuntimeWorkDir, ALaterRunRemovesWhatKilledRunsLeftAndOnlyThat) {
+  char parent_buf[] = "/tmp/gp-parent-XXXXXX";
+  ASSERT_NE(::mkdtemp(parent_buf), nullptr);
+  std::string parent = parent_buf;
+  auto make = [&](const std::string& name, const std::string& owner) {
+    std::string dir = parent + "/" + name;
+    EXPECT_EQ(::mkdir(dir.c_str(), 0700), 0);
+    if (!owner.empty()) std::ofstream(dir + "/owner") << owner;
+    std::ofstream(dir + "/out.jfr") << "data";
+    return dir;
+  };
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);  // a pid whose process is gone
+  auto self = read_stat(::getpid());
+  ASSERT_TRUE(self);
+  std::string dead = make("gp-runtime-dead01", std::to_string(child) + " 1");
+  std::string reused = make("gp-runtime-reuse1", std::to_string(::getpid()) + " " +
+                                                     std::to_string(self->start_ticks + 1));
+  std::string live = make("gp-runtime-live01", std::to_string(::getpid()) + " " +
+                                                   std::to_string(self->start_ticks));
+  std::string unproven = make("gp-runtime-noown1", "");
+  std::string other = make("gp-profile-dead01", std::to_string(child) + " 1");
+  ASSERT_EQ(::symlink(dead.c_str(), (parent + "/gp-runtime-link01").c_str()), 0);
+
+  EXPECT_EQ(WorkDir::remove_stale(parent), 2u);
+  EXPECT_EQ(::access(dead.c_str(), F_OK), -1);
+  EXPECT_EQ(::access(reused.c_str(), F_OK), -1);
+  EXPECT_EQ(::access(live.c_str(), F_OK), 0);
+  EXPECT_EQ(::access(unproven.c_str(), F_OK), 0);
+  EXPECT_EQ(::access(other.c_str(), F_OK), 0);
+  // A new run proves its own directory: the next run keeps it while this process lives.
+  {
+    auto w = WorkDir::create(parent);
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(WorkDir::remove_stale(parent), 0u);
+    EXPECT_EQ(::access(w->path().c_str(), F_OK), 0);
+  }
+  std::system(("rm -rf '" + parent + "'").c_str());
 }
 
 }  // namespace

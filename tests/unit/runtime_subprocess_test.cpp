@@ -113,6 +113,9 @@ TEST(RuntimeSubprocess, EnvironmentIsClearedExceptTheBasics) {
   EXPECT_EQ(r.out.find("GP_SUBPROCESS_SECRET"), std::string::npos);
   EXPECT_NE(r.out.find("PATH="), std::string::npos);
   EXPECT_NE(r.out.find("GP_EXTRA=1\n"), std::string::npos);
+  // gp's mark, so that no other gp instance profiles what this one started.
+  EXPECT_NE(r.out.find("GP_SPAWNED_BY=gp-runtime " + std::to_string(::getpid()) + "\n"),
+            std::string::npos) << r.out;
 }
 
 TEST(RuntimeSubprocess, ExtraEnvironmentReplacesAnInheritedVariable) {

@@ -132,6 +132,26 @@ TEST(FoldStacks, ProcessFrameUsesCommThenThreadCommThenPid) {
   EXPECT_EQ(texts(fx.archive, o), std::vector<std::string>{"main 6"});
 }
 
+TEST(FoldStacks, ProcessFrameIsTheCommTheSampleWasTakenUnder) {
+  // A shell that exec'd "prog": its samples before the exec say "run", the newest Process
+  // entry (and the samples after it) "prog".
+  Fixture fx;
+  model::Process p;
+  p.pid = 100;
+  p.comm = "prog";
+  fx.b.process(p);
+  uint64_t before = fx.b.stack({fx.resolved("__execve", nullptr)});
+  uint64_t after = fx.b.stack({fx.resolved("main", nullptr)});
+  fx.b.add_sample(100, 100, before, 2, 0, -1, "run");
+  fx.b.add_sample(100, 100, after, 3, 0, -1, "prog");
+  fx.b.add_sample(100, 100, after, 1, 0, -1, "run");  // same stack, other name: its own line
+  EXPECT_EQ(texts(fx.archive), (std::vector<std::string>{"prog;main 3", "run;__execve 2",
+                                                         "run;main 1"}));
+  StackOptions o;
+  o.with_pid = true;
+  EXPECT_EQ(texts(fx.archive, o)[1], "run-100;__execve 2");
+}
+
 TEST(FoldStacks, InsertsErrorFrameAfterComm) {
   Fixture fx;
   model::Process p = fx.s.processes[0];

@@ -32,10 +32,17 @@ void add_cli(CLI::App& app, FlameArgs& args) {
          "Leave out frames narrower than PX pixels on a 1200-pixel-wide page (smaller files); "
          "default 0 keeps all")
       ->option_text("PX")
-      ->check(CLI::NonNegativeNumber);
+      ->check(gp::cli::non_negative_number());
   app.add_flag("--no-truncated-marker", args.no_truncated_marker,
                "Do not put a '[truncated]' frame at the root of stacks whose unwinding was cut "
                "(depth limit, unreadable stack, no unwind rule)");
+  gp::cli::choices(app.add_option("--weight", args.weight,
+                                  "What a sample weighs: 'period' (the default) weighs each perf "
+                                  "sample by its recorded period, as perf report does; 'samples' "
+                                  "counts every sample as 1")
+                       ->type_name("WEIGHT")
+                       ->capture_default_str(),
+                   {"samples", "period"});
   gp::cli::add_common_options(app, args.common);
 }
 

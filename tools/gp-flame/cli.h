@@ -23,6 +23,7 @@ struct FlameArgs {
   bool deterministic = false;
   double min_width = 0;  // px at kReferenceWidth; 0 keeps every frame
   bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
+  std::string weight = "period";  // samples | period (gp/fold/weight.h)
   gp::cli::CommonArgs common;
 };
 

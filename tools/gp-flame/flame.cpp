@@ -11,6 +11,7 @@
 #include "gp/flame/page.h"
 #include "gp/flame/tree.h"
 #include "gp/fold/stacks.h"
+#include "gp/fold/weight.h"
 #include "gp/ingest/input.h"
 
 namespace gp::flame_tool {
@@ -34,24 +35,26 @@ struct Profile {
 };
 
 // Reads any input; errors are reported here (nullopt = exit 1), truncation is a warning.
-std::optional<Profile> load(const std::string& path, bool truncated_marker) {
+std::optional<Profile> load(const std::string& path, bool truncated_marker, fold::Weight weight) {
   auto archive = ingest::read_profile(path);
   if (!archive) {
     error(archive.error().message);
     return std::nullopt;
   }
+  if (fold::mostly_unsymbolized(*archive)) gp::cli::tell_unsymbolized(display_name(path));
   Profile profile;
   if (archive->truncated) {
     warning(archive->problem);  // it names the input and what was lost
     profile.partial = true;
   }
-  fold::StackOptions options;  // comm as the root's children, like gProfiler's flamegraph
-  options.truncated_marker = truncated_marker;
-  profile.stacks = fold::fold_stacks(*archive, options);
   if (uint64_t cut = fold::truncated_samples(*archive); cut != 0)
     info(1, "'" + display_name(path) + "': " + std::to_string(cut) + " of " +
                 std::to_string(archive_samples(*archive)) + " samples have a truncated stack" +
                 (truncated_marker ? " (under a '[truncated]' frame)" : ""));
+  fold::apply_weight(*archive, weight);
+  fold::StackOptions options;  // comm as the root's children, like gProfiler's flamegraph
+  options.truncated_marker = truncated_marker;
+  profile.stacks = fold::fold_stacks(*archive, options);
   return profile;
 }
 
@@ -108,13 +111,15 @@ int run(const FlameArgs& args) {
     error("the profile and the --diff base cannot both be standard input");
     return gp::cli::kExitUsage;
   }
-  auto profile = load(args.input, !args.no_truncated_marker);
+  fold::Weight weight = fold::Weight::period;
+  fold::parse_weight(args.weight, weight);
+  auto profile = load(args.input, !args.no_truncated_marker, weight);
   if (!profile) return gp::cli::kExitFailure;
   bool partial = profile->partial;
   auto tree = flame::build_tree(profile->stacks);
   profile->stacks.clear();
   if (!args.diff_base.empty()) {
-    auto base = load(args.diff_base, !args.no_truncated_marker);
+    auto base = load(args.diff_base, !args.no_truncated_marker, weight);
     if (!base) return gp::cli::kExitFailure;
     partial = partial || base->partial;
     flame::add_base(tree, base->stacks);

@@ -31,7 +31,7 @@ void add_cli(CLI::App& app, FoldArgs& args) {
                   ->delimiter(',')
                   ->allow_extra_args(false)  // one value per occurrence: "--pid 3 in.gpa"
                   ->type_name("PID");
-  pid->check(CLI::NonNegativeNumber);
+  pid->check(gp::cli::non_negative_number());
   app.add_option("--comm", args.comms, "Only processes with this comm (repeatable)")
       ->allow_extra_args(false)
       ->type_name("NAME");
@@ -63,11 +63,18 @@ void add_cli(CLI::App& app, FoldArgs& args) {
   auto* top = app.add_option("--top", args.top,
                              "Print a table of the N frames with the most self samples instead of a profile")
                   ->type_name("N")
-                  ->check(CLI::PositiveNumber);
+                  ->check(gp::cli::positive_number());
   top->excludes("--format");
   app.add_flag("--no-truncated-marker", args.no_truncated_marker,
                "Do not put a '[truncated]' frame at the root of stacks whose unwinding was cut "
                "(depth limit, unreadable stack, no unwind rule); every format");
+  gp::cli::choices(app.add_option("--weight", args.weight,
+                                  "What a sample weighs: 'period' (the default) weighs each perf "
+                                  "sample by its recorded period, as perf report does, counted in "
+                                  "samples; 'samples' counts every sample as 1. pprof carries both")
+                       ->type_name("WEIGHT")
+                       ->capture_default_str(),
+                   {"samples", "period"});
   gp::cli::add_common_options(app, args.common);
 }
 

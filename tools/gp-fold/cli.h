@@ -33,6 +33,7 @@ struct FoldArgs {
   bool kernel_only = false;
   size_t top = 0;  // --top N: summary table instead of a format
   bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
+  std::string weight = "period";  // samples | period (gp/fold/weight.h)
   gp::cli::CommonArgs common;
 };
 

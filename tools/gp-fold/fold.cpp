@@ -17,6 +17,7 @@
 #include "gp/fold/speedscope.h"
 #include "gp/fold/stacks.h"
 #include "gp/fold/top.h"
+#include "gp/fold/weight.h"
 #include "gp/ingest/input.h"
 
 namespace gp::fold_tool {
@@ -74,11 +75,16 @@ bool check_switches(const FoldArgs& a, const std::string& format) {
 // Reads and concatenates every input's sessions. nullopt: reported error (exit 1).
 std::optional<model::Archive> load(const std::vector<std::string>& inputs, bool& partial) {
   model::Archive all;
+  bool told_unnamed = false;
   for (const std::string& path : inputs) {
     auto archive = ingest::read_profile(path);
     if (!archive) {
       error(archive.error().message);
       return std::nullopt;
+    }
+    if (!told_unnamed && fold::mostly_unsymbolized(*archive)) {
+      told_unnamed = true;
+      gp::cli::tell_unsymbolized(display_name(path));
     }
     if (archive->truncated) {
       warning(archive->problem.empty() ? "input '" + display_name(path) + "' is truncated"
@@ -212,6 +218,10 @@ int run(FoldArgs& args) {
     info(1, std::to_string(cut) + " of " + std::to_string(kept) +
                 " samples have a truncated stack" +
                 (args.no_truncated_marker ? "" : " (under a '[truncated]' frame)"));
+  // pprof keeps both values (samples and the summed period); the other formats get one.
+  fold::Weight weight = fold::Weight::period;
+  fold::parse_weight(args.weight, weight);
+  if (format != "pprof" || args.top != 0) fold::apply_weight(*archive, weight);
   bool written = emit(format, *archive, args);
   // The process ends right after: the OS takes the memory back at once, while the destructor
   // would free a few allocations per location and stack (hundreds of thousands on a 200k-sample

@@ -16,6 +16,7 @@
 #include "gp/archive/writer.h"
 #include "gp/import/perf_runner.h"
 #include "gp/import/perf_script.h"
+#include "gp/ingest/input.h"
 #include "gp/util/version.h"
 
 namespace gp::import_tool {
@@ -92,6 +93,24 @@ struct Source {
   }
 };
 
+// .col or folded text: what gp-fold's sniffing calls collapsed, with at least one stack line
+// (a text of comments only is perf's header without samples as well).
+bool is_collapsed_text(std::string_view first) {
+  if (first.compare(0, 3, "# {") == 0) return true;
+  size_t cut = first.rfind('\n');  // whole lines only
+  std::string_view lines = first.substr(0, cut == std::string_view::npos ? first.size() : cut + 1);
+  if (ingest::sniff(lines) != ingest::InputFormat::collapsed) return false;
+  size_t pos = 0;
+  while (pos < lines.size()) {
+    size_t nl = lines.find('\n', pos);
+    std::string_view line = lines.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    if (!line.empty() && line[0] != '#' && line != "\r") return true;
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return false;
+}
+
 std::string perf_exe() {
   const char* env = std::getenv("GP_PERF");
   return env && *env ? env : "perf";
@@ -126,6 +145,14 @@ std::optional<int> open_source(const ImportArgs& a, Source& src) {
     // otherwise match a sample line by chance and import noise.
     if (std::memchr(src.first.data(), '\0', src.first.size()) != nullptr) {
       error("cannot import '" + name + "': it is binary data, not perf script output");
+      return gp::cli::kExitFailure;
+    }
+    // A .col or folded file would import as noise (or nothing) with a warning per line.
+    if (is_collapsed_text(src.first)) {
+      bool col = src.first.compare(0, 3, "# {") == 0;
+      error("cannot import '" + name + "': it is " +
+            (col ? "a gProfiler .col file" : "folded text") + ", not perf script output");
+      hint("gp-fold and gp-flame read it as it is");
       return gp::cli::kExitFailure;
     }
     return std::nullopt;

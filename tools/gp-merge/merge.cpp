@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
+#include "gp/ingest/input.h"
 #include "gp/util/version.h"
 
 namespace gp::merge_tool {
@@ -24,6 +25,10 @@ std::string display_name(const std::string& path) { return path == "-" ? "<stdin
 std::optional<std::vector<model::Archive>> load(const MergeArgs& a, bool& partial) {
   std::vector<model::Archive> out;
   for (const std::string& path : a.inputs) {
+    if (auto why = ingest::path_not_an_archive(path)) {  // .col, perf.data, perf text
+      error(*why);
+      return std::nullopt;
+    }
     auto archive = archive::read_archive(path);
     if (!archive) {
       error(archive.error().message);

@@ -47,15 +47,15 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->check(CLI::Range(1u, 1000000u));
   app.add_option("-d,--duration", args.duration, "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   app.add_option("-p,--pid", args.pids, "Only these processes (comma-separated or repeated)")
       ->type_name("PID")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   app.add_option("-t,--tid", args.tids, "Only these threads (comma-separated or repeated)")
       ->type_name("TID")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   gp::cli::hint_value(app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)")->type_name("DIR"),
                       ValueHint::directory);
   app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3")->type_name("LIST");

@@ -328,6 +328,37 @@ Status Output::finish_session() {
   return ok_status();
 }
 
+// What -p, -t and --cgroup name must exist before anything is opened or written: the error is
+// then about the target, not about a sampler that could not follow it.
+int check_targets(const RecordArgs& args) {
+  for (int32_t pid : args.pids) {
+    if (!proc::process_alive(pid)) {
+      gp::cli::error("process " + std::to_string(pid) + ": no such process");
+      return kExitFailure;
+    }
+  }
+  for (int32_t tid : args.tids) {
+    // /proc/TID is there for every thread (hidden from listings, not from lookups).
+    if (!proc::process_alive(tid)) {
+      gp::cli::error("thread " + std::to_string(tid) + ": no such thread");
+      return kExitFailure;
+    }
+  }
+  if (!args.cgroup.empty()) {
+    struct stat st {};
+    if (::stat(args.cgroup.c_str(), &st) != 0) {
+      gp::cli::error("no such cgroup '" + args.cgroup + "': " + std::strerror(errno));
+      gp::cli::hint("give a cgroup v2 directory, e.g. '/sys/fs/cgroup/system.slice/nginx.service'");
+      return kExitFailure;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      gp::cli::error("no such cgroup '" + args.cgroup + "': not a directory");
+      return kExitFailure;
+    }
+  }
+  return kExitOk;
+}
+
 int check_output(const RecordArgs& args) {
   bool to_stdout = args.output_dir.empty() && (args.output.empty() || args.output == "-");
   if (to_stdout && gp::cli::is_terminal(STDOUT_FILENO)) {
@@ -354,20 +385,23 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     gp::cli::error(config.error().message);
     return kExitUsage;
   }
+  if (int st = check_targets(args); st != kExitOk) return st;
   if (int st = check_output(args); st != kExitOk) return st;
   install_signal_handlers();
   model::HostInfo host = proc::host_info();
-  Output output(args, host.hostname);
-  auto first_out = output.next();  // an unwritable output fails before any sampling starts
-  if (!first_out) {
-    gp::cli::error(first_out.error().message);
-    return kExitFailure;
-  }
+  // The sampler first: a run that cannot sample leaves no empty output file behind (nor
+  // truncates the one it would have replaced).
   std::string hint;
   auto sampler = open_sampler(args, *config, &hint);
   if (!sampler) {
     gp::cli::error(sampler.error().message);
     if (!hint.empty()) gp::cli::hint(hint);
+    return kExitFailure;
+  }
+  Output output(args, host.hostname);
+  auto first_out = output.next();  // an unwritable output fails before the first drain
+  if (!first_out) {
+    gp::cli::error(first_out.error().message);
     return kExitFailure;
   }
   std::ostringstream sampling;

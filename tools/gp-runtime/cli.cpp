@@ -44,7 +44,7 @@ void add_mode(CLI::App& app, RuntimeArgs& args, Runtime r) {
 void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_option("-d,--duration", args.duration, "Seconds to profile (default: until SIGINT/SIGTERM)")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   app.add_option("-F,--frequency", args.frequency, "Samples per second per process (profilers may clamp)")
       ->type_name("HZ")
       ->capture_default_str()
@@ -52,7 +52,7 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_option("-p,--pids", args.pids, "Only these processes (comma-separated or repeated); default: all")
       ->type_name("PID")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   gp::cli::hint_value(app.add_option("-o,--output", args.output,
                                      "Archive to write, '-' for stdout (default; never a terminal)")
                           ->type_name("FILE"),

@@ -47,7 +47,16 @@ std::string describe(const TargetReport& t) {
   return who;
 }
 
+// A process that ended during the session is churn: said once, not a failure.
+bool churn(const TargetReport& t) { return t.exited && !t.hung && !t.skipped(); }
+
 void print_result(const TargetReport& t) {
+  if (churn(t)) {
+    info(0, describe(t) + ": exited during the session" +
+                (t.samples > 0 ? " (" + std::to_string(t.samples) + " samples kept)" : "") +
+                (t.error_frame.empty() ? "" : ": " + t.error_frame));
+    return;
+  }
   for (const auto& w : t.warnings) warning("pid " + std::to_string(t.pid) + ": " + w);
   if (!t.error_frame.empty()) {
     warning(describe(t) + ": " + t.error_frame);
@@ -90,11 +99,13 @@ int write_archive(const RuntimeArgs& a, model::Session& session) {
   return gp::cli::kExitFailure;
 }
 
-// 0: all profiled (or skipped by choice); 3: some failed; 1: nothing could run.
+// 0: all profiled (or skipped by choice, or gone during the session); 3: some failed; 1:
+// nothing could run. The archive is complete in every case: 3 is for profilers that failed.
 int outcome(const runtime::DriverResult& r, const RuntimeArgs& a) {
-  size_t ran = 0, failed = 0, skipped = 0;
+  size_t ran = 0, failed = 0, skipped = 0, exited = 0;
   for (const auto& t : r.targets) {
-    if (t.failed() || t.hung) ++failed;
+    if (churn(t)) ++exited;
+    else if (t.failed() || t.hung) ++failed;
     else if (t.skipped()) ++skipped;
     else ++ran;
   }
@@ -107,8 +118,9 @@ int outcome(const runtime::DriverResult& r, const RuntimeArgs& a) {
     return gp::cli::kExitOk;
   }
   info(0, std::to_string(r.targets.size()) + " processes: " + std::to_string(ran) + " profiled, " +
-              std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed");
-  if (ran == 0 && failed + skipped == r.targets.size()) return gp::cli::kExitFailure;
+              std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed" +
+              (exited > 0 ? ", " + std::to_string(exited) + " exited" : ""));
+  if (ran == 0 && exited == 0 && failed + skipped == r.targets.size()) return gp::cli::kExitFailure;
   if (failed > 0 || !r.rejected.empty()) return gp::cli::kExitPartial;
   return gp::cli::kExitOk;
 }

@@ -29,14 +29,14 @@ void add_cli(CLI::App& app, SymbolizeArgs& args) {
   auto* mode = gp::cli::choices(app.add_option("--demangle", args.demangle,
                                                "C++/Rust names: none, simplified (no parameters, templates "
                                                "or return type), templates (no parameters), full")
-                                    ->check(CLI::IsMember({"none", "simplified", "templates", "full"}))
+                                    ->type_name("STYLE")
                                     ->capture_default_str(),
                                 {"none", "simplified", "templates", "full"});
   app.add_flag("--no-demangle", args.no_demangle, "Same as --demangle none")->excludes(mode);
   app.add_flag("--no-inline", args.no_inline, "Do not expand inlined functions into frames of their own");
   app.add_option("-j,--jobs", args.jobs, "Worker threads over binaries (default: one per CPU, at most 8)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(gp::cli::positive_number());
   app.add_flag("--strict", args.strict, "Exit with status 3 when any frame stays unresolved");
   gp::cli::hint_value(app.add_option("--export-symbols", args.export_dir,
                                      "Copy every binary and debug file the archive needs into this "

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
+#include "gp/ingest/input.h"
 #include "gp/symbolize/elf_file.h"
 #include "gp/symbolize/store_trust.h"
 #include "gp/symbolize/stream_symbolizer.h"
@@ -81,7 +82,8 @@ void report_modules(const symbolize::SymbolizeReport& r) {
     gp::cli::info(1, "no names for " + std::to_string(m.frames) + " frames of " + describe(m) + ": " + why);
   }
   if (missing > 0 && gp::cli::verbosity() < 1)
-    gp::cli::hint(std::to_string(missing) + " binaries were not found (first: '" + first_missing->path +
+    gp::cli::hint(std::to_string(missing) + (missing == 1 ? " binary was" : " binaries were") +
+                  " not found (first: '" + first_missing->path +
                   "'); pass --debug-dir with a store made by 'gp-symbolize --export-symbols' on the "
                   "recording host, --sysroot or --debuginfod (-v lists them)");
 }
@@ -120,7 +122,8 @@ size_t export_session(const SymbolizeArgs& args, const model::Session& s, bool* 
     gp::cli::warning("cannot export '" + m.path + "': " + m.problem);
   }
   gp::cli::info(0, "exported " + std::to_string(report->modules.size() - problems) + " of " +
-                       std::to_string(report->modules.size()) + " binaries to '" + args.export_dir + "' (" +
+                       std::to_string(report->modules.size()) +
+                       (report->modules.size() == 1 ? " binary" : " binaries") + " to '" + args.export_dir + "' (" +
                        std::to_string(report->files_copied) + " files copied, " +
                        std::to_string(report->bytes_copied) + " bytes; " +
                        std::to_string(report->files_present) + " already there)");
@@ -252,6 +255,10 @@ int run(const SymbolizeArgs& args) {
     gp::cli::error("refusing to write a binary archive to a terminal");
     gp::cli::hint("redirect standard output or use -o FILE");
     return gp::cli::kExitUsage;
+  }
+  if (auto why = ingest::path_not_an_archive(args.input)) {  // .col, perf.data, perf text
+    gp::cli::error(*why);
+    return gp::cli::kExitFailure;
   }
   auto in = archive::InputStream::open(args.input);
   if (!in) {

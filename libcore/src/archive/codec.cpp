@@ -279,6 +279,7 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
       sm.setCount(v.count);
       sm.setCpu(v.cpu);
       sm.setWeight(v.weight);
+      if (!v.comm.empty()) sm.setComm(bytes(v.comm));
     });
   }
   if (count(r.kernel_symbols)) {
@@ -439,7 +440,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
       return make_error("sample refers to stack " + std::to_string(sm.getStackId()) + " of " +
                         std::to_string(base.stacks + s.stacks.size()));
     s.samples.push_back(
-        {sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight()});
+        {sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight(),
+         str(sm.getComm())});
   }
   for (auto k : r.getKernelSymbols())
     s.kernel_symbols.push_back(

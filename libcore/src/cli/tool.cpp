@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "gp/util/escape.h"
@@ -58,6 +60,35 @@ std::string usage_message(const CLI::Error& e) {
   return msg;
 }
 
+// CLI11 2.1 appends "Needs: --x" and "Excludes: --y" to the option column, where they run
+// into the description ("--with-pid Excludes: --with-tid folded, ..."). gp says it in the
+// description instead: "... (not with --with-tid)".
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::string out;
+    if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+    if (opt->get_type_size() == 0) return out;
+    if (!opt->get_type_name().empty()) out += " " + get_label(opt->get_type_name());
+    if (!opt->get_default_str().empty()) out += "=" + opt->get_default_str();
+    if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+    else if (opt->get_expected_min() > 1) out += " x " + std::to_string(opt->get_expected());
+    if (opt->get_required()) out += " " + get_label("REQUIRED");
+    return out;
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    std::string desc = opt->get_description();
+    auto names = [](const auto& options) {
+      std::string list;
+      for (const CLI::Option* o : options) list += (list.empty() ? "" : ", ") + o->get_name();
+      return list;
+    };
+    if (!opt->get_needs().empty()) desc += " (needs " + names(opt->get_needs()) + ")";
+    if (!opt->get_excludes().empty()) desc += " (not with " + names(opt->get_excludes()) + ")";
+    return desc;
+  }
+};
+
 }  // namespace
 
 void init_tool(std::string_view program) {
@@ -76,6 +107,13 @@ void warning(std::string_view message) {
 void hint(std::string_view message) {
   if (!g_quiet) emit("hint", "\033[1;36m", message);
 }
+void tell_unsymbolized(std::string_view input) {
+  std::string name(input);
+  warning("most frames of '" + name + "' have no names: it was never symbolized");
+  std::string in = name == "<stdin>" ? "-" : name;
+  hint("name them first: 'gp-symbolize " + in + " -o named.gpa', then use named.gpa");
+}
+
 void info(int level, std::string_view message) {
   if (g_quiet || g_verbosity < level) return;
   std::string line = g_program + ": " + util::escape_for_terminal(message) + "\n";
@@ -108,6 +146,7 @@ std::unique_ptr<CLI::App> make_app(std::string_view program, std::string_view de
               "\nExit status: 0 ok, 1 failure, 2 usage error, 3 partial output.\nSee " +
               std::string(program) + "(1) and gp(7).");
   app->set_version_flag("--version", std::string(program) + " (gp) " + kVersion);
+  app->formatter(std::make_shared<Formatter>());
   app->get_formatter()->column_width(34);
   return app;
 }
@@ -135,6 +174,24 @@ CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values, b
   if (check) opt->check(CLI::IsMember(values));
   return opt;
 }
+
+namespace {
+CLI::Validator number_check(bool zero_allowed, const char* name) {
+  return CLI::Validator(
+      [zero_allowed](std::string& in) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(in.c_str(), &end);
+        bool number = !in.empty() && end != nullptr && *end == '\0' && std::isfinite(v);
+        if (number && (zero_allowed ? v >= 0 : v > 0)) return "";
+        return "'" + in + "' is not a number " + (zero_allowed ? "of 0 or more" : "greater than 0") +
+               (number ? "" : " (give a plain number, without a unit)");
+      },
+      name);
+}
+}  // namespace
+
+CLI::Validator positive_number() { return number_check(false, "POSITIVE"); }
+CLI::Validator non_negative_number() { return number_check(true, "NONNEGATIVE"); }
 
 ValueHint value_hint(const CLI::Option* opt) {
   auto it = hint_table().find(opt);

@@ -10,13 +10,13 @@ namespace {
 
 using model::FrameKind;
 
-// The frames that start every line of (pid, tid), in gProfiler's order:
+// The frames that start every line of a sample's (pid, tid, comm), in gProfiler's order:
 // [idx;]container;comm[;appid: X][;error frame] — the error frame is attached after comm by
 // the merge, the appid inserted after comm afterwards.
 void prefix_frames(const detail::ProcessTable& procs, const detail::ColContext& ctx,
-                   const ColOptions& o, int32_t pid, int32_t tid, detail::StackTable& t,
+                   const ColOptions& o, const model::Sample& smp, detail::StackTable& t,
                    std::vector<uint32_t>& out) {
-  const model::Process* p = procs.find(pid);
+  const model::Process* p = procs.find(smp.pid);
   if (o.profile_api_version != "v1") {
     if (o.application_metadata) {
       size_t idx = 0;
@@ -26,7 +26,7 @@ void prefix_frames(const detail::ProcessTable& procs, const detail::ColContext& 
     }
     out.push_back(t.frame(p != nullptr ? p->container_name : std::string(), FrameKind::pseudo));
   }
-  out.push_back(t.frame(procs.comm(pid, tid), FrameKind::pseudo));
+  out.push_back(t.frame(procs.comm(smp), FrameKind::pseudo));
   if (p != nullptr && !p->appid.empty())
     out.push_back(t.frame("appid: " + p->appid, FrameKind::pseudo));
   if (p != nullptr && !p->error_frame.empty())
@@ -46,8 +46,8 @@ Status write_col(const model::Archive& archive, const ColOptions& options, std::
   for (const model::Session& s : archive.sessions) {
     detail::ProcessTable procs(s);
     detail::SessionStacks(s, table, view)
-        .add_samples([&](int32_t pid, int32_t tid, std::vector<uint32_t>& frames) {
-          prefix_frames(procs, ctx, options, pid, tid, table, frames);
+        .add_samples([&](const model::Sample& smp, std::vector<uint32_t>& frames) {
+          prefix_frames(procs, ctx, options, smp, table, frames);
         });
   }
   out << "# " << json::dump(detail::make_col_header(archive, options, ctx));

@@ -31,7 +31,7 @@ uint64_t filter_samples(model::Archive& archive, const SampleFilter& f) {
     auto keep = [&](const model::Sample& smp) {
       if (f.exclude_idle && smp.pid == 0) return false;
       if (!f.pids.empty() && !contains(f.pids, smp.pid)) return false;
-      if (!f.comms.empty() && !contains(f.comms, procs.comm(smp.pid, smp.tid))) return false;
+      if (!f.comms.empty() && !contains(f.comms, procs.comm(smp))) return false;
       if (!f.containers.empty() && !container_matches(procs.find(smp.pid), f.containers))
         return false;
       return true;

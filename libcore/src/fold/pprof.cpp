@@ -31,33 +31,44 @@ constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
 using Sink = std::function<Status(std::string_view)>;
 
-// How one session's samples turn into nanoseconds of CPU time.
+// How one session's samples turn into the profile's second value: nanoseconds of CPU time for
+// clock events, else the event's own count (the summed period perf recorded, e.g. page faults).
 struct SessionClock {
   bool clock_event = false;  // cpu-clock/task-clock: Sample.weight is nanoseconds
   int64_t period_ns = 0;     // per sample; 0 when unknown
-  bool has_ns = false;       // every sample of the session gets a nanosecond value
+  bool has_ns = false;       // every sample of the session gets a value
+  std::string type = "cpu", unit = "nanoseconds";
 };
+
+bool all_weighted(const model::Session& s) {
+  return !s.samples.empty() && std::all_of(s.samples.begin(), s.samples.end(),
+                                           [](const model::Sample& x) { return x.weight > 0; });
+}
 
 SessionClock session_clock(const model::Session& s) {
   const model::Sampling& sampling = s.header.sampling;
   SessionClock c;
-  c.clock_event =
-      sampling.event.empty() || sampling.event == "cpu-clock" || sampling.event == "task-clock";
+  // perf appends the modifiers it chose: "cpu-clock:ppp" is cpu-clock.
+  const std::string event = sampling.event.substr(0, sampling.event.find(':'));
+  c.clock_event = event.empty() || event == "cpu-clock" || event == "task-clock";
+  if (!c.clock_event) {
+    // A period of another event counts that event, not time: only per-sample weights say it.
+    c.type = event;
+    c.unit = "count";
+    c.has_ns = all_weighted(s);
+    return c;
+  }
   if (sampling.frequency_hz > 0) {
     c.period_ns = kNanosPerSecond / sampling.frequency_hz;
-  } else if (c.clock_event && sampling.period > 0) {
+  } else if (sampling.period > 0) {
     c.period_ns = static_cast<int64_t>(sampling.period);
   }
-  c.has_ns = c.period_ns > 0;
-  if (!c.has_ns && c.clock_event && !s.samples.empty()) {
-    c.has_ns = std::all_of(s.samples.begin(), s.samples.end(),
-                           [](const model::Sample& x) { return x.weight > 0; });
-  }
+  c.has_ns = c.period_ns > 0 || all_weighted(s);
   return c;
 }
 
 int64_t sample_ns(const SessionClock& c, const model::Sample& s) {
-  if (c.clock_event && s.weight > 0) return static_cast<int64_t>(s.weight);
+  if (s.weight > 0) return static_cast<int64_t>(s.weight);
   return static_cast<int64_t>(s.count) * c.period_ns;
 }
 
@@ -70,7 +81,7 @@ class Encoder {
   Status add_session(const model::Session& s, const SessionClock& clock);
   Status add_sample(const model::Session& s, pprof::SessionIds& ids, const SessionClock& clock,
                     const model::Sample& sample);
-  const std::string& process_labels(const model::Session& s, int32_t pid, int32_t tid);
+  const std::string& process_labels(const model::Session& s, const model::Sample& sample);
   void write_header(const model::Archive& archive, const std::vector<SessionClock>& clocks);
   void value_type(uint32_t field, std::string_view type, std::string_view unit);
   void str_label(proto::ProtoWriter& out, std::string_view key, std::string_view value);
@@ -82,7 +93,7 @@ class Encoder {
   pprof::Tables tables_;
   proto::ProtoWriter out_;
   bool with_ns_ = false;
-  std::unordered_map<int64_t, std::string> label_cache_;  // per (pid, tid) in one session
+  std::unordered_map<std::string, std::string> label_cache_;  // per (pid, tid, comm) in a session
   std::vector<uint64_t> location_ids_;
 };
 
@@ -96,9 +107,14 @@ Status Encoder::flush(bool force) {
 Status Encoder::encode(const model::Archive& archive) {
   std::vector<SessionClock> clocks;
   with_ns_ = true;
-  for (const model::Session& s : archive.sessions) {
-    clocks.push_back(session_clock(s));
-    if (!s.samples.empty() && !clocks.back().has_ns) with_ns_ = false;
+  for (const model::Session& s : archive.sessions) clocks.push_back(session_clock(s));
+  const SessionClock* kind = nullptr;  // the first session with samples names the value
+  for (size_t i = 0; i < clocks.size(); ++i) {
+    if (archive.sessions[i].samples.empty()) continue;
+    const SessionClock& c = clocks[i];
+    if (!c.has_ns) with_ns_ = false;
+    if (kind == nullptr) kind = &c;
+    else if (kind->type != c.type || kind->unit != c.unit) with_ns_ = false;  // unlike values
   }
   for (size_t i = 0; i < archive.sessions.size(); ++i) {
     if (auto st = add_session(archive.sessions[i], clocks[i]); !st) {
@@ -142,14 +158,17 @@ Status Encoder::add_sample(const model::Session& s, pprof::SessionIds& ids,
   proto::ProtoWriter m;
   m.packed_varints(kSampleLocation, location_ids_);
   m.packed_varints(kSampleValue, std::span<const int64_t>(values, with_ns_ ? 2 : 1));
-  m.append_encoded(process_labels(s, sample.pid, sample.tid));
+  m.append_encoded(process_labels(s, sample));
   out_.message_field(kSample, m);
   return ok_status();
 }
 
-// Encoded Label fields for a (pid, tid) of a session, built once.
-const std::string& Encoder::process_labels(const model::Session& s, int32_t pid, int32_t tid) {
-  int64_t key = (static_cast<int64_t>(pid) << 32) | static_cast<uint32_t>(tid);
+// Encoded Label fields for a (pid, tid, comm) of a session, built once.
+const std::string& Encoder::process_labels(const model::Session& s, const model::Sample& sample) {
+  const int32_t pid = sample.pid, tid = sample.tid;
+  std::string key(reinterpret_cast<const char*>(&pid), sizeof pid);
+  key.append(reinterpret_cast<const char*>(&tid), sizeof tid);
+  key.append(sample.comm);
   auto it = label_cache_.find(key);
   if (it != label_cache_.end()) return it->second;
   proto::ProtoWriter labels;
@@ -160,7 +179,10 @@ const std::string& Encoder::process_labels(const model::Session& s, int32_t pid,
     num_label(labels, "tid", tid);
   }
   const model::Process* p = s.find_process(pid);
-  std::string_view comm = p != nullptr ? std::string_view(p->comm) : std::string_view();
+  // The comm the sample was taken under, else the process's, else the thread's.
+  std::string_view comm = !sample.comm.empty() ? std::string_view(sample.comm)
+                          : p != nullptr        ? std::string_view(p->comm)
+                                                : std::string_view();
   if (comm.empty()) {
     for (const model::Thread& t : s.threads) {
       if (t.tid == tid && !t.comm.empty()) comm = t.comm;  // the newest entry wins
@@ -201,9 +223,12 @@ void Encoder::value_type(uint32_t field, std::string_view type, std::string_view
 void Encoder::write_header(const model::Archive& archive, const std::vector<SessionClock>& clocks) {
   value_type(kSampleType, "samples", "count");
   const model::Session* first = archive.sessions.empty() ? nullptr : &archive.sessions.front();
-  if (with_ns_) {
-    value_type(kSampleType, "cpu", "nanoseconds");
-    value_type(kPeriodType, "cpu", "nanoseconds");
+  const SessionClock* kind = nullptr;
+  for (size_t i = 0; i < archive.sessions.size() && kind == nullptr; ++i)
+    if (!archive.sessions[i].samples.empty()) kind = &clocks[i];
+  if (with_ns_ && kind != nullptr) {
+    value_type(kSampleType, kind->type, kind->unit);
+    value_type(kPeriodType, kind->type, kind->unit);
     int64_t period = clocks.empty() ? 0 : clocks.front().period_ns;
     if (period == 0 && first != nullptr && first->total_samples() > 0) {
       int64_t ns = 0;  // weights only: the mean sample length

@@ -4,6 +4,7 @@
 // once per (pid, tid); a sample then costs a few array reads and one hash probe.
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -25,8 +26,9 @@ class SessionStacks {
  public:
   SessionStacks(const model::Session& s, StackTable& table, const StackView& view);
 
-  // Adds every sample with a count under the view. make_prefix(pid, tid, frames) appends the
-  // frame ids that start the lines of (pid, tid); it is called once per pair.
+  // Adds every sample with a count under the view. make_prefix(sample, frames) appends the
+  // frame ids that start the lines of the sample's (pid, tid, comm); it is called once per
+  // distinct triple.
   template <typename MakePrefix>
   void add_samples(MakePrefix&& make_prefix);
 
@@ -63,22 +65,25 @@ class SessionStacks {
 
 template <typename MakePrefix>
 void SessionStacks::add_samples(MakePrefix&& make_prefix) {
-  std::unordered_map<int64_t, uint32_t> prefixes;  // (pid, tid) → sequence
-  int64_t last_key = 0;
+  std::unordered_map<std::string, uint32_t> prefixes;  // (pid, tid, comm) → sequence
+  std::string key;
+  const model::Sample* last = nullptr;
   uint32_t last_prefix = StackTable::kNone;
   for (const model::Sample& smp : s_.samples) {
     if (smp.count == 0 || (smp.pid == 0 && !view_.include_idle)) continue;
     uint32_t seq = stack(smp.stack_id);
     if (seq == kDropped) continue;
-    int64_t key = (static_cast<int64_t>(smp.pid) << 32) | static_cast<uint32_t>(smp.tid);
-    if (key != last_key || last_prefix == StackTable::kNone) {
+    if (last == nullptr || smp.pid != last->pid || smp.tid != last->tid || smp.comm != last->comm) {
+      key.assign(reinterpret_cast<const char*>(&smp.pid), sizeof smp.pid);
+      key.append(reinterpret_cast<const char*>(&smp.tid), sizeof smp.tid);
+      key.append(smp.comm);
       auto [it, inserted] = prefixes.try_emplace(key, StackTable::kNone);
       if (inserted) {
         prefix_frames_.clear();
-        make_prefix(smp.pid, smp.tid, prefix_frames_);
+        make_prefix(smp, prefix_frames_);
         it->second = table_.sequence(prefix_frames_);
       }
-      last_key = key;
+      last = &smp;
       last_prefix = it->second;
     }
     table_.add(last_prefix, seq, smp.count);

@@ -10,4 +10,5 @@ target_sources(gp_core PRIVATE
   src/fold/col_writer.cpp
   src/fold/folded_writer.cpp
   src/fold/top.cpp
+  src/fold/weight.cpp
 )

@@ -81,9 +81,10 @@ std::string ProcessTable::comm(int32_t pid, int32_t tid) const {
   return "[pid " + std::to_string(pid) + "]";
 }
 
-std::string process_frame_name(const ProcessTable& t, int32_t pid, int32_t tid, bool with_pid,
+std::string process_frame_name(const ProcessTable& t, const model::Sample& smp, bool with_pid,
                                bool with_tid) {
-  std::string name = t.comm(pid, tid);
+  std::string name = t.comm(smp);
+  int32_t pid = smp.pid, tid = smp.tid;
   if (with_tid) return name + "-" + std::to_string(pid) + "/" + std::to_string(tid);
   if (with_pid) return name + "-" + std::to_string(pid);
   return name;

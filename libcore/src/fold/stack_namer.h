@@ -101,6 +101,10 @@ class ProcessTable {
   const model::Process* find(int32_t pid) const;
   // Process comm, else the thread's comm, else "swapper" for pid 0, else "[pid N]".
   std::string comm(int32_t pid, int32_t tid) const;
+  // The comm a sample was taken under when it says, else comm(pid, tid).
+  std::string comm(const model::Sample& smp) const {
+    return smp.comm.empty() ? comm(smp.pid, smp.tid) : smp.comm;
+  }
 
  private:
   const model::Session& s_;
@@ -109,7 +113,7 @@ class ProcessTable {
 };
 
 // The process frame text: "comm", "comm-PID" or "comm-PID/TID".
-std::string process_frame_name(const ProcessTable& t, int32_t pid, int32_t tid, bool with_pid,
+std::string process_frame_name(const ProcessTable& t, const model::Sample& smp, bool with_pid,
                                bool with_tid);
 
 }  // namespace gp::fold::detail

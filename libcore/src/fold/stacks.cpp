@@ -17,12 +17,12 @@ void add_stacks(const model::Archive& archive, const StackOptions& o, bool kerne
   for (const model::Session& s : archive.sessions) {
     ProcessTable procs(s);
     SessionStacks(s, table, view)
-        .add_samples([&](int32_t pid, int32_t tid, std::vector<uint32_t>& frames) {
+        .add_samples([&](const model::Sample& smp, std::vector<uint32_t>& frames) {
           if (o.process_frame) {
-            frames.push_back(table.frame(
-                process_frame_name(procs, pid, tid, o.with_pid, o.with_tid), FrameKind::pseudo));
+            frames.push_back(table.frame(process_frame_name(procs, smp, o.with_pid, o.with_tid),
+                                         FrameKind::pseudo));
           }
-          const model::Process* p = procs.find(pid);
+          const model::Process* p = procs.find(smp.pid);
           if (p != nullptr && !p->error_frame.empty())
             frames.push_back(table.frame(p->error_frame, FrameKind::pseudo));
         });
@@ -81,6 +81,17 @@ uint64_t truncated_samples(const model::Archive& archive) {
     }
   }
   return n;
+}
+
+bool mostly_unsymbolized(const model::Archive& archive) {
+  uint64_t unnamed = 0, total = 0;
+  for (const model::Session& s : archive.sessions) {
+    for (const model::Location& loc : s.locations) {
+      ++total;
+      if (loc.lines.empty() && loc.status == model::SymbolStatus::unsymbolized) ++unnamed;
+    }
+  }
+  return total > 0 && unnamed * 2 > total;
 }
 
 const char* kind_suffix(model::FrameKind kind) {

@@ -52,6 +52,7 @@ struct PendingSample {
   int32_t pid = 0, tid = 0, cpu = -1;
   uint64_t period = 0;
   uint64_t hash = 0;  // of the stack key
+  std::string comm;   // the process's name when sampled
 };
 
 struct ThreadInfo {
@@ -132,12 +133,15 @@ class PerfScriptParser::Impl {
   bool sample_pending_ = false;
   PendingSample pending_;
   std::vector<uint64_t> pending_frames_;
-  model::StringTable<size_t> sample_index_;  // (pid, tid, stack id) → sample, for the other threads
+  model::StringTable<size_t> sample_index_;  // (pid, tid, stack id, comm) → sample, for the other threads
+  std::string sample_key_;
   uint32_t chunk_ = 0;
   model::StringTable<uint64_t> function_cache_;  // symbol → function id
   model::StringTable<DsoEntry> dso_cache_;       // (pid, DSO text) → mapping and frame kind
   std::string dso_key_;
   std::unordered_map<int32_t, ThreadInfo> threads_;
+  std::unordered_map<int32_t, std::string> process_comms_;  // pid → its name now
+  const std::string* comm_ = nullptr;  // the current sample's process name (in process_comms_)
 };
 
 void PerfScriptParser::Impl::feed(std::string_view bytes) {
@@ -216,10 +220,18 @@ void PerfScriptParser::Impl::on_line(std::string_view line) {
       apply_header_comment(key, value, s_.header, event_attrs_);
     return;
   }
-  // perf starts every call-chain line with a tab; sample headers never do.
+  // perf starts every call-chain line with a tab and sample headers never do: the fast path.
   if (line.front() == '\t' && in_sample_ && on_frame_line(line)) return;
   PerfSampleHeader h;
-  if (parse_sample_header(line, h)) {
+  bool header = parse_sample_header(line, h);
+  // Re-indented text (spaces, spaces then a tab, nothing): a header that names its event is
+  // certain; otherwise a line inside a sample that reads as a frame is one. A header without an
+  // event (`-F` without it) still wins over a frame without a DSO, which perf never prints.
+  if (line.front() != '\t' && in_sample_ && !(header && !h.event.empty())) {
+    PerfFrame f;
+    if (parse_frame_line(line, f) && !(header && f.dso.empty()) && on_frame_line(line)) return;
+  }
+  if (header) {
     begin_sample(h);
     return;
   }
@@ -404,11 +416,15 @@ bool PerfScriptParser::Impl::select_event(std::string_view event) {
 
 void PerfScriptParser::Impl::note_thread(int32_t pid, int32_t tid, std::string_view comm) {
   auto [it, inserted] = threads_.try_emplace(tid);
+  auto [proc, new_process] = process_comms_.try_emplace(pid);
+  comm_ = &proc->second;
   if (!inserted && it->second.pid == pid && it->second.comm == comm) return;
   it->second = {pid, std::string(comm)};
   b_.thread(tid, pid, comm);
-  // The process takes its main thread's name; until that thread is seen, the first thread's.
-  if (tid == pid || s_.find_process(pid) == nullptr) {
+  // The process takes its main thread's name (perf prints the new one from its exec on); until
+  // that thread is seen, the first thread's. Samples keep the name of their time.
+  if (tid == pid || new_process) {
+    proc->second = std::string(comm);
     model::Process p;
     p.pid = pid;
     p.comm = std::string(comm);
@@ -423,7 +439,11 @@ void PerfScriptParser::Impl::end_sample() {
   in_sample_ = false;
   if (!accept_) return;
   flush_sample();
-  pending_ = {pid_, tid_, cpu_, period_, 0};
+  pending_.pid = pid_;
+  pending_.tid = tid_;
+  pending_.cpu = cpu_;
+  pending_.period = period_;
+  pending_.comm.assign(*comm_);
   pending_frames_.swap(frames_);
   pending_.hash = model::hash_bytes({reinterpret_cast<const char*>(pending_frames_.data()),
                                      pending_frames_.size() * sizeof(uint64_t)});
@@ -455,19 +475,21 @@ void PerfScriptParser::Impl::add_sample(StackEntry& stack, const PendingSample& 
     stack.chunk = chunk_;
     stack.sample = s_.samples.size();
     at = stack.sample;
-  } else if (s_.samples[stack.sample].pid == p.pid && s_.samples[stack.sample].tid == p.tid) {
+  } else if (const model::Sample& first = s_.samples[stack.sample];
+             first.pid == p.pid && first.tid == p.tid && first.comm == p.comm) {
     at = stack.sample;
-  } else {  // a stack seen in another thread first
+  } else {  // a stack seen in another thread (or under another name) first
     char key[16];
     std::memcpy(key, &p.pid, 4);
     std::memcpy(key + 4, &p.tid, 4);
     std::memcpy(key + 8, &stack.id, 8);
-    std::string_view sample_key(key, sizeof key);
-    auto [index, inserted] = sample_index_.try_insert(sample_key, s_.samples.size());
+    sample_key_.assign(key, sizeof key);
+    sample_key_.append(p.comm);
+    auto [index, inserted] = sample_index_.try_insert(sample_key_, s_.samples.size());
     at = *index;
   }
   if (at == s_.samples.size()) {
-    s_.samples.push_back({p.pid, p.tid, stack.id, 1, p.cpu, p.period});
+    s_.samples.push_back({p.pid, p.tid, stack.id, 1, p.cpu, p.period, p.comm});
     return;
   }
   model::Sample& smp = s_.samples[at];

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "gp/archive/reader.h"
+#include "gp/import/perf_line.h"
 #include "gp/import/perf_script.h"
 #include "gp/ingest/collapsed.h"
 
@@ -25,7 +26,11 @@ bool is_hex(char c) {
 }
 
 // perf script prints a sample header line, then indented "<hex addr> sym (dso)" frame lines.
+// Re-indented text may have lost the indentation: a header line naming its event decides too.
 bool looks_like_perf_script(std::string_view text, size_t line_start) {
+  import::PerfSampleHeader h;
+  if (import::parse_sample_header(first_line(text, line_start), h) && !h.event.empty())
+    return true;
   size_t nl = text.find('\n', line_start);
   if (nl == std::string_view::npos) return false;
   std::string_view next = first_line(text, nl + 1);
@@ -66,6 +71,12 @@ Result<model::Archive> read_perf_script(std::string_view text, const std::string
   if (stats.samples == 0)
     return make_error("'" + path + "' has no perf script samples with call stacks");
   if (s.header.source == model::SourceKind::unknown) s.header.source = model::SourceKind::imported;
+  if (stats.skipped_lines > 0) {  // as gp-import says it: the output is partial (exit 3)
+    archive.truncated = true;
+    archive.problem = "skipped " + std::to_string(stats.skipped_lines) + " line(s) of '" + path +
+                      "' that are not perf script output (first: line " +
+                      std::to_string(stats.first_skipped_line) + ")";
+  }
   return archive;
 }
 
@@ -92,6 +103,39 @@ InputFormat sniff(std::string_view first_bytes) {
     return InputFormat::collapsed;
   }
   return first_bytes.empty() ? InputFormat::unknown : InputFormat::collapsed;
+}
+
+std::optional<std::string> not_an_archive(std::string_view first, const std::string& name) {
+  if (first.empty() || archive::looks_like_archive(first)) return std::nullopt;
+  std::string quoted = "'" + name + "'";
+  if (import::looks_like_perf_data(first))
+    return quoted + " is a perf.data file, not a gp archive: convert it with 'gp-import " + name +
+           "' first";
+  if (first.find('\0') != std::string_view::npos) return std::nullopt;  // binary: not ours to name
+  switch (sniff(first)) {
+    case InputFormat::perf_script:
+      return quoted + " is perf script text, not a gp archive: convert it with 'gp-import " +
+             name + "' first";
+    case InputFormat::collapsed:
+      return quoted + (first.substr(0, 3) == "# {" ? " is a gProfiler .col file" : " is folded text") +
+             ", not a gp archive: gp-fold and gp-flame read it";
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::string> path_not_an_archive(const std::string& path) {
+  if (path == "-") return std::nullopt;
+  Fd in;
+  in.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in.fd < 0) return std::nullopt;
+  in.owned = true;
+  std::string data;
+  if (!read_more(in.fd, path, data, 64 << 10)) return std::nullopt;
+  // A text cut mid-line at the window's end: sniffing looks at whole lines only.
+  if (data.size() == (64u << 10) && data.find('\n') != std::string::npos)
+    data.resize(data.rfind('\n') + 1);
+  return not_an_archive(data, path);
 }
 
 Result<model::Archive> read_profile(const std::string& path) {

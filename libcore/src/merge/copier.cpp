@@ -80,7 +80,7 @@ uint64_t Copier::stack(uint64_t id) {
 void Copier::sample(const model::Sample& s, uint64_t count) {
   if (count == 0) return;
   dst_.builder().add_sample(pid(s.pid), s.tid == s.pid ? pid(s.tid) : s.tid, stack(s.stack_id),
-                            count, s.weight, s.cpu);
+                            count, s.weight, s.cpu, s.comm);
 }
 
 void Copier::process(const model::Process& p) {

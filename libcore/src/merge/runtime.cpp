@@ -103,7 +103,7 @@ void merge_runtime(model::Session& system, const model::Session& runtime, uint64
   std::vector<model::Sample> native;
   native.swap(system.samples);
   for (const model::Sample& s : native)
-    target.builder().add_sample(s.pid, s.tid, s.stack_id, s.count, s.weight, s.cpu);
+    target.builder().add_sample(s.pid, s.tid, s.stack_id, s.count, s.weight, s.cpu, s.comm);
   for (const auto& [pid, ratio] : to_copy) {
     if (ratio < 0) {
       set_error_frame(system, target, pid, runtime_error(runtime, pid, &rt_groups[pid]));

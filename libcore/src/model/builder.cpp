@@ -114,16 +114,17 @@ uint64_t SessionBuilder::stack(const std::vector<uint64_t>& ids, StackEnd end) {
 }
 
 void SessionBuilder::add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count,
-                                uint64_t weight, int32_t cpu) {
+                                uint64_t weight, int32_t cpu, std::string_view comm) {
   key_.clear();
   put(key_, pid);
   put(key_, tid);
   put(key_, stack_id);
   put(key_, cpu);
+  key_.append(comm);
   bool inserted;
   uint64_t at = intern(sample_index_, s_.samples.size(), inserted);
   if (inserted) {
-    s_.samples.push_back({pid, tid, stack_id, count, cpu, weight});
+    s_.samples.push_back({pid, tid, stack_id, count, cpu, weight, std::string(comm)});
   } else {
     s_.samples[at].count += count;
     s_.samples[at].weight += weight;

@@ -61,6 +61,14 @@ bool lists_empty(const model::Session& s) {
 }
 }  // namespace
 
+uint64_t sample_period(const model::Sampling& sampling) {
+  if (sampling.period > 0) return sampling.period;
+  bool clock = sampling.event.empty() || sampling.event == "cpu-clock" || sampling.event == "task-clock";
+  // A clock event at F Hz: the kernel's hrtimer fires every 1e9/F ns.
+  if (clock && sampling.frequency_hz > 0) return 1'000'000'000ull / sampling.frequency_hz;
+  return 0;
+}
+
 model::Mapping kernel_mapping(const std::string& kernel_build_id) {
   model::Mapping m;
   m.pid = 0;
@@ -95,6 +103,7 @@ void SessionAssembler::begin_session(model::Session& session) {
   }
   session_ = &session;
   builder_ = std::make_unique<model::SessionBuilder>(session);
+  sample_period_ = sample_period(session.header.sampling);
   written_generation_.clear();
   resnapshotted_this_drain_.clear();
   kernel_addresses_.clear();
@@ -330,7 +339,11 @@ void SessionAssembler::add(const RawSample& sample) {
     gen->second = p.generation;
   }
   builder_->thread(sample.tid, sample.pid, sample.comm);
-  builder_->add_sample(sample.pid, sample.tid, stack_id, sample.count, 0, sample.cpu);
+  // The process's name when sampled: the main thread's own comm then (samples taken before an
+  // exec keep the old name), else the process's as last read.
+  const std::string& comm = sample.tid == sample.pid || p.meta.comm.empty() ? sample.comm : p.meta.comm;
+  builder_->add_sample(sample.pid, sample.tid, stack_id, sample.count,
+                       sample.count * sample_period_, sample.cpu, comm);
   // Shared entries (kernel frames) count for the process that made them first: an estimate.
   p.entries += entry_total(builder_->created()) - entries_before;
   if (sampled_pids_.insert(sample.pid).second) ++sampled_process_count_;

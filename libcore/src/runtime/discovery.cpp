@@ -1,6 +1,7 @@
 // Discovery of runtime processes from procfs (gp/runtime/discovery.h).
 #include "gp/runtime/discovery.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -167,6 +168,30 @@ std::optional<StatInfo> read_stat(pid_t pid, const std::string& proc_root) {
   return st;
 }
 
+std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string& proc_root) {
+  std::ifstream in(proc_path(proc_root, pid, "environ"), std::ios::binary);
+  std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = std::string(kSpawnedEnv) + "=";
+  for (size_t at = 0; at < env.size();) {
+    size_t end = env.find('\0', at);
+    if (end == std::string::npos) end = env.size();
+    if (std::string_view(env).substr(at, key.size()) == key)
+      return "started by " + env.substr(at + key.size(), end - at - key.size());
+    at = end + 1;
+  }
+  std::string_view name = basename_of(exe);
+  size_t slash = exe.rfind('/');
+  if (!name.empty() && name != "java" && slash != std::string_view::npos) {
+    // The launcher's directory as the process sees it (containers: through its root). A JDK's
+    // bin/java is a file; /usr/bin/java is an alternatives link beside every other program.
+    std::string java = proc_path(proc_root, pid, "root") + std::string(exe.substr(0, slash)) + "/java";
+    struct stat st {};
+    if (::lstat(java.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)
+      return "a JDK tool (" + std::string(name) + "), not an application";
+  }
+  return "";
+}
+
 Result<std::optional<Target>> inspect_process(pid_t pid, const DiscoveryOptions& o) {
   auto st = read_stat(pid, o.proc_root);
   if (!st) return make_error("no such process");
@@ -176,6 +201,7 @@ Result<std::optional<Target>> inspect_process(pid_t pid, const DiscoveryOptions&
   t.exe = read_link(proc_path(o.proc_root, pid, "exe"));
   auto runtime = classify_process(t.exe, mapped_paths(pid, o.proc_root), &t.libraries);
   if (!runtime || !o.runtimes.count(*runtime)) return std::optional<Target>();
+  if (!own_helper_reason(pid, t.exe, o.proc_root).empty()) return std::optional<Target>();
   t.runtime = *runtime;
   t.comm = read_comm(pid, o.proc_root);
   t.cmdline = read_cmdline(pid, o.proc_root);
@@ -226,6 +252,10 @@ std::vector<Target> ProcessWatcher::scan() {
         rejected_.push_back({pid, "no such process"});
       } else if (is_own(pid, parents)) {
         rejected_.push_back({pid, "is gp-runtime itself or a profiler it started"});
+      } else if (std::string why = own_helper_reason(
+                     pid, read_link(proc_path(options_.proc_root, pid, "exe")), options_.proc_root);
+                 !*r && !why.empty()) {
+        rejected_.push_back({pid, "is gp's own helper: " + why});
       } else if (!*r) {
         std::string comm = read_comm(pid, options_.proc_root);
         rejected_.push_back({pid, "not a " + runtime_list_text(options_.runtimes) +

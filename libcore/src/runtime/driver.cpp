@@ -204,6 +204,7 @@ void build_session(DriverResult& result, std::vector<SlotPtr>& slots, const Driv
     model::Process p = s->process;
     if (s->metadata_done.load(std::memory_order_acquire)) p.app_metadata_json = s->metadata;
     p.exited = !still_running(s->target, o.proc_root);
+    s->report.exited = p.exited;
     Profile hung;
     hung.error_frame = s->report.error_frame;
     add_profile(b, std::move(p), s->report.hung ? hung : s->profile);

@@ -1,5 +1,6 @@
 // run_profiler: fork/exec with pipes, limits, a cleared environment, timeout and stop.
 #include "gp/runtime/subprocess.h"
+#include "gp/runtime/discovery.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -28,6 +29,9 @@ std::vector<std::string> child_environment(const RunOptions& o) {
   for (const char* name : {"HOME", "TMPDIR", "LANG"}) {
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   }
+  // gp's own mark: another gp instance's discovery never takes this process (a jcmd is a JVM
+  // too) for an application (discovery.h).
+  env.push_back(std::string(kSpawnedEnv) + "=gp-runtime " + std::to_string(::getpid()));
   // An extra NAME=value replaces an inherited NAME: getenv() takes the first match, so a
   // duplicate would silently keep gp's own value (e.g. TMPDIR for dotnet-trace).
   for (const std::string& extra : o.extra_env) {

@@ -1,14 +1,21 @@
 // Private, self-removing work directory (work_dir.h).
 #include "work_dir.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string_view>
 #include <vector>
+
+#include "gp/runtime/discovery.h"
 
 namespace gp::runtime {
 namespace {
@@ -18,21 +25,70 @@ int remove_entry(const char* path, const struct stat*, int, FTW*) {
   return 0;
 }
 
+std::string base_dir(const std::string& parent) {
+  if (!parent.empty()) return parent;
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+constexpr std::string_view kPrefix = "gp-runtime-";
+constexpr size_t kRandomChars = 6;  // mkdtemp's XXXXXX
+
+// "PID START_TICKS" of the directory's owner file, read without following links.
+bool read_owner(int dir_fd, pid_t& pid, unsigned long long& ticks) {
+  int fd = ::openat(dir_fd, "owner", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[64] = {};
+  ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  return n > 0 && std::sscanf(text, "%d %llu", &pid, &ticks) == 2 && pid > 0;
+}
+
 }  // namespace
 
-Result<WorkDir> WorkDir::create(const std::string& parent) {
-  std::string base = parent;
-  if (base.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+size_t WorkDir::remove_stale(const std::string& parent, const std::string& proc_root) {
+  std::string base = base_dir(parent);
+  DIR* dir = ::opendir(base.c_str());
+  if (dir == nullptr) return 0;
+  size_t removed = 0;
+  while (const dirent* e = ::readdir(dir)) {
+    std::string_view name = e->d_name;
+    if (name.size() != kPrefix.size() + kRandomChars || name.substr(0, kPrefix.size()) != kPrefix)
+      continue;
+    int fd = ::openat(::dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    pid_t pid = 0;
+    unsigned long long ticks = 0;
+    bool ours = ::fstat(fd, &st) == 0 && st.st_uid == ::geteuid() && (st.st_mode & 0777) == 0700 &&
+                read_owner(fd, pid, ticks);
+    ::close(fd);
+    if (!ours) continue;
+    auto alive = read_stat(pid, proc_root);
+    if (alive && alive->start_ticks == ticks) continue;  // its run is still going
+    std::string path = base + "/" + std::string(name);
+    ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ++removed;
   }
-  std::string pattern = base + "/gp-runtime-XXXXXX";
+  ::closedir(dir);
+  return removed;
+}
+
+Result<WorkDir> WorkDir::create(const std::string& parent) {
+  std::string base = base_dir(parent);
+  remove_stale(base);
+  std::string pattern = base + "/" + std::string(kPrefix) + std::string(kRandomChars, 'X');
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr) {
     return make_error("cannot create a work directory in '" + base + "': " + std::strerror(errno));
   }
-  return WorkDir(std::string(buf.data()));
+  WorkDir dir{std::string(buf.data())};
+  // Who made it, so a later run can prove it left over once this process is gone.
+  if (auto self = read_stat(::getpid())) {
+    std::ofstream(dir.path_ + "/owner") << ::getpid() << ' ' << self->start_ticks << '\n';
+  }
+  return dir;
 }
 
 WorkDir::~WorkDir() {

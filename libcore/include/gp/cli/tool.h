@@ -33,6 +33,9 @@ const std::string& program();
 void error(std::string_view message);
 void warning(std::string_view message);
 void hint(std::string_view message);
+// The one warning for a profile read before gp-symbolize (gp-fold, gp-flame): what is wrong and
+// the command that fixes it.
+void tell_unsymbolized(std::string_view input);
 // Informational line, shown at verbosity >= level (and never with --quiet).
 void info(int level, std::string_view message);
 void set_verbosity(const CommonArgs& args);
@@ -49,6 +52,10 @@ enum class ValueHint { none, file, archive, directory, command, url };
 CLI::Option* hint_value(CLI::Option* opt, ValueHint hint);
 // Records the values for completions; with check, CLI11 also refuses any other value.
 CLI::Option* choices(CLI::Option* opt, const std::vector<std::string>& values, bool check = true);
+// Number checks with readable messages ("--duration: '1s' is not a number greater than 0"):
+// CLI11's PositiveNumber and NonNegativeNumber print their range up to DBL_MAX in full.
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
 ValueHint value_hint(const CLI::Option* opt);
 const std::vector<std::string>* value_choices(const CLI::Option* opt);
 

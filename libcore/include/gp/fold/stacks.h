@@ -46,6 +46,11 @@ uint64_t truncated_samples(const model::Archive& archive);
 // (deterministic). Unsymbolized frames are named as gProfiler/perf do ("(dso)", "[unknown]").
 std::vector<FoldedStack> fold_stacks(const model::Archive& archive, const StackOptions& options);
 
+// True when most locations of the archive were never symbolized (no name, status
+// unsymbolized): a gp-record archive read before gp-symbolize. Its folds would be mostly
+// "(dso)" and "[unknown]" frames; tools say so and name the command that fixes it.
+bool mostly_unsymbolized(const model::Archive& archive);
+
 // gProfiler's suffix for a frame kind: "_[k]", "_[j]", "_[p]", "_[pn]", "_[rb]", "_[php]",
 // "_[net]", "_[i]" (inlined); "" for native, go, node, jit and unknown.
 const char* kind_suffix(model::FrameKind kind);

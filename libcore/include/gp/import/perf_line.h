@@ -8,6 +8,7 @@
 //                   right-aligned (leading blanks) by older perf versions.
 //   frame line      `<TAB><blanks>ADDR [SYMBOL[+0xOFF]] [(DSO)]`, leaf first; DSO may itself
 //                   contain parentheses (`/x.so (deleted)`), SYMBOL may contain blanks.
+//                   Re-indented text has any blanks, or none, before ADDR.
 //   header comment  `# key : value` lines from `perf script --header`.
 // Lines are given without their '\n' (a trailing '\r' is tolerated).
 

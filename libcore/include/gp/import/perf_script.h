@@ -14,7 +14,9 @@
 //     lines = [function] and status symbolic when perf named the symbol, no lines and status
 //     unsymbolized for `[unknown]` (unmapped when the DSO is unknown too);
 //   frame kinds: kernel for kernel/module DSOs, jit for perf maps and `jitted-*.so`, native else;
-//   one sample per perf sample: count 1, weight = the period perf printed (0 when absent).
+//   one sample per perf sample: count 1, weight = the period perf printed (0 when absent), comm =
+//     the process's name at that time (its main thread's comm as last printed), so samples
+//     before an exec keep the old name.
 // Header: source imported, the sampling event, host info and frequency from `--header` lines.
 //
 // Not thread-safe; one parser per session.

@@ -39,8 +39,9 @@ class SessionBuilder {
   // get two ids.
   uint64_t stack(const std::vector<uint64_t>& leaf_first_location_ids,
                  StackEnd end = StackEnd::unknown);
+  // Samples are summed per (pid, tid, stack, cpu, comm).
   void add_sample(int32_t pid, int32_t tid, uint64_t stack_id, uint64_t count, uint64_t weight = 0,
-                  int32_t cpu = -1);
+                  int32_t cpu = -1, std::string_view comm = {});
   // Appends a Process entry unless the newest entry for that pid is identical.
   void process(const Process& p);
   // Appends a Thread entry the first time (tid, comm) is seen.

@@ -166,6 +166,7 @@ struct Sample {
   uint64_t count = 0;
   int32_t cpu = -1;
   uint64_t weight = 0;
+  std::string comm;  // the process's name when sampled; empty: the newest Process entry's
 };
 
 struct KernelSymbol {

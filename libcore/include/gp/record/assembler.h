@@ -1,7 +1,9 @@
 #pragma once
 // SessionAssembler: turns a sampler's raw samples (pids, thread names, instruction pointers)
 // into archive tables — processes, threads, hit mappings, address locations, stacks, samples —
-// on a model::Session that the archive Writer streams chunk by chunk (gp-record).
+// on a model::Session that the archive Writer streams chunk by chunk (gp-record). Samples
+// state their weight (count times the session's sample_period) and the comm they were taken
+// under.
 //
 // Addresses are normalized on the recording host: each user address is matched to the
 // executable mapping of its process that covers it (mapping id + file offset, raw value kept);
@@ -228,7 +230,13 @@ class SessionAssembler {
   uint64_t sampled_process_count_ = 0;
   uint64_t forgotten_ = 0;
   uint64_t restarts_ = 0;
+  uint64_t sample_period_ = 0;  // Sample.weight per sample (sample_period of the session)
 };
+
+// What one sample stands for, as Sample.weight states it: the fixed period, or for a clock
+// event sampled at a frequency its nanoseconds (1e9 / frequency); 0 when unknown (another
+// event in frequency mode, whose period the kernel varies).
+uint64_t sample_period(const model::Sampling& sampling);
 
 // The kernel's mapping as gp-record writes it (pid 0, [0, UINT64_MAX), "[kernel.kallsyms]").
 model::Mapping kernel_mapping(const std::string& kernel_build_id);

@@ -3,9 +3,13 @@
 // the runtime libraries it maps (reference/gprofiler.md §5), system-wide or for given pids, and
 // the processes that start while a session runs.
 //
-// Everything reads <proc_root>/PID/{exe,comm,cmdline,maps,stat}; files of the process itself
-// are reached through /proc/PID/root so processes in containers work. Kernel threads, this
-// process and its descendants (the profilers gp starts) are never targets.
+// Everything reads <proc_root>/PID/{exe,comm,cmdline,maps,stat,environ}; files of the process
+// itself are reached through /proc/PID/root so processes in containers work. Kernel threads,
+// this process and its descendants (the profilers gp starts) are never targets; nor are the
+// processes any other gp instance started (they carry kSpawnedEnv in their environment) and
+// JDK tool launchers (jcmd, jfr, jps, ...: they load libjvm.so
+// but are no Java applications), so that two overlapping sessions never profile each
+// other's helpers.
 
 #include <sys/types.h>
 
@@ -28,6 +32,15 @@ namespace gp::runtime {
 std::optional<Runtime> classify_process(std::string_view exe,
                                         const std::vector<std::string>& mapped_paths,
                                         std::vector<std::string>* runtime_libraries = nullptr);
+
+// The environment variable that marks a process as started by gp (value: "TOOL PID"); every
+// profiler, jcmd and `--version` run gets it from run_profiler (subprocess.h).
+inline constexpr const char* kSpawnedEnv = "GP_SPAWNED_BY";
+
+// Why a process is gp's own helper rather than an application, or "" when it is not: started
+// by a gp instance (kSpawnedEnv), or a JDK tool launcher (an exe other than java next to a java
+// binary: .../bin/jcmd, .../bin/jfr).
+std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string& proc_root = "/proc");
 
 struct DiscoveryOptions {
   std::string proc_root = "/proc";

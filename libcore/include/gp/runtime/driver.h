@@ -43,6 +43,7 @@ struct TargetReport {
   std::string error_frame;  // "[Profiling error: ...]" / "[Profiling skipped: ...]" or ""
   std::vector<std::string> warnings;
   bool hung = false;  // the adapter did not return within the grace period
+  bool exited = false;  // the process was gone at the session's end: normal churn, not a failure
 
   bool skipped() const { return error_frame.rfind("[Profiling skipped", 0) == 0; }
   bool failed() const { return !error_frame.empty() && !skipped(); }
