@@ -112,8 +112,8 @@ model::Session format_1_0_session(int variant) {
       {1, {{1, 11, 2, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
   s.stacks.push_back({{2, 1}});  // leaf first: kernel frame, then its user caller
   s.stacks.push_back({{3, 1}});
-  s.samples.push_back({4242, 4243, 1, 7, 3, 70707070});
-  s.samples.push_back({4242, 4242, 2, 5, -1, 0});
+  s.samples.push_back({4242, 4243, 1, 7, 3, 70707070, {}});
+  s.samples.push_back({4242, 4242, 2, 5, -1, 0, {}});
   s.kernel_symbols.push_back({0xffffffff81001000, "do_syscall_64", "", 'T'});
   s.kernel_symbols.push_back({0xffffffffc0001000, "ext4_map_blocks", "ext4", 't'});
   s.jit_maps.push_back(
@@ -143,7 +143,7 @@ model::Session format_1_1_session(int variant) {
   s.stacks[0].end = model::StackEnd::truncated;
   s.stacks[1].end = model::StackEnd::complete;
   s.stacks.push_back({{2, 1}, model::StackEnd::unknown});
-  s.samples.push_back({4242, 4243, 3, 4, 1, 40404040});
+  s.samples.push_back({4242, 4243, 3, 4, 1, 40404040, {}});
   return s;
 }
 
