@@ -386,7 +386,7 @@ start_churn() {
       esac
       sleep 0.05
     done
-  ) &
+  ) 2>/dev/null &  # no "Terminated" when stop_load ends it
   load_pids+=($!)
 }
 
@@ -438,7 +438,7 @@ if part churn; then
   (
     end=$((SECONDS + record_seconds + 3))
     while ((SECONDS < end)); do xz -c "$tmp/small" >/dev/null; sleep 0.05; done
-  ) &
+  ) 2>/dev/null &
   load_pids+=($!)
   "$bin/gp-record" -v -F "$hz" $(unwind_opt dwarf) -d "$record_seconds" -o "$tmp/churn.gpa" 2>"$tmp/churn.err" || true
   stop_load
