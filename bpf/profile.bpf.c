@@ -372,11 +372,362 @@ static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, s
 {
 	struct walk_ctx c = { .walk = walk, .fp = PT_REGS_FP(&ctx->regs), .depth = 1 };
 
+	walk->stack.end = GP_STACK_END_UNKNOWN;
 	hash_start(&c.h);
 	walk->stack.ips[0] = PT_REGS_IP(&ctx->regs);
 	hash_frame(&c.h, walk->stack.ips[0]);
 	bpf_loop(GP_MAX_STACK_DEPTH - 1, walk_step, &c, 0);
 	return hash_end(&c.h, &walk->stack, c.depth);
+}
+
+/*
+ * Unwinding with tables (--unwind dwarf|auto): see the gp_unwind_* types in profile.h. User space
+ * fills the arrays through mmap (rows and pages of every loaded table, where each table starts,
+ * and each process's mapped tables) and names a process's mappings in `unwind_procs` once they
+ * are in place.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__type(key, __u32);
+	__type(value, struct gp_unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__type(key, __u32);
+	__type(value, struct gp_unwind_page);
+} unwind_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* resized: one element per table */
+	__type(key, __u32);
+	__type(value, struct gp_unwind_table);
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* resized: every process's mapped tables */
+	__type(key, __u32);
+	__type(value, struct gp_unwind_mapping);
+} unwind_mappings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* resized with --unwind */
+	__type(key, __u32);     /* pid */
+	__type(value, struct gp_unwind_process);
+} unwind_procs SEC(".maps");
+
+/* True when samples are unwound with tables (--unwind dwarf|auto). */
+const volatile bool unwind_tables_on = false;
+
+/* Offsets in the signal frame on x86-64: at a sigreturn trampoline's rsp is the ucontext, whose
+ * mcontext (struct sigcontext) starts 40 bytes in. */
+#define GP_SIGCONTEXT_RBP (40 + 10 * 8)
+#define GP_SIGCONTEXT_RSP (40 + 15 * 8)
+#define GP_SIGCONTEXT_RIP (40 + 16 * 8)
+
+/*
+ * The walk is three global (not static) functions: the verifier checks each once, on its own,
+ * with its arguments unknown. Inlined into bpf_loop's callback, their branches and bounded
+ * searches made the verifier's states multiply past its limit (it re-checks a callback until its
+ * states converge).
+ */
+
+/* The index in unwind_mappings of the mapping in [first, first + count) that holds pc (binary
+ * search over the sorted range), or -1. */
+__attribute__((noinline)) long gp_find_mapping(__u32 first, __u32 count, __u64 pc)
+{
+	struct gp_unwind_mapping *m;
+	__u32 lo = 0, hi = count, mid, i, index;
+
+	if (hi > GP_UNWIND_MAX_MAPPINGS)
+		hi = GP_UNWIND_MAX_MAPPINGS;
+	/* Invariant: the mapping, if any, is in [lo, hi). 2^9 > GP_UNWIND_MAX_MAPPINGS. */
+	for (i = 0; i < 9 && lo + 1 < hi; i++) {
+		mid = (lo + hi) / 2;
+		index = first + mid;
+		m = bpf_map_lookup_elem(&unwind_mappings, &index);
+		if (!m)
+			return -1;
+		if (m->start <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo >= hi)
+		return -1;
+	index = first + lo;
+	m = bpf_map_lookup_elem(&unwind_mappings, &index);
+	return m && pc >= m->start && pc < m->end ? (long)index : -1;
+}
+
+/* The index in unwind_rows of the row in force at offset rel of a table, or -1 when no row
+ * covers it (a frame-pointer step). */
+__attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
+{
+	struct gp_unwind_table *table = bpf_map_lookup_elem(&unwind_tables, &table_id);
+	struct gp_unwind_page *page;
+	struct gp_unwind_row *row;
+	__u32 index, first, lo = 0, hi, mid, i;
+
+	if (!table || (rel >> GP_UNWIND_PAGE_SHIFT) >= table->page_count)
+		return -1;
+	index = table->page_base + (__u32)(rel >> GP_UNWIND_PAGE_SHIFT);
+	page = bpf_map_lookup_elem(&unwind_pages, &index);
+	if (!page || page->count == 0)
+		return -1;
+	first = table->row_base + page->first_row;
+	hi = page->count;
+	/* Invariant: the answer is in [lo, hi). A page holds at most 4097 rows (one per byte, and
+	 * the one in force at its start): 13 halvings. */
+	for (i = 0; i < 13 && lo + 1 < hi; i++) {
+		mid = (lo + hi) / 2;
+		index = first + mid;
+		row = bpf_map_lookup_elem(&unwind_rows, &index);
+		if (!row)
+			return -1;
+		if (row->pc <= (__u32)rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	index = first + lo;
+	row = bpf_map_lookup_elem(&unwind_rows, &index);
+	if (!row || row->pc > (__u32)rel)
+		return -1;
+	return index;
+}
+
+/* The row in force at pc in the process's tables; NULL when none covers it. */
+static __always_inline struct gp_unwind_row *find_row(struct gp_unwind_regs *u, __u64 pc)
+{
+	struct gp_unwind_mapping *m;
+	long index = gp_find_mapping(u->first, u->count, pc);
+	__u32 key;
+
+	if (index < 0)
+		return NULL;
+	key = (__u32)index;
+	m = bpf_map_lookup_elem(&unwind_mappings, &key);
+	if (!m || pc < m->bias)
+		return NULL;
+	index = gp_find_row(m->table, pc - m->bias);
+	if (index < 0)
+		return NULL;
+	key = (__u32)index;
+	return bpf_map_lookup_elem(&unwind_rows, &key);
+}
+
+/* One word of user memory at addr, through the window: a miss reads from addr to the end of its
+ * page (at most the window). False when it cannot be read. */
+static __always_inline bool read_word(struct gp_walk_state *w, __u64 addr, __u64 *out)
+{
+	const __u64 mask = GP_STACK_WINDOW_WORDS - 1;
+	struct gp_unwind_regs *u = &w->unwind;
+	__u64 off = addr - u->window_base, len;
+
+	if ((addr & 7) != 0)
+		return bpf_probe_read_user(out, 8, (const void *)addr) == 0;
+	if (addr < u->window_base || off + 8 > u->window_len) {
+		len = 4096 - (addr & 4095);
+		if (len > sizeof(w->window))
+			len = sizeof(w->window);
+		if (bpf_probe_read_user(w->window, len, (const void *)addr) != 0)
+			return false;
+		u->window_base = addr;
+		u->window_len = len;
+		off = 0;
+	}
+	*out = w->window[(off >> 3) & mask];
+	return true;
+}
+
+/* Ends the walk: how, and the counter that says so. */
+static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u32 end,
+					__u32 counter)
+{
+	u->end = end;
+	count_on(state, counter);
+	return 1;
+}
+
+/*
+ * One step of the walk: from the frame of u->pc to its caller, stored as frame `slot`. The rule
+ * comes from the table of the mapping that holds the pc (the call's address, pc - 1, for a
+ * return address); a pc no table covers takes a frame-pointer step (JIT code, a binary without
+ * CFI). Returns 1 when the walk ends (u->end says how), else 0.
+ */
+__attribute__((noinline)) long gp_unwind_step(__u32 slot)
+{
+	__u32 zero = 0;
+	struct gp_walk_state *w = bpf_map_lookup_elem(&walk_state, &zero);
+	struct gp_cpu_state *state = bpf_map_lookup_elem(&cpu_state, &zero);
+	struct gp_unwind_regs *u;
+	struct gp_unwind_row *row;
+	__u64 cfa = 0, ra = 0, bp, sp, pc;
+	__u8 kind;
+
+	if (!w || !state)
+		return 1;
+	u = &w->unwind;
+	if (slot >= GP_MAX_STACK_DEPTH)
+		return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_DEPTH);
+	pc = u->pc;
+	sp = u->sp;
+	bp = u->bp;
+	row = find_row(u, pc - (u->ret_addr ? 1 : 0));
+	kind = row ? row->kind : GP_UNWIND_NONE;
+	if (kind == GP_UNWIND_END)
+		return unwind_stop(u, state, GP_STACK_END_COMPLETE, GP_COUNTER_UNWIND_COMPLETE);
+	if (kind == GP_UNWIND_SIGNAL) {
+		/* The interrupted code's registers, saved by the kernel in the signal frame; its pc is
+		 * where it was interrupted, not a return address. */
+		if (!read_word(w, sp + GP_SIGCONTEXT_RBP, &bp) || !read_word(w, sp + GP_SIGCONTEXT_RSP, &cfa) ||
+		    !read_word(w, sp + GP_SIGCONTEXT_RIP, &ra))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		u->ret_addr = 0;
+	} else if (kind == GP_UNWIND_NONE) {
+		/* A frame-pointer step: {saved rbp, return address} at rbp. */
+		count_on(state, GP_COUNTER_UNWIND_FP_FRAMES);
+		if (bp == 0) /* the ABI's outermost frame, but no CFI says so */
+			return unwind_stop(u, state, GP_STACK_END_UNKNOWN, GP_COUNTER_UNWIND_UNKNOWN_END);
+		if (bp < sp || (bp & 7) != 0)
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_NO_RULE);
+		cfa = bp + 16;
+		if (!read_word(w, bp, &bp) || !read_word(w, cfa - 8, &ra))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		u->ret_addr = 1;
+	} else {
+		if (kind == GP_UNWIND_RSP)
+			cfa = sp + row->cfa_offset;
+		else if (kind == GP_UNWIND_PLT)
+			cfa = sp + row->cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
+		else if (kind == GP_UNWIND_RBP)
+			cfa = bp + row->cfa_offset;
+		else
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_UNSUPPORTED);
+		/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
+		if (cfa <= sp || (cfa & 7) != 0)
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_BAD_FRAME);
+		/* The lower address first: the window then covers the return address too. */
+		if (row->rbp_offset != 0 && !read_word(w, cfa + (__s64)row->rbp_offset * 8, &bp))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		if (!read_word(w, cfa - 8, &ra))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		u->ret_addr = 1;
+	}
+	if (ra == 0) /* no caller, but no CFI said this was the outermost frame */
+		return unwind_stop(u, state, GP_STACK_END_UNKNOWN, GP_COUNTER_UNWIND_UNKNOWN_END);
+	u->pc = ra;
+	u->sp = cfa;
+	u->bp = bp;
+	/* slot < GP_MAX_STACK_DEPTH (checked above); the mask shows the verifier a bound, and
+	 * barrier_var keeps clang from dropping it. */
+	barrier_var(slot);
+	w->stack.ips[slot & 127] = ra;
+	u->depth = slot + 1;
+	u->hash_key ^= ra;
+	u->hash_key *= 0x9e3779b97f4a7c15ULL;
+	u->hash_key ^= u->hash_key >> 29;
+	u->hash_check = (u->hash_check + ra) * 0xff51afd7ed558ccdULL;
+	return 0;
+}
+
+static long unwind_loop_step(__u32 index, void *data)
+{
+	return gp_unwind_step(index + 1) != 0; /* bpf_loop takes 0 or 1 */
+}
+
+/* The user registers of the interrupted thread: the sample's own in user mode, else those the
+ * kernel saved at its entry (a system call, a fault), from the task's pt_regs. False when there
+ * are none (a kernel thread) or they are not 64-bit user mode. */
+static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u64 *pc, __u64 *sp, __u64 *bp)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs regs;
+	__u64 ip, stack, frame;
+
+	if (in_user_mode(ctx)) {
+		if (ctx->regs.cs != 0x33)
+			return false;
+		ip = ctx->regs.rip;
+		stack = ctx->regs.rsp;
+		frame = ctx->regs.rbp;
+		/* Loaded here: clang would otherwise merge these loads with the other path's into one
+		 * through a pointer, and the verifier refuses a context load through a moved pointer. */
+		barrier_var(ip);
+		barrier_var(stack);
+		barrier_var(frame);
+	} else {
+		if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(bpf_get_current_task_btf())) !=
+			    0 ||
+		    regs.cs != 0x33)
+			return false;
+		ip = regs.rip;
+		stack = regs.rsp;
+		frame = regs.rbp;
+	}
+	*pc = ip;
+	*sp = stack;
+	*bp = frame;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Unwinds the user stack with the process's tables into walk->stack (leaf first) and returns its
+ * hash, or 0 when it cannot: no tables loaded for the process yet (*no_tables: counted, and the
+ * caller walks with frame pointers), or no user registers (*error = -EFAULT).
+ */
+static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
+						struct gp_walk_state *walk, __u32 pid, __s32 *error, bool *no_tables)
+{
+	struct gp_unwind_regs *u = &walk->unwind;
+	struct gp_unwind_process *proc;
+	struct stack_hash h;
+	__u64 pc, sp, bp;
+
+	if (!user_registers(ctx, &pc, &sp, &bp)) {
+		*error = -EFAULT;
+		return 0;
+	}
+	proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (!proc) {
+		count_on(state, GP_COUNTER_UNWIND_BEFORE_TABLES);
+		*no_tables = true;
+		return 0;
+	}
+	hash_start(&h);
+	hash_frame(&h, pc);
+	walk->stack.ips[0] = pc;
+	u->pc = pc;
+	u->sp = sp;
+	u->bp = bp;
+	u->window_base = 0;
+	u->window_len = 0;
+	u->hash_key = h.key;
+	u->hash_check = h.check;
+	u->first = proc->first;
+	u->count = proc->count;
+	u->depth = 1;
+	u->end = GP_STACK_END_TRUNCATED;
+	u->ret_addr = 0;
+	bpf_loop(GP_MAX_STACK_DEPTH, unwind_loop_step, NULL, 0);
+	h.key = u->hash_key;
+	h.check = u->hash_check;
+	walk->stack.end = u->end;
+	hash_frame(&h, u->end);
+	return hash_end(&h, &walk->stack, u->depth);
 }
 
 /* The state of hash_step (bpf_loop's context). */
@@ -477,6 +828,26 @@ static __always_inline void settle(struct gp_cpu_state *state, void *counts, str
 	entry->pending = 0;
 }
 
+/* The user stack into walk->stack: unwound with tables when the process has them (--unwind), else
+ * walked with frame pointers, by this program in user mode or else by the kernel. Returns its
+ * hash, or 0 with key->user_error set. */
+static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
+					struct gp_walk_state *walk, struct gp_sample_key *key, const bool loops)
+{
+	bool no_tables = false;
+	__u64 hash;
+
+	if (loops && unwind_tables_on) {
+		hash = unwind_user_frames(ctx, state, walk, key->pid, &key->user_error, &no_tables);
+		if (!no_tables)
+			return hash;
+	}
+	if (loops && in_user_mode(ctx) && own_user_walk(ctx))
+		return walk_user_frames(ctx, walk);
+	walk->stack.end = GP_STACK_END_UNKNOWN;
+	return take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
+}
+
 /* Takes the stacks and counts the sample: in its CPU's entry of `recent` when the entry holds
  * its key, else in `counts` (the entry then takes the key, after adding its own pending samples
  * to `counts`). A sample whose key is new in this interval also stores its stacks in `stacks`
@@ -510,9 +881,7 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	if (!user_stacks)
 		key->user_error = GP_NO_STACK;
 	else
-		key->user_stack = loops && user_mode && own_user_walk(ctx)
-					  ? walk_user_frames(ctx, walk)
-					  : take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
+		key->user_stack = user_stack(ctx, state, walk, key, loops);
 
 	index = (__u32)(key->user_stack ^ key->kernel_stack ^ ((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
 		(GP_RECENT_ENTRIES - 1);
@@ -639,6 +1008,9 @@ int gp_exec(void *ctx)
 	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
 
 	__sync_fetch_and_add(&exec_generation, 1);
+	/* The old image's tables no longer apply: frame pointers until user space loads the new. */
+	if (unwind_tables_on)
+		bpf_map_delete_elem(&unwind_procs, &pid);
 	if (seen) {
 		*seen = SEEN_EXECED;
 		announce(GP_EVENT_EXEC, pid, tid);
@@ -656,6 +1028,8 @@ int gp_exit(void *ctx)
 
 	if (pid != tid || pid == 0) /* another thread: the process lives on */
 		return 0;
+	if (unwind_tables_on)
+		bpf_map_delete_elem(&unwind_procs, &pid);
 	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
 		return 0; /* never announced: nothing to tell */
 	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */

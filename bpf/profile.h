@@ -17,7 +17,9 @@
 
 /* One stack, leaf first, as stored in a slot's stack map under its 64-bit hash. */
 struct gp_stack {
-	__u32 depth; /* entries of ips in use, 1..GP_MAX_STACK_DEPTH */
+	__u16 depth; /* entries of ips in use, 1..GP_MAX_STACK_DEPTH */
+	__u8 end;    /* enum gp_stack_end: how a user stack ended (part of its hash) */
+	__u8 pad;
 	__u32 check; /* a second, independent 32-bit hash of the frames: a hit with another check
 		      * (or depth, or leaf) is a collision of the 64-bit key */
 	__u64 ips[GP_MAX_STACK_DEPTH];
@@ -64,6 +66,17 @@ enum gp_counter {
 	GP_COUNTER_STACK_ERRORS,      /* other stack failures (e.g. -E2BIG: stack map full) */
 	GP_COUNTER_COUNTS_FULL,       /* sample dropped: the counts map was full */
 	GP_COUNTER_EVENTS_LOST,       /* ring-buffer reservation failed (event dropped) */
+	GP_COUNTER_UNWIND_BEFORE_TABLES, /* user stack walked with frame pointers: the process's
+					  * unwind tables were not loaded yet */
+	GP_COUNTER_UNWIND_COMPLETE,      /* user stacks unwound to the outermost frame */
+	GP_COUNTER_TRUNC_DEPTH,          /* truncated: GP_MAX_STACK_DEPTH frames */
+	GP_COUNTER_TRUNC_READ,           /* truncated: stack memory unreadable */
+	GP_COUNTER_TRUNC_NO_RULE,        /* truncated: no unwind rule and no frame pointer */
+	GP_COUNTER_TRUNC_UNSUPPORTED,    /* truncated: CFI gp cannot follow */
+	GP_COUNTER_TRUNC_BAD_FRAME,      /* truncated: the CFA did not move up the stack */
+	GP_COUNTER_UNWIND_FP_FRAMES,     /* frames taken with a frame pointer (no rule covered the pc) */
+	GP_COUNTER_UNWIND_UNKNOWN_END,   /* stacks that ended at a zero frame pointer or return address
+					  * with no CFI to say it is the outermost frame */
 	GP_COUNTER_MAX,
 };
 
@@ -90,12 +103,6 @@ struct gp_recent {
 	__u32 pad;
 };
 
-/* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
-struct gp_walk_state {
-	struct gp_stack stack;               /* the user stack being taken */
-	struct gp_stack kernel;              /* the kernel stack being taken */
-	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
-};
 
 
 /*
@@ -137,9 +144,9 @@ struct gp_unwind_table {
 	__u32 page_count;
 };
 
-/* Executable mappings of one process that have a table, sorted by start; addresses in no listed
- * mapping are unwound with frame pointers. */
-#define GP_UNWIND_MAX_MAPPINGS 256
+/* The executable mappings of one process that have a table, sorted by start, are a range of the
+ * global `unwind_mappings` array; addresses in no listed mapping are unwound with frame pointers. */
+#define GP_UNWIND_MAX_MAPPINGS 256 /* per process */
 struct gp_unwind_mapping {
 	__u64 start; /* [start, end) in the process's address space */
 	__u64 end;
@@ -148,10 +155,24 @@ struct gp_unwind_mapping {
 	__u32 pad;
 };
 
+/* A value of `unwind_procs` (by pid): where the process's mappings are in `unwind_mappings`. */
 struct gp_unwind_process {
-	__u32 count; /* mappings in use */
+	__u32 first;
+	__u32 count; /* at most GP_UNWIND_MAX_MAPPINGS */
+};
+
+/* The state of one table walk (in the per-CPU walk_state): the registers of the frame being
+ * unwound, the stack window, the running hashes and how the walk ended. */
+struct gp_unwind_regs {
+	__u64 pc, sp, bp;
+	__u64 window_base; /* walk_state.window holds user memory [base, base + len) */
+	__u64 window_len;
+	__u64 hash_key, hash_check;
+	__u32 first, count; /* the process's mappings */
+	__u32 depth;        /* frames in walk_state.stack so far */
+	__u32 end;          /* enum gp_stack_end once the walk ends */
+	__u32 ret_addr;     /* 1: pc is a return address (its call is at pc - 1) */
 	__u32 pad;
-	struct gp_unwind_mapping mappings[GP_UNWIND_MAX_MAPPINGS];
 };
 
 /* How a user stack ended (struct gp_stack.end). */
@@ -159,6 +180,14 @@ enum gp_stack_end {
 	GP_STACK_END_UNKNOWN = 0,   /* frame pointers only: the walk cannot tell */
 	GP_STACK_END_COMPLETE = 1,  /* reached the outermost frame (return address undefined) */
 	GP_STACK_END_TRUNCATED = 2, /* cut: depth limit, unreadable memory, no rule and no frame pointer */
+};
+
+/* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
+struct gp_walk_state {
+	struct gp_stack stack;               /* the user stack being taken */
+	struct gp_stack kernel;              /* the kernel stack being taken */
+	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
+	struct gp_unwind_regs unwind;        /* the table walk's state */
 };
 
 #endif /* GP_PROFILE_H */

@@ -237,12 +237,13 @@ delivered_and_counted() {
   [ "$busy" -ge $((delivered * 3 / 4)) ]
 }
 
-# The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2.
+# The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2 and
+# frame pointers only (the kernel's walker knows nothing else).
 top_recurse_stack() {
   "$FIX/recurse" "$1" 3 &
   local pid=$!
   sleep 0.2
-  record 2 -F 499 -p "$pid" --stack-walker "$2"
+  record 2 -F 499 -p "$pid" --stack-walker "$2" --unwind fp
   wait "$pid"
   fold "$OUT/rec.gpa" | sort -t' ' -k2 -nr | head -1 | cut -d' ' -f1
 }

@@ -15,7 +15,7 @@ struct FakeStackMap {
   std::map<uint64_t, std::vector<uint64_t>> stacks;
   int reads = 0;
   StackCopies::Reader reader() {
-    return [this](uint64_t key, std::vector<uint64_t>& ips) {
+    return [this](uint64_t key, std::vector<uint64_t>& ips, uint8_t& /*end*/) {
       ++reads;
       auto it = stacks.find(key);
       if (it != stacks.end()) ips = it->second;

@@ -98,6 +98,17 @@ void add_cli(CLI::App& app, RecordArgs& args) {
                        ->type_name("WALKER")
                        ->capture_default_str(),
                    {"auto", "gp", "kernel"});
+  gp::cli::choices(app.add_option("--unwind", args.unwind,
+                                  "User stacks: auto (unwind tables from .eh_frame where a binary has them, frame "
+                                  "pointers elsewhere), dwarf (the same), fp (frame pointers only)")
+                       ->type_name("MODE")
+                       ->capture_default_str(),
+                   {"auto", "dwarf", "fp"});
+  app.add_option("--unwind-memory", args.unwind_memory,
+                 "MiB of kernel memory for unwind tables (allocated at start; unused tables are evicted to stay within it)")
+      ->type_name("MIB")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
   gp::cli::add_common_options(app, args.common);
 }
 

@@ -68,6 +68,16 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.include_idle = args.include_idle;
   c.stack_storage_size = args.stack_storage_size;
   c.stack_walker = args.stack_walker;
+  c.unwind = args.unwind;
+  c.unwind_memory_mib = args.unwind_memory;
+  // The processes of --pid have their unwind tables before the first sample, not a few
+  // milliseconds after it.
+  c.before_sampling = [pids = args.pids](Unwinder& unwinder) {
+    proc::SnapshotOptions options;
+    proc::BuildIdCache cache;
+    for (int32_t pid : pids)
+      if (auto maps = proc::executable_mappings(pid, options, &cache)) unwinder.on_mappings(pid, *maps);
+  };
   c.flush_interval = flush_interval_seconds(args, sampled_cpus(c).size());
   c.verbose = args.common.verbose;
   return c;
@@ -155,6 +165,9 @@ Status SessionRecorder::flush(archive::Writer& writer) {
 }
 
 void SessionRecorder::on_process_event(const ProcessEvent& e) {
+  // Its tables no longer apply (the kernel dropped them too): an exec loads the new image's at
+  // the next snapshot.
+  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid);
   if (e.exit)
     assembler_.on_process_exit(e.pid);
   else
@@ -163,6 +176,8 @@ void SessionRecorder::on_process_event(const ProcessEvent& e) {
 
 void SessionRecorder::set_counters() {
   for (const auto& c : sampler_.counters()) session_.set_counter(c.name, c.value);
+  if (Unwinder* u = sampler_.unwinder())
+    for (const auto& why : u->take_failures()) gp::cli::info(2, "no unwind table for " + why);
   session_.set_counter("processes.snapshots", static_cast<int64_t>(assembler_.snapshots()));
   session_.set_counter("mappings.resnapshots", static_cast<int64_t>(assembler_.resnapshots()));
   session_.set_counter("mappings.follow_ups", static_cast<int64_t>(assembler_.follow_up_snapshots()));
@@ -409,7 +424,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
            << " Hz, flushing every " << std::setprecision(3) << config->flush_interval << " s";
   gp::cli::info(1, sampling.str());
   record::PerfMapTails perf_maps;
-  LiveProcessSource source(args.redact_cmdline, perf_maps);
+  LiveProcessSource source(args.redact_cmdline, perf_maps, (*sampler)->unwinder());
   record::SessionAssembler assembler(source, host.kernel_build_id);
   HostCaptures captures(perf_maps);
   Totals totals;

@@ -18,6 +18,8 @@
 
 namespace gp::record_tool {
 
+class Unwinder;
+
 struct SamplerConfig {
   std::string event = "cpu-clock";  // see perf_event_spec()
   uint32_t frequency_hz = 11;
@@ -31,7 +33,12 @@ struct SamplerConfig {
   uint32_t stack_storage_size = 16384;
   double flush_interval = 1.0;       // seconds between drains
   std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
+  std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
+  uint32_t unwind_memory_mib = 32;    // --unwind-memory
   int verbose = 0;                   // libbpf messages at >= 2
+  // Called with the unwinder (when there is one) before sampling starts: processes known in
+  // advance (--pid) get their tables before their first sample.
+  std::function<void(Unwinder&)> before_sampling;
 };
 
 // A process the sampler saw for the first time, that exec'ed, or whose main thread exited.
@@ -43,6 +50,19 @@ struct ProcessEvent {
 
 using EventSink = std::function<void(const ProcessEvent&)>;
 using SampleSink = std::function<void(const record::RawSample&)>;
+
+// Unwind tables of the sampled processes (--unwind dwarf|auto with the BPF sampler): loaded when
+// a process's mappings are read, dropped when it execs, exits or is forgotten.
+class Unwinder {
+ public:
+  virtual ~Unwinder() = default;
+  virtual void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) = 0;
+  virtual void forget(int32_t pid) = 0;
+  // "unwind.tables.loaded", ... named as in the archive.
+  virtual std::vector<model::Counter> counters() const = 0;
+  // Binaries that got no table since the last call, and why (for -v).
+  virtual std::vector<std::string> take_failures() = 0;
+};
 
 class Sampler {
  public:
@@ -61,6 +81,8 @@ class Sampler {
   virtual void stop() = 0;
   // Cumulative counters ("samples.lost", "stacks.collisions", ...), named as in the archive.
   virtual std::vector<model::Counter> counters() = 0;
+  // The unwind tables, when this sampler unwinds with them; nullptr otherwise.
+  virtual Unwinder* unwinder() { return nullptr; }
 };
 
 // perf_event_attr type/config of an --event name; false when the name is unknown.

@@ -17,6 +17,7 @@
 #include "perf_events.h"
 #include "profile.skel.h"
 #include "sampler.h"
+#include "unwind_maps.h"
 
 extern "C" {
 #include "profile.h"
@@ -24,6 +25,9 @@ extern "C" {
 
 static_assert(sizeof(gp_sample_key) == 48, "bpf/profile.h: gp_sample_key layout");
 static_assert(sizeof(gp_stack) == 8 + 8 * GP_MAX_STACK_DEPTH, "bpf/profile.h: gp_stack layout");
+static_assert(static_cast<int>(gp::model::StackEnd::complete) == GP_STACK_END_COMPLETE &&
+                  static_cast<int>(gp::model::StackEnd::truncated) == GP_STACK_END_TRUNCATED,
+              "bpf/profile.h: gp_stack_end matches model::StackEnd");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_recent) == 64, "bpf/profile.h: gp_recent layout (one cache line, 8-byte multiple)");
@@ -72,6 +76,7 @@ class BpfSampler final : public Sampler {
   // Programs still running finish before the drain reads their slot (its RCU wait).
   void stop() override { disable_events(perf_fds_); }
   std::vector<model::Counter> counters() override;
+  Unwinder* unwinder() override { return unwinder_.get(); }
 
  private:
   Status configure_and_load(std::string* hint);
@@ -113,6 +118,8 @@ class BpfSampler final : public Sampler {
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
+  bool unwind_tables_ = false;  // --unwind dwarf|auto with gp_sample: tables loaded, walked in BPF
+  std::unique_ptr<BpfUnwinder> unwinder_;
 };
 
 Status BpfSampler::configure_and_load(std::string* hint) {
@@ -133,6 +140,15 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   counts_entries_ = counts_map_size();
   for (bpf_map* m : {skel_->maps.counts_a, skel_->maps.counts_b})
     bpf_map__set_max_entries(m, counts_entries_);
+  ro->unwind_tables_on = unwind_tables_;
+  if (unwind_tables_) {
+    auto limits = unwind_limits(config_.unwind_memory_mib);
+    bpf_map__set_max_entries(skel_->maps.unwind_rows, limits.rows);
+    bpf_map__set_max_entries(skel_->maps.unwind_pages, limits.pages);
+    bpf_map__set_max_entries(skel_->maps.unwind_tables, limits.slots);
+    bpf_map__set_max_entries(skel_->maps.unwind_mappings, kUnwindMappings);
+    bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
+  }
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
   int err = profile_bpf__load(skel_.get());
@@ -166,7 +182,22 @@ Status BpfSampler::choose_program() {
   sample_prog_ = own ? skel_->progs.gp_sample : skel_->progs.gp_sample_kernel_walk;
   slot_handshake_ = own;  // gp_sample flags in_slot (its xchg needs Linux 5.12; bpf_loop is 5.17)
   bpf_program__set_autoload(own ? skel_->progs.gp_sample_kernel_walk : skel_->progs.gp_sample, false);
-  gp::cli::info(1, own ? "user stacks: walked by gp's BPF program" : "user stacks: walked by the kernel");
+  unwind_tables_ = own && config_.unwind != "fp";
+  if (config_.unwind != "fp" && !own) {
+    // Tables need gp's own walk (bpf_loop): say so, rather than silently walking frame pointers.
+    std::string why = std::string("--unwind ") + config_.unwind + ": " +
+                      (loops ? "--stack-walker kernel walks frame pointers only"
+                             : "this kernel has no bpf_loop (Linux 5.17)") +
+                      ": falling back to frame pointers";
+    if (config_.unwind == "dwarf" || !loops)
+      gp::cli::warning(why);
+    else
+      gp::cli::info(1, why);
+  }
+  gp::cli::info(1, unwind_tables_ ? "user stacks: walked by gp's BPF program (unwind tables, frame pointers where "
+                                    "a binary has none)"
+                   : own          ? "user stacks: walked by gp's BPF program (frame pointers)"
+                                  : "user stacks: walked by the kernel (frame pointers)");
   return ok_status();
 }
 
@@ -218,6 +249,14 @@ Status BpfSampler::open(std::string* hint) {
   libbpf_set_print(print_libbpf);
   if (auto st = configure_and_load(hint); !st) return st;
   if (auto st = fill_filters(); !st) return st;
+  if (unwind_tables_) {
+    auto u = BpfUnwinder::open({skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
+                                skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
+                               unwind_limits(config_.unwind_memory_mib));
+    if (!u) return u.error();
+    unwinder_ = std::move(*u);
+    if (config_.before_sampling) config_.before_sampling(*unwinder_);
+  }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
   return attach(hint);
@@ -345,10 +384,12 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   auto entries = read_counts(counts_fd);
   if (!entries) return entries.error();
   record::StackCopies& copies = stack_copies_[idle];
-  const record::StackCopies::Reader read_stack = [stacks_fd](uint64_t key, std::vector<uint64_t>& ips) {
+  const record::StackCopies::Reader read_stack = [stacks_fd](uint64_t key, std::vector<uint64_t>& ips, uint8_t& end) {
     gp_stack stack{};
-    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0)
+    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0) {
       ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
+      end = stack.end <= GP_STACK_END_TRUNCATED ? stack.end : uint8_t{GP_STACK_END_UNKNOWN};
+    }
   };
   if (auto st = take_recent(bpf_map__fd(idle ? skel_->maps.recent_b : skel_->maps.recent_a)); !st) return st;
   record::RawSample sample;
@@ -356,7 +397,9 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
-    sample.user_ips = copies.get(k.user_stack, read_stack);
+    uint8_t end = 0;
+    sample.user_ips = copies.get(k.user_stack, read_stack, &end);
+    sample.user_end = static_cast<model::StackEnd>(end);
     sample.kernel_ips = copies.get(k.kernel_stack, read_stack);
     sample.user_stack_key = k.user_stack;  // hashes of the frames: the same in both slots
     sample.kernel_stack_key = k.kernel_stack;
@@ -391,7 +434,7 @@ std::vector<model::Counter> BpfSampler::counters() {
     for (const gp_cpu_state& cpu : cpu_states_)
       for (uint32_t c = 0; c < GP_COUNTER_MAX; ++c) totals[c] += cpu.counters[c];
   auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
-  return {
+  std::vector<model::Counter> list = {
       c("samples.kernel", totals[GP_COUNTER_SAMPLES]),
       c("samples.filtered", totals[GP_COUNTER_FILTERED]),
       c("stacks.collisions", totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
@@ -401,6 +444,23 @@ std::vector<model::Counter> BpfSampler::counters() {
       c("maps.full", totals[GP_COUNTER_COUNTS_FULL]),
       c("events.lost", totals[GP_COUNTER_EVENTS_LOST]),
   };
+  if (unwinder_) {
+    uint64_t truncated = 0;
+    for (uint32_t k = GP_COUNTER_TRUNC_DEPTH; k <= GP_COUNTER_TRUNC_BAD_FRAME; ++k) truncated += totals[k];
+    for (auto counter : {c("unwind.before_tables", totals[GP_COUNTER_UNWIND_BEFORE_TABLES]),
+                         c("unwind.complete", totals[GP_COUNTER_UNWIND_COMPLETE]),
+                         c("unwind.truncated", truncated),
+                         c("unwind.truncated.depth", totals[GP_COUNTER_TRUNC_DEPTH]),
+                         c("unwind.truncated.read", totals[GP_COUNTER_TRUNC_READ]),
+                         c("unwind.truncated.no_rule", totals[GP_COUNTER_TRUNC_NO_RULE]),
+                         c("unwind.truncated.unsupported", totals[GP_COUNTER_TRUNC_UNSUPPORTED]),
+                         c("unwind.truncated.bad_frame", totals[GP_COUNTER_TRUNC_BAD_FRAME]),
+                         c("unwind.fp_frames", totals[GP_COUNTER_UNWIND_FP_FRAMES]),
+                         c("unwind.unknown_end", totals[GP_COUNTER_UNWIND_UNKNOWN_END])})
+      list.push_back(counter);
+    for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
+  }
+  return list;
 }
 
 }  // namespace

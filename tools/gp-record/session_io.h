@@ -23,9 +23,12 @@ namespace gp::record_tool {
 // Processes from this host's /proc through gp::proc (build-ids cached for the whole run). Each
 // snapshot pins the process's /tmp in `perf_maps` (its perf map stays readable after it exits)
 // until the assembler forgets it.
+// With an unwinder, every read of a process's mappings loads their unwind tables, and a
+// forgotten process's tables are dropped.
 class LiveProcessSource final : public record::ProcessSource {
  public:
-  LiveProcessSource(bool redact_cmdline, record::PerfMapTails& perf_maps) : perf_maps_(perf_maps) {
+  LiveProcessSource(bool redact_cmdline, record::PerfMapTails& perf_maps, Unwinder* unwinder = nullptr)
+      : perf_maps_(perf_maps), unwinder_(unwinder) {
     options_.redact_cmdline = redact_cmdline;
   }
   Result<model::Process> snapshot(int32_t pid) override {
@@ -34,15 +37,21 @@ class LiveProcessSource final : public record::ProcessSource {
     return p;
   }
   Result<std::vector<model::Mapping>> mappings(int32_t pid) override {
-    return proc::executable_mappings(pid, options_, &cache_);
+    auto maps = proc::executable_mappings(pid, options_, &cache_);
+    if (maps && unwinder_ != nullptr) unwinder_->on_mappings(pid, *maps);
+    return maps;
   }
   bool alive(int32_t pid) override { return proc::process_alive(pid, options_.proc_root); }
-  void forgotten(int32_t pid) override { perf_maps_.forget(pid); }
+  void forgotten(int32_t pid) override {
+    perf_maps_.forget(pid);
+    if (unwinder_ != nullptr) unwinder_->forget(pid);
+  }
 
  private:
   proc::SnapshotOptions options_;
   proc::BuildIdCache cache_;
   record::PerfMapTails& perf_maps_;
+  Unwinder* unwinder_;
 };
 
 // Expands %h (host name) and %t (local time, YYYYmmdd-HHMMSS) in an output name.

@@ -2,15 +2,17 @@
 
 namespace gp::record {
 
-const std::vector<uint64_t>& StackCopies::get(uint64_t key, const Reader& read) {
+const std::vector<uint64_t>& StackCopies::get(uint64_t key, const Reader& read, uint8_t* end) {
   static const std::vector<uint64_t> none;
+  if (end != nullptr) *end = 0;
   if (key == 0) return none;  // no stack: the sample key's error says why
   auto [it, inserted] = copies_.try_emplace(key);
   if (inserted) {
-    read(key, it->second.ips);
+    read(key, it->second.ips, it->second.end);
     ++map_entries_;
   }
   it->second.last_drain = drains_;
+  if (end != nullptr) *end = it->second.end;
   return it->second.ips;
 }
 

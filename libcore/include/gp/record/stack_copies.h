@@ -16,11 +16,13 @@ namespace gp::record {
 
 class StackCopies {
  public:
-  // Reads the stack under a key from the kernel into `ips` (left empty when it is not there).
-  using Reader = std::function<void(uint64_t key, std::vector<uint64_t>& ips)>;
+  // Reads the stack under a key from the kernel into `ips` (left empty when it is not there) and
+  // how it ended into `end` (bpf/profile.h: enum gp_stack_end).
+  using Reader = std::function<void(uint64_t key, std::vector<uint64_t>& ips, uint8_t& end)>;
 
-  // The frames under key (key 0: no stack, empty), read once while the copy is in use.
-  const std::vector<uint64_t>& get(uint64_t key, const Reader& read);
+  // The frames under key (key 0: no stack, empty), read once while the copy is in use; `end`,
+  // when given, gets how the stack ended.
+  const std::vector<uint64_t>& get(uint64_t key, const Reader& read, uint8_t* end = nullptr);
   // The end of a drain: every kIdleDrains drains, copies unused since the previous check go.
   void end_drain();
   // The kernel's map was cleared.
@@ -34,6 +36,7 @@ class StackCopies {
   struct Copy {
     std::vector<uint64_t> ips;
     uint64_t last_drain = 0;
+    uint8_t end = 0;
   };
   std::unordered_map<uint64_t, Copy> copies_;
   uint64_t drains_ = 0;

@@ -1,0 +1,249 @@
+#!/usr/bin/env bats
+# gp-record --unwind: whole user stacks of code built without frame pointers, unwound in the BPF
+# program with tables compiled from .eh_frame. Records real workloads built here
+# (tests/fixtures/src) and Debian's own binaries, and checks what a user would see after
+# `gp-symbolize | gp-fold`. Recording tests need root with BPF and BTF (tagged root,bpf); every
+# recorder runs under `timeout`.
+# bats file_tags=gp-record
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  FIXTURES=$(mktemp -d /tmp/gp-unwind-fixtures.XXXXXX)
+  export FIXTURES
+  local src="$GP_SOURCE_DIR/tests/fixtures/src" bin="$FIXTURES"
+  # As most distribution and -O2 code is built: no frame pointers. No inlining, so the chains
+  # are known.
+  local nofp=(-O2 -g -fomit-frame-pointer -fno-inline)
+  cc "${nofp[@]}" -o "$bin/chain_nofp" "$src/chain.c"
+  cc "${nofp[@]}" -o "$bin/recurse_nofp" "$src/recurse.c"
+  cc "${nofp[@]}" -o "$bin/sigframe" "$src/sigframe.c"
+  cc "${nofp[@]}" -o "$bin/threadchain" "$src/threadchain.c" -pthread
+  cc "${nofp[@]}" -o "$bin/shortlived_nofp" "$src/shortlived.c"
+  cc "${nofp[@]}" -fPIC -shared -o "$bin/libdlwork_nofp.so" "$src/libdlwork.c"
+  cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
+  # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
+  cc -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-inline -o "$bin/leaf" "$src/leaf.c"
+  chmod 755 "$bin" "$bin"/*
+}
+
+teardown_file() {
+  rm -rf "$FIXTURES"
+}
+
+setup() {
+  FIX="$FIXTURES"
+  OUT="$BATS_TEST_TMPDIR"
+}
+
+stderr_has() {
+  [[ "$stderr" == *"$1"* ]] || fail "stderr lacks '$1'; it was: $stderr"
+}
+
+# Records for $1 seconds with the remaining gp-record options into $OUT/rec.gpa.
+record() {
+  local seconds=$1
+  shift
+  timeout -s KILL $((${seconds%.*} + 40)) gp-record -d "$seconds" -o "$OUT/rec.gpa" "$@"
+}
+
+# Folded stacks (comm;frames count) of an archive, symbolized, kernel frames marked _[k].
+fold() {
+  require_command gp-symbolize
+  require_command gp-fold
+  gp-symbolize "$1" 2>"$BATS_TEST_TMPDIR/symbolize.err" | gp-fold -f folded --annotate "${@:2}"
+}
+
+# Percent (integer, rounded down) of the samples of folded stacks on stdin whose user stack
+# starts at a program's or a thread's entry: its first frame after the comm is _start, or the
+# thread's clone3/clone.
+whole_percent() {
+  awk '{ n = $NF; total += n; split($1, f, ";"); if (f[2] == "_start" || f[2] == "clone3" || f[2] == "clone") whole += n }
+       END { if (total == 0) print 0; else print int(100 * whole / total) }'
+}
+
+# Runs $1 (a fixture and its arguments) in the background, records it by pid for $2 seconds
+# with the remaining options, and folds the recording into $output.
+record_fixture() {
+  local cmd=$1 seconds=$2
+  shift 2
+  $cmd &
+  local pid=$!
+  sleep 0.3
+  record "$seconds" -F 499 -p "$pid" "$@"
+  wait "$pid"
+  run -0 fold "$OUT/rec.gpa"
+}
+
+@test "--help names the unwinding modes" {
+  run -0 gp-record --help
+  assert_output --partial '--unwind'
+  assert_output --partial '--unwind-memory'
+}
+
+@test "an unknown --unwind mode is a usage error" {
+  run -2 --separate-stderr gp-record --unwind magic -d 1 -o "$OUT/x.gpa"
+  stderr_has "gp-record: error:"
+  stderr_has "--unwind"
+}
+
+@test "a program built without frame pointers shows its whole chain with --unwind dwarf" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/chain_nofp 4" 2 --unwind dwarf
+  assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
+  local whole
+  whole=$(whole_percent <<<"$output")
+  [ "$whole" -ge 99 ] || fail "only $whole% of the stacks reach _start: $output"
+}
+
+@test "--unwind auto, the default, unwinds the same program whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/chain_nofp 4" 2
+  assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
+}
+
+@test "--unwind fp cannot unwind the same program" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/chain_nofp 4" 2 --unwind fp
+  refute_line --regexp ';main;a;b;spin [0-9]+$'
+}
+
+@test "a leaf function that sets up no frame keeps its caller" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/leaf 4" 2 --unwind dwarf
+  assert_line --regexp '^leaf;_start;.*;main;a;b;leaf [0-9]+$'
+  # Frame pointers alone lose b, the caller of the frameless leaf.
+  record_fixture "$FIX/leaf 4" 2 --unwind fp
+  refute_line --regexp ';a;b;leaf [0-9]+$'
+}
+
+@test "a signal handler's stack continues into the interrupted code" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/sigframe 4" 2 --unwind dwarf
+  # handler_spin <- handler <- the kernel's signal frame (glibc's __restore_rt) <- interrupted.
+  assert_line --regexp '^sigframe;_start;__libc_start_main[^;]*;__libc_start_call_main;main;interrupted;[^;]+;handler;handler_spin [0-9]+$'
+}
+
+@test "a thread's stack reaches start_thread and clone3" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/threadchain 4" 2 --unwind dwarf
+  assert_line --regexp '^threadchain;clone3?;start_thread;worker;a;b;spin [0-9]+$'
+}
+
+@test "a library without frame pointers loaded with dlopen is unwound" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # dlopen after 0.5 s: the library is mapped after the process's tables were first loaded.
+  record_fixture "$FIX/dlopen_nofp $FIX/libdlwork_nofp.so 0.5 3" 3 --unwind dwarf
+  assert_line --regexp '^dlopen_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;dl_spin;dl_inner [0-9]+$'
+}
+
+@test "a process that lives 50 ms is unwound whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local recorder i
+  timeout -s KILL 40 gp-record -d 3 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+  recorder=$!
+  sleep 1
+  for i in 1 2 3 4 5 6; do "$FIX/shortlived_nofp" 50; sleep 0.1; done
+  wait "$recorder"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
+}
+
+@test "a stack deeper than 127 frames is cut there and marked truncated" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_fixture "$FIX/recurse_nofp 200 4" 2 --unwind dwarf -v
+  assert_line --regexp '^recurse_nofp;\[truncated\](;recurse){126};spin [0-9]+$'
+  # Unless asked not to show the marker.
+  run -0 fold "$OUT/rec.gpa" --no-truncated-marker
+  assert_line --regexp '^recurse_nofp(;recurse){126};spin [0-9]+$'
+}
+
+@test "-v reports the unwind tables and the samples taken before them" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain_nofp" 3 &
+  local pid=$!
+  run -0 --separate-stderr record 1 -F 499 -p "$pid" -v
+  wait "$pid"
+  stderr_has "user stacks: walked by gp's BPF program (unwind tables"
+  [[ "$stderr" =~ unwind\.tables\.loaded=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] ||
+    fail "no tables loaded: $stderr"
+  [[ "$stderr" =~ unwind\.complete=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 100 ] ||
+    fail "no complete stacks: $stderr"
+  stderr_has "unwind.before_tables="
+}
+
+# Share of samples (percent, one decimal) per leaf function of folded stacks on stdin:
+# "name percent" lines, largest first.
+leaf_shares() {
+  awk '{ n = $NF; total += n; k = split($1, f, ";"); share[f[k]] += n }
+       END { for (s in share) printf "%s %.1f\n", s, 100 * share[s] / total }' | sort -k2 -nr
+}
+
+# Records pid $1 for 3 s with gp-record (--unwind auto) and perf --call-graph dwarf side by side,
+# then checks that >= 99% of gp's stacks are whole and that the five hottest functions by
+# perf's samples get gp's share within 2 points.
+compare_with_perf() {
+  local pid=$1
+  require_command perf
+  timeout -s KILL 40 perf record -q -F 499 --call-graph dwarf -p "$pid" -o "$OUT/perf.data" -- sleep 3 \
+    2>"$OUT/perf.err" &
+  local perf=$!
+  record 3 -F 499 -p "$pid"
+  wait "$perf" || true
+  run -0 fold "$OUT/rec.gpa"
+  local gp_folded=$output whole
+  whole=$(whole_percent <<<"$gp_folded")
+  [ "$whole" -ge 99 ] || fail "only $whole% of gp's stacks are whole; top stacks:
+$(sort -t' ' -k2 -nr <<<"$gp_folded" | head -5)"
+  perf script -i "$OUT/perf.data" 2>/dev/null | gp-import 2>/dev/null | gp-fold -f folded --annotate >"$OUT/perf.folded"
+  leaf_shares <<<"$gp_folded" >"$OUT/gp.shares"
+  leaf_shares <"$OUT/perf.folded" >"$OUT/perf.shares"
+  local name perf_share gp_share
+  while read -r name perf_share; do
+    gp_share=$(awk -v n="$name" '$1 == n { print $2 }' "$OUT/gp.shares")
+    awk -v a="${gp_share:-0}" -v b="$perf_share" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }' ||
+      fail "$name: gp ${gp_share:-0}% vs perf $perf_share%
+gp: $(head -8 "$OUT/gp.shares")
+perf: $(head -8 "$OUT/perf.shares")"
+  done < <(head -5 "$OUT/perf.shares")
+}
+
+@test "Debian's own python3 (no frame pointers): 99% whole stacks, hottest functions as perf's" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  [ -x /usr/bin/python3 ] || skip "needs Debian's /usr/bin/python3"
+  /usr/bin/python3 -c '
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+while True:
+    fib(24)' &
+  local pid=$!
+  sleep 0.5
+  compare_with_perf "$pid"
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+@test "Debian's own xz -T2 (no frame pointers, threads): 99% whole stacks, hottest functions as perf's" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command xz
+  base64 /dev/urandom | head -c 60000000 >"$OUT/input"
+  xz -T2 -6 -c "$OUT/input" >/dev/null &
+  local pid=$!
+  sleep 0.5
+  compare_with_perf "$pid"
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}

@@ -1,0 +1,1 @@
+target_sources(gp_unit_tests PRIVATE unit/unwind_store_test.cpp unit/unwind_process_tables_test.cpp)

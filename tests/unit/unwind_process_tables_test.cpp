@@ -1,0 +1,131 @@
+// ProcessTables on this test's own process: its real mappings (libc, the vDSO, the test binary)
+// get tables, and an address turns into the right row through the bias.
+#include <gtest/gtest.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "gp/proc/process.h"
+#include "gp/unwind/process_tables.h"
+
+namespace gp::test::unwind {
+namespace {
+
+using gp::unwind::MappingTable;
+using gp::unwind::PackedPage;
+using gp::unwind::PackedRow;
+using gp::unwind::ProcessTables;
+using gp::unwind::Segment;
+using gp::unwind::StoreLimits;
+using gp::unwind::TableSlot;
+using gp::unwind::TableStore;
+
+struct ArrayMemory : gp::unwind::TableMemory {
+  explicit ArrayMemory(StoreLimits l) : rows(l.rows), pages(l.pages), slots(l.slots) {}
+  void write_rows(uint32_t at, std::span<const PackedRow> r) override { std::copy(r.begin(), r.end(), rows.begin() + at); }
+  void write_pages(uint32_t at, std::span<const PackedPage> p) override { std::copy(p.begin(), p.end(), pages.begin() + at); }
+  void write_slot(uint32_t slot, const TableSlot& where) override { slots[slot] = where; }
+  std::vector<PackedRow> rows;
+  std::vector<PackedPage> pages;
+  std::vector<TableSlot> slots;
+
+  // What the BPF walker does: mapping -> page -> last row at or below the offset.
+  const PackedRow* row_at(const std::vector<MappingTable>& entries, uint64_t address) const {
+    for (const auto& e : entries) {
+      if (address < e.start || address >= e.end) continue;
+      const TableSlot& t = slots[e.slot];
+      uint64_t rel = address - e.bias;
+      if ((rel >> 12) >= t.page_count) return nullptr;
+      const PackedPage& p = pages[t.page_base + (rel >> 12)];
+      const PackedRow* found = nullptr;
+      for (uint32_t i = 0; i < p.count; ++i) {
+        const PackedRow& r = rows[t.row_base + p.first_row + i];
+        if (r.pc <= rel) found = &r;
+      }
+      return found;
+    }
+    return nullptr;
+  }
+};
+
+std::vector<model::Mapping> own_mappings() {
+  proc::SnapshotOptions options;
+  proc::BuildIdCache cache;
+  auto maps = proc::executable_mappings(getpid(), options, &cache);
+  EXPECT_TRUE(maps) << (maps ? "" : maps.error().message);
+  return maps ? *maps : std::vector<model::Mapping>{};
+}
+
+TEST(MappingBias, TurnsAnAddressIntoItsOffsetFromTheTableBase) {
+  // Text at file offset 0x28000, virtual address 0x29000 (a gap before it), table base 0x28000;
+  // mapped at 0x7f0000028000 from file offset 0x28000.
+  std::vector<Segment> segments{{0, 0, 0x1000}, {0x28000, 0x29000, 0x1000}};
+  uint64_t bias = 0;
+  ASSERT_TRUE(gp::unwind::mapping_bias(segments, 0x28000, 0x7f0000028000, 0x28000, &bias));
+  // vaddr 0x29010 is mapped at 0x7f0000028010: its table offset is 0x1010.
+  EXPECT_EQ(0x7f0000028010 - bias, 0x1010u);
+  EXPECT_FALSE(gp::unwind::mapping_bias(segments, 0x28000, 0x7f0000100000, 0x100000, &bias));
+}
+
+TEST(ProcessTables, FindsTheEntryRuleOfALibcFunctionInThisProcess) {
+  StoreLimits limits{1u << 21, 1u << 16, 64};
+  ArrayMemory mem(limits);
+  TableStore store(mem, limits);
+  ProcessTables tables(store, gp::unwind::open_mapped_file, gp::unwind::own_vdso_image());
+  bool changed = false;
+  auto entries = tables.update(getpid(), own_mappings(), &changed);
+  EXPECT_TRUE(changed);
+  ASSERT_FALSE(entries.empty());
+  EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.start < b.start; }));
+  // At a function's first instruction the return address was just pushed: CFA = rsp + 8.
+  for (auto fn : {reinterpret_cast<uint64_t>(&::getpid), reinterpret_cast<uint64_t>(&::qsort)}) {
+    const PackedRow* row = mem.row_at(entries, fn);
+    ASSERT_NE(row, nullptr) << std::hex << fn;
+    EXPECT_EQ(row->kind, 1);  // rsp
+    EXPECT_EQ(row->cfa_offset, 8);
+  }
+  // The same mappings again: nothing changes, and libc's table is not loaded twice.
+  uint64_t loaded = store.stats().loaded;
+  tables.update(getpid(), own_mappings(), &changed);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(store.stats().loaded, loaded);
+}
+
+TEST(ProcessTables, GivesTheVdsoATableFromThisProcessesOwnImage) {
+  if (getauxval(AT_SYSINFO_EHDR) == 0) GTEST_SKIP() << "no vDSO in this process";
+  StoreLimits limits{1u << 21, 1u << 16, 64};
+  ArrayMemory mem(limits);
+  TableStore store(mem, limits);
+  ProcessTables tables(store, gp::unwind::open_mapped_file, gp::unwind::own_vdso_image());
+  bool changed = false;
+  auto maps = own_mappings();
+  auto vdso = std::find_if(maps.begin(), maps.end(), [](auto& m) { return m.kind == model::MappingKind::vdso; });
+  ASSERT_NE(vdso, maps.end());
+  auto entries = tables.update(getpid(), maps, &changed);
+  bool covered = std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.start == vdso->start; });
+  EXPECT_TRUE(covered);
+}
+
+TEST(ProcessTables, ReleasesAForgottenProcesssTables) {
+  StoreLimits limits{1u << 21, 1u << 16, 64};
+  ArrayMemory mem(limits);
+  TableStore store(mem, limits);
+  ProcessTables tables(store, gp::unwind::open_mapped_file, {});
+  bool changed = false;
+  auto entries = tables.update(getpid(), own_mappings(), &changed);
+  ASSERT_FALSE(entries.empty());
+  tables.forget(getpid());
+  // Every table is unused now: a table as large as the arrays evicts them all.
+  gp::unwind::LoadedBinary big;
+  big.table.rows.resize(limits.rows);
+  big.table.pages.resize(1);
+  auto got = store.acquire("big", [&]() -> Result<gp::unwind::LoadedBinary> { return big; });
+  EXPECT_TRUE(got) << (got ? "" : got.error().message);
+  EXPECT_EQ(store.stats().tables, 1u);
+}
+
+}  // namespace
+}  // namespace gp::test::unwind
