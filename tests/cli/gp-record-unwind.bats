@@ -35,6 +35,14 @@ teardown_file() {
 setup() {
   FIX="$FIXTURES"
   OUT="$BATS_TEST_TMPDIR"
+  WORKLOADS=()
+}
+
+# Workloads a test started in the background (their pids in WORKLOADS) end with it, also when
+# it fails: a survivor would keep bats waiting for its output.
+teardown() {
+  local pid
+  for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 stderr_has() {
@@ -196,6 +204,7 @@ leaf_shares() {
 compare_with_perf() {
   local pid=$1
   require_command perf
+  require_command gp-import
   timeout -s KILL 40 perf record -q -F 499 --call-graph dwarf -p "$pid" -o "$OUT/perf.data" -- sleep 3 \
     2>"$OUT/perf.err" &
   local perf=$!
@@ -227,8 +236,9 @@ perf: $(head -8 "$OUT/perf.shares")"
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 while True:
-    fib(24)' &
+    fib(24)' 3>&- &
   local pid=$!
+  WORKLOADS+=("$pid")
   sleep 0.5
   compare_with_perf "$pid"
   kill "$pid" 2>/dev/null || true
@@ -240,8 +250,9 @@ while True:
   require_root_bpf
   require_command xz
   base64 /dev/urandom | head -c 60000000 >"$OUT/input"
-  xz -T2 -6 -c "$OUT/input" >/dev/null &
+  xz -T2 -6 -c "$OUT/input" >/dev/null 3>&- &
   local pid=$!
+  WORKLOADS+=("$pid")
   sleep 0.5
   compare_with_perf "$pid"
   kill "$pid" 2>/dev/null || true

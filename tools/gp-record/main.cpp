@@ -8,8 +8,10 @@
 //   gp-record -d 30 -o host.gpa        # on the production host (root)
 //   gp-symbolize host.gpa | gp-fold    # anywhere
 //
-// SIGINT/SIGTERM end the recording normally. Without BPF (or without root, for --pid of your own
-// processes) a perf_event ring-buffer sampler takes over.
+// User stacks of code built without frame pointers are unwound in the kernel with tables compiled
+// from each binary's .eh_frame (--unwind). SIGINT/SIGTERM end the recording normally. Without
+// BPF (or without root, for --pid of your own processes) a perf_event ring-buffer sampler takes
+// over.
 #include <malloc.h>
 
 #include <string>
@@ -30,7 +32,9 @@ int main(int argc, char** argv) {
                                "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
                                "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
                                "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"
-                               "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n");
+                               "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n"
+                               "  gp-record --unwind fp -d 10 -o fp.gpa  # frame pointers only (whole stacks\n"
+                               "                                          # without them are the default)\n");
   gp::record_tool::add_cli(*app, args);
   std::vector<std::string> argv_copy(argv, argv + argc);
   return gp::cli::run(*app, argc, argv, [&] {

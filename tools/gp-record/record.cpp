@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
@@ -97,6 +98,37 @@ Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const Samp
   if (!perf && !privileged && hint->empty())
     *hint = "run as root for system-wide sampling, or use --pids of your own processes";
   return perf;
+}
+
+// The end-of-run line on user stacks unwound with tables: how many were whole, cut (and why),
+// or walked with frame pointers before their process's tables were loaded.
+std::string unwind_summary(const std::vector<model::Counter>& counters) {
+  auto get = [&](const std::string& name) -> int64_t {
+    for (const auto& c : counters)
+      if (c.name == name) return c.value;
+    return 0;
+  };
+  const int64_t complete = get("unwind.complete"), truncated = get("unwind.truncated");
+  const int64_t before = get("unwind.before_tables"), unknown = get("unwind.unknown_end");
+  const double all = static_cast<double>(std::max<int64_t>(1, complete + truncated + before + unknown));
+  auto pct = [&](int64_t n) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.1f%%", 100.0 * static_cast<double>(n) / all);
+    return std::string(b);
+  };
+  std::string why;
+  for (auto [name, label] : {std::pair{"depth", "127 frames"}, {"read", "unreadable stack"},
+                             {"no_rule", "no rule or frame pointer"}, {"unsupported", "unsupported CFI"},
+                             {"bad_frame", "bad frame"}})
+    if (int64_t n = get(std::string("unwind.truncated.") + name); n > 0)
+      why += (why.empty() ? " (" : ", ") + std::string(label) + ": " + std::to_string(n);
+  if (!why.empty()) why += ")";
+  char mib[32];
+  std::snprintf(mib, sizeof(mib), "%.1f MiB", static_cast<double>(get("unwind.tables.bytes")) / (1 << 20));
+  const int64_t tables = get("unwind.tables.loaded");
+  return "user stacks: " + pct(complete) + " whole, " + pct(truncated) + " truncated" + why + ", " +
+         pct(unknown) + " ended by a zero frame pointer, " + pct(before) + " before their tables; " +
+         std::to_string(tables) + (tables == 1 ? " unwind table (" : " unwind tables (") + mib + ")";
 }
 
 struct Totals {
@@ -450,6 +482,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   } while (args.continuous && g_signals == 0);
   gp::cli::info(0, "recorded " + std::to_string(totals.samples) + " samples in " + std::to_string(totals.sessions) +
                        (totals.sessions == 1 ? " session" : " sessions") + " (" + (*sampler)->name() + " sampler)");
+  if ((*sampler)->unwinder() != nullptr) gp::cli::info(0, unwind_summary((*sampler)->counters()));
   return kExitOk;
 }
 
