@@ -13,15 +13,37 @@ using gp::record::StackCopies;
 // A stack map stand-in that counts the reads.
 struct FakeStackMap {
   std::map<uint64_t, std::vector<uint64_t>> stacks;
+  std::map<uint64_t, uint8_t> ends;  // how each stack ended (bpf/profile.h: enum gp_stack_end)
   int reads = 0;
   StackCopies::Reader reader() {
-    return [this](uint64_t key, std::vector<uint64_t>& ips, uint8_t& /*end*/) {
+    return [this](uint64_t key, std::vector<uint64_t>& ips, uint8_t& end) {
       ++reads;
       auto it = stacks.find(key);
       if (it != stacks.end()) ips = it->second;
+      if (auto e = ends.find(key); e != ends.end()) end = e->second;
     };
   }
 };
+
+TEST(StackCopies, KeepsHowEachStackEndedWithItsCopy) {
+  FakeStackMap map;
+  map.stacks[7] = {0x10, 0x20};
+  map.ends[7] = 2;  // truncated
+  map.stacks[8] = {0x10};
+  map.ends[8] = 1;  // complete
+  StackCopies copies;
+  auto read = map.reader();
+  uint8_t end = 9;
+  for (int drain = 0; drain < 3; ++drain) {  // read once, then from the copy
+    copies.get(7, read, &end);
+    EXPECT_EQ(end, 2);
+    copies.get(8, read, &end);
+    EXPECT_EQ(end, 1);
+  }
+  EXPECT_EQ(map.reads, 2);
+  copies.get(0, read, &end);  // no stack: nothing to say
+  EXPECT_EQ(end, 0);
+}
 
 TEST(StackCopies, ReadsAStackFromTheKernelOnceWhileItIsInUse) {
   FakeStackMap map;
