@@ -382,13 +382,12 @@ static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, s
 
 /*
  * Unwinding with tables (--unwind dwarf|auto): see the gp_unwind_* types in profile.h. User space
- * fills the arrays through mmap (rows and pages of every loaded table, where each table starts,
- * and each process's mapped tables) and names a process's mappings in `unwind_procs` once they
- * are in place.
+ * fills the arrays (rows and pages of every loaded table, where each table starts, and each
+ * process's mapped tables) and names a process's mappings in `unwind_procs` once they are in
+ * place.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* resized from --unwind-memory */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_row);
@@ -396,7 +395,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* resized from --unwind-memory */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_page);
@@ -404,7 +402,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* resized: one element per table */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_table);
@@ -412,7 +409,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* resized: every process's mapped tables */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_mapping);

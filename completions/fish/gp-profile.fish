@@ -17,7 +17,7 @@ complete -c gp-profile -l pids -d 'Only these processes (comma-separated, may be
 complete -c gp-profile -l max-processes-runtime-profiler -d 'Runtime profilers take only the top N processes (not implemented)' -x
 complete -c gp-profile -l skip-system-profilers-above -d 'No system profiler above N processes (not implemented)' -x
 complete -c gp-profile -l rootless -d 'Run without root (needs --pids; gp-record then samples with perf events)'
-complete -c gp-profile -l perf-mode -d 'System profiler: fp (frame pointers), smart (= fp: gp-record has no DWARF unwinder), disabled/none (runtime stacks only)' -x -a 'fp dwarf smart disabled none'
+complete -c gp-profile -l perf-mode -d 'System profiler: smart (default: whole stacks, unwound with .eh_frame tables where binaries have them, frame pointers elsewhere), dwarf (the same), fp (frame pointers only), disabled/none (runtime stacks only)' -x -a 'fp dwarf smart disabled none'
 complete -c gp-profile -l no-perf -d 'Same as --perf-mode disabled'
 complete -c gp-profile -l perf-dwarf-stack-size -d 'Stack bytes copied per DWARF sample, <= 65528 (not implemented)' -x
 complete -c gp-profile -l perf-no-memory-restart -d 'Do not restart perf when it uses too much memory (not implemented)'

@@ -100,11 +100,34 @@ PY
   [ ! -e out ]
 }
 
-@test "--perf-mode dwarf is refused (gp-record has no DWARF unwinder); smart needs -f <= 100" {
-  run -2 --separate-stderr gp-profile --perf-mode dwarf -o out
-  [[ "$stderr" == *"gp-profile: error: --perf-mode dwarf is not available"* ]] || fail "$stderr"
-  run -2 --separate-stderr gp-profile --perf-mode smart -f 101 -o out
-  [[ "$stderr" == *"can't be larger than 100 when using --perf-mode 'smart' or 'dwarf'"* ]] || fail "$stderr"
+# A program built without frame pointers (main -> a -> b -> spin), profiled by one session of
+# gp-profile with the remaining options; sets $output to the .col's lines.
+profile_nofp() {
+  cc -O2 -g -fomit-frame-pointer -fno-inline -o "$BATS_TEST_TMPDIR/chain_nofp" "$GP_SOURCE_DIR/tests/fixtures/src/chain.c"
+  "$BATS_TEST_TMPDIR/chain_nofp" 6 3>&- &
+  local pid=$!
+  sleep 0.3
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -o out --pids "$pid" --no-flamegraph "$@"
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  run -0 cat out/last_profile.col
+}
+
+@test "--perf-mode smart (the default) and dwarf give whole stacks without frame pointers, above 100 Hz too" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  profile_nofp -f 199
+  assert_line --regexp ';_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
+  rm -rf out
+  profile_nofp -f 199 --perf-mode dwarf
+  assert_line --regexp ';_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
+}
+
+@test "--perf-mode fp walks frame pointers only" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  profile_nofp -f 99 --perf-mode fp
+  refute_line --regexp ';main;a;b;spin [0-9]+$'
 }
 
 @test "bad values and impossible combinations are usage errors" {

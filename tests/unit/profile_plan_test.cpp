@@ -21,11 +21,12 @@ Options with_output() {
   return o;
 }
 
-TEST(ProfilePlan, DefaultsAreGProfilers) {
+TEST(ProfilePlan, DefaultsAreGProfilersButWholeStacks) {
   Options o;
   EXPECT_EQ(o.duration_s, 60u);
   EXPECT_EQ(o.frequency, 11u);
-  EXPECT_EQ(o.perf_mode, PerfMode::fp);
+  // gProfiler's default is fp; gp's smart (gp-record --unwind auto) costs about what fp does.
+  EXPECT_EQ(o.perf_mode, PerfMode::smart);
   EXPECT_EQ(o.server_host, "https://profiler.granulate.io");
   EXPECT_TRUE(o.flamegraph);
 }
@@ -49,18 +50,26 @@ TEST(ProfilePlan, ValidationFollowsGProfilersMessages) {
   EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
 }
 
-TEST(ProfilePlan, DwarfIsRefusedAndSmartNeedsLowFrequency) {
+TEST(ProfilePlan, DwarfAndSmartAreGpRecordsUnwinderAtAnyFrequency) {
   Options o = with_output();
-  o.perf_mode = PerfMode::dwarf;
-  ASSERT_TRUE(gp::profile::validate(o, true));
-  EXPECT_NE(gp::profile::validate(o, true)->find("dwarf is not available"), std::string::npos);
-  o.perf_mode = PerfMode::smart;
-  o.frequency = 101;
-  EXPECT_EQ(gp::profile::validate(o, true),
-            "--profiling-frequency|-f can't be larger than 100 when using --perf-mode 'smart' or "
-            "'dwarf'");
-  o.frequency = 100;
-  EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
+  for (PerfMode mode : {PerfMode::dwarf, PerfMode::smart, PerfMode::fp}) {
+    o.perf_mode = mode;
+    o.frequency = 999;  // gProfiler's 100-Hz limit is for perf's stack copies
+    EXPECT_EQ(gp::profile::validate(o, true), std::nullopt);
+  }
+}
+
+TEST(ProfilePlan, PerfModeChoosesGpRecordsUnwinding) {
+  Options o = with_output();
+  auto unwind = [&](PerfMode mode) {
+    o.perf_mode = mode;
+    auto args = gp::profile::record_command(o, "s.gpa").args;
+    auto it = std::find(args.begin(), args.end(), "--unwind");
+    return it == args.end() || it + 1 == args.end() ? std::string("(none)") : *(it + 1);
+  };
+  EXPECT_EQ(unwind(PerfMode::fp), "fp");
+  EXPECT_EQ(unwind(PerfMode::dwarf), "dwarf");
+  EXPECT_EQ(unwind(PerfMode::smart), "auto");
 }
 
 TEST(ProfilePlan, NodejsPerfModesNeedPerf) {
@@ -97,7 +106,7 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   o.pids = {12, 34};
   auto rec = gp::profile::record_command(o, "s.gpa");
   EXPECT_EQ(rec.tool, "gp-record");
-  EXPECT_EQ(rec.args, (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34"}));
+  EXPECT_EQ(rec.args, (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34", "--unwind", "auto"}));
   o.application_identifiers = false;
   o.application_metadata = false;
   auto rt = gp::profile::runtime_command(o, "r.gpa");

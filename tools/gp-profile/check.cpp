@@ -304,7 +304,9 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.spool_max_bytes = static_cast<uint64_t>(k.integer("spool-max-size", 104857600));
   o.flamegraph = !(k.flag("no-flamegraph") &&
                    !(k.flag("flamegraph") && k.later("--flamegraph", "--no-flamegraph")));
-  std::string perf_mode = k.given("perf-mode") ? k.text("perf-mode") : "fp";
+  // smart by default: gProfiler's default is fp because its smart mode runs a second, DWARF perf;
+  // gp-record's whole stacks cost about what its frame-pointer walk does.
+  std::string perf_mode = k.given("perf-mode") ? k.text("perf-mode") : "smart";
   bool no_perf =
       k.flag("no-perf") && !(k.given("perf-mode") && k.later("--perf-mode", "--no-perf"));
   o.perf_mode =

@@ -123,9 +123,10 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
 // --perf-mode and the perf profiler's options (gprofiler/profilers/perf.py).
 void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
   auto* mode = b.choice("--perf-mode", "--perf-mode", {"fp", "dwarf", "smart", "disabled", "none"},
-                        "System profiler: fp (frame pointers), smart (= fp: gp-record has no "
-                        "DWARF unwinder), disabled/none (runtime stacks only)",
-                        "fp");
+                        "System profiler: smart (default: whole stacks, unwound with .eh_frame tables "
+                        "where binaries have them, frame pointers elsewhere), dwarf (the same), fp "
+                        "(frame pointers only), disabled/none (runtime stacks only)",
+                        "smart");
   (void)mode;
   b.flag("--no-perf", "Same as --perf-mode disabled");
   b.unimplemented(

@@ -295,9 +295,6 @@ int run(ProfileArgs& args) {
   const json::Value agent = gp::profile::static_metadata(spawn_time, args.run_arguments);
   std::unique_ptr<gp::profile::MetricsMonitor> metrics;
   if (o.collect_metrics) metrics = std::make_unique<gp::profile::MetricsMonitor>();
-  if (o.perf_mode == gp::profile::PerfMode::smart)
-    log.info(
-        1, "--perf-mode smart records frame-pointer stacks only (gp-record has no DWARF unwinder)");
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions at " + std::to_string(o.frequency) + " Hz" +
                   (o.continuous ? ", continuous" : ""));

@@ -250,12 +250,12 @@ Status BpfSampler::open(std::string* hint) {
   if (auto st = configure_and_load(hint); !st) return st;
   if (auto st = fill_filters(); !st) return st;
   if (unwind_tables_) {
-    auto u = BpfUnwinder::open({skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
-                                skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
-                               unwind_limits(config_.unwind_memory_mib));
-    if (!u) return u.error();
-    unwinder_ = std::move(*u);
+    unwinder_ = std::make_unique<BpfUnwinder>(
+        BpfUnwinder::Maps{skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
+                          skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
+        unwind_limits(config_.unwind_memory_mib));
     if (config_.before_sampling) config_.before_sampling(*unwinder_);
+    while (unwinder_->has_pending()) unwinder_->load_next();
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));

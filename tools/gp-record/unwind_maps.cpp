@@ -1,7 +1,6 @@
 #include "unwind_maps.h"
 
 #include <bpf/bpf.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,53 +25,37 @@ unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
                              kUnwindTableSlots};
 }
 
-namespace {
-
-Result<void*> map_array(bpf_map* map, size_t* size) {
-  *size = static_cast<size_t>(bpf_map__max_entries(map)) * bpf_map__value_size(map);
-  long page = sysconf(_SC_PAGESIZE);
-  *size = (*size + page - 1) / page * page;
-  void* addr = mmap(nullptr, *size, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
-  if (addr == MAP_FAILED) return make_error(std::string("cannot map the unwind tables: ") + std::strerror(errno));
-  return addr;
-}
-
-}  // namespace
-
-BpfUnwinder::BpfUnwinder(unwind::StoreLimits limits, int procs_fd)
-    : procs_fd_(procs_fd),
+BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
+    : rows_fd_(bpf_map__fd(maps.rows)),
+      pages_fd_(bpf_map__fd(maps.pages)),
+      slots_fd_(bpf_map__fd(maps.tables)),
+      mappings_fd_(bpf_map__fd(maps.mappings)),
+      procs_fd_(bpf_map__fd(maps.procs)),
       store_(*this, limits),
       tables_(store_, unwind::open_mapped_file, unwind::own_vdso_image()) {}
 
-Result<std::unique_ptr<BpfUnwinder>> BpfUnwinder::open(const Maps& maps, unwind::StoreLimits limits) {
-  std::unique_ptr<BpfUnwinder> u(new BpfUnwinder(limits, bpf_map__fd(maps.procs)));
-  for (auto [map, mapped] : {std::pair{maps.rows, &u->rows_}, {maps.pages, &u->pages_}, {maps.tables, &u->slots_},
-                             {maps.mappings, &u->mappings_}}) {
-    auto addr = map_array(map, &mapped->size);
-    if (!addr) return addr.error();
-    mapped->addr = *addr;
-  }
-  return u;
-}
-
-BpfUnwinder::~BpfUnwinder() {
-  for (Mapped* m : {&rows_, &pages_, &slots_, &mappings_})
-    if (m->addr != nullptr) munmap(m->addr, m->size);
+void BpfUnwinder::write_array(int fd, uint32_t at, const void* values, size_t n) {
+  keys_.resize(n);
+  for (size_t i = 0; i < n; ++i) keys_[i] = at + static_cast<uint32_t>(i);
+  uint32_t count = static_cast<uint32_t>(n);
+  if (n == 0 || (bpf_map_update_batch(fd, keys_.data(), values, &count, nullptr) == 0 && count == n)) return;
+  // Kernels without batch updates of arrays (before 5.6): one element at a time. Every element
+  // written this way is 8 bytes (a row, a page).
+  const auto* bytes = static_cast<const uint8_t*>(values);
+  for (size_t i = 0; i < n; ++i) bpf_map_update_elem(fd, &keys_[i], bytes + i * 8, BPF_ANY);
 }
 
 void BpfUnwinder::write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) {
-  std::memcpy(static_cast<unwind::PackedRow*>(rows_.addr) + at, rows.data(), rows.size_bytes());
+  write_array(rows_fd_, at, rows.data(), rows.size());
 }
 
 void BpfUnwinder::write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) {
-  std::memcpy(static_cast<unwind::PackedPage*>(pages_.addr) + at, pages.data(), pages.size_bytes());
+  write_array(pages_fd_, at, pages.data(), pages.size());
 }
 
 void BpfUnwinder::write_slot(uint32_t slot, const unwind::TableSlot& where) {
-  // The rows and pages are in memory before the slot that names them (x86: stores in order;
-  // the fence keeps the compiler from reordering them).
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  std::memcpy(static_cast<unwind::TableSlot*>(slots_.addr) + slot, &where, sizeof(where));
+  // After its rows and pages (each update is a system call: ordered).
+  bpf_map_update_elem(slots_fd_, &slot, &where, BPF_ANY);
 }
 
 constexpr auto kQuarantine = std::chrono::milliseconds(100);
@@ -90,6 +73,24 @@ void BpfUnwinder::release(const Range& r) {
 }
 
 void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) {
+  auto [it, inserted] = pending_.insert_or_assign(pid, mappings);
+  if (inserted) pending_order_.push_back(pid);
+}
+
+void BpfUnwinder::load_next() {
+  while (!pending_order_.empty()) {
+    int32_t pid = pending_order_.front();
+    pending_order_.pop_front();
+    auto it = pending_.find(pid);
+    if (it == pending_.end()) continue;  // forgotten while it waited
+    auto mappings = std::move(it->second);
+    pending_.erase(it);
+    load(pid, mappings);
+    return;
+  }
+}
+
+void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings) {
   reuse_released();
   bool changed = false;
   auto entries = tables_.update(pid, mappings, &changed);
@@ -102,8 +103,11 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
     forget(pid);  // frame pointers for it: no stale entry
     return;
   }
-  std::memcpy(static_cast<unwind::MappingTable*>(mappings_.addr) + range.first, entries.data(),
-              entries.size() * sizeof(entries[0]));
+  keys_.resize(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) keys_[i] = range.first + static_cast<uint32_t>(i);
+  uint32_t n = range.count;
+  if (n > 0 && (bpf_map_update_batch(mappings_fd_, keys_.data(), entries.data(), &n, nullptr) != 0 || n != range.count))
+    for (size_t i = 0; i < entries.size(); ++i) bpf_map_update_elem(mappings_fd_, &keys_[i], &entries[i], BPF_ANY);
   uint32_t key = static_cast<uint32_t>(pid);
   gp_unwind_process value{range.first, range.count};
   if (bpf_map_update_elem(procs_fd_, &key, &value, BPF_ANY) != 0) {
@@ -120,6 +124,7 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
 }
 
 void BpfUnwinder::forget(int32_t pid) {
+  pending_.erase(pid);  // its place in pending_order_ is skipped
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_delete_elem(procs_fd_, &key);
   tables_.forget(pid);

@@ -1,16 +1,21 @@
 #pragma once
 // The BPF sampler's unwind tables (--unwind dwarf|auto): libcore's TableStore and ProcessTables
-// over the BPF program's maps. The three arrays are written through mmap (a table costs no
-// system call per row); a process's entry is one map update, written when its mappings are read
-// (first sample, follow-ups, dlopen) and removed when it execs, exits or is forgotten.
+// over the BPF program's maps. Rows, pages and table slots are written with one batch update per
+// table; a process's mapped tables are a range of a shared array, named by its entry in a small
+// hash, written when its mappings are read (first sample, follow-ups, dlopen) and removed when it
+// execs, exits or is forgotten.
+//
+// Loading waits its turn: a read of a process's mappings queues its tables, and the recorder
+// loads the queue one process at a time between polls, so building a large binary's table never
+// delays the snapshot of a process that was announced meanwhile (a process that lives 50 ms).
 
 #include <bpf/libbpf.h>
 
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "gp/model/session.h"
@@ -30,7 +35,7 @@ inline constexpr uint32_t kUnwindMappings = 65536;  // every process's mapped ta
 
 class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
  public:
-  // The maps of a loaded program: the arrays (mapped into memory) and the per-process hash.
+  // The maps of a loaded program.
   struct Maps {
     bpf_map* rows;
     bpf_map* pages;
@@ -38,24 +43,23 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     bpf_map* mappings;
     bpf_map* procs;
   };
-  static Result<std::unique_ptr<BpfUnwinder>> open(const Maps& maps, unwind::StoreLimits limits);
-  ~BpfUnwinder() override;
+  BpfUnwinder(const Maps& maps, unwind::StoreLimits limits);
 
   void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) override;
+  bool has_pending() const override { return !pending_order_.empty(); }
+  void load_next() override;
   void forget(int32_t pid) override;
   std::vector<model::Counter> counters() const override;
   std::vector<std::string> take_failures() override { return tables_.take_failures(); }
 
  private:
-  BpfUnwinder(unwind::StoreLimits limits, int procs_fd);
+  void load(int32_t pid, const std::vector<model::Mapping>& mappings);
   void write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
   void write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
   void write_slot(uint32_t slot, const unwind::TableSlot& where) override;
+  // Writes n elements of an array map from `at` with one batch update.
+  void write_array(int fd, uint32_t at, const void* values, size_t n);
 
-  struct Mapped {
-    void* addr = nullptr;
-    size_t size = 0;
-  };
   // A process's range of unwind_mappings.
   struct Range {
     uint32_t first = 0;
@@ -66,11 +70,14 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   // that looked the process up just before may still read them (for microseconds).
   void reuse_released();
 
-  Mapped rows_, pages_, slots_, mappings_;
-  int procs_fd_ = -1;
+  int rows_fd_, pages_fd_, slots_fd_, mappings_fd_, procs_fd_;
+  std::vector<uint32_t> keys_;  // the batch updates' keys
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;
   std::deque<std::pair<std::chrono::steady_clock::time_point, Range>> released_;
+  // Mappings read but not loaded yet, by pid (the latest read), in the order they came.
+  std::unordered_map<int32_t, std::vector<model::Mapping>> pending_;
+  std::deque<int32_t> pending_order_;
   uint64_t no_room_ = 0;
   unwind::TableStore store_;
   unwind::ProcessTables tables_;

@@ -65,12 +65,8 @@ std::optional<std::string> validate(const Options& o, bool running_as_root) {
     return "Must provide --service-name when --upload-results is passed";
   if (!o.upload && o.output_dir.empty())
     return "Must pass at least one output method (--upload-results / --output-dir)";
-  if (o.perf_mode == PerfMode::dwarf)
-    return "--perf-mode dwarf is not available: gp-record unwinds with frame pointers only "
-           "(use --perf-mode fp, or smart, which records fp)";
-  if (o.perf_mode == PerfMode::smart && o.frequency > 100)
-    return "--profiling-frequency|-f can't be larger than 100 when using --perf-mode 'smart' or "
-           "'dwarf'";
+  // No 100-Hz limit for smart and dwarf: gProfiler's exists for perf's 8-KiB stack copies, and
+  // gp-record unwinds in the kernel instead.
   auto node = mode_of(o, "nodejs");
   if ((node == "perf" || node == "attach-maps") &&
       !(o.perf_mode == PerfMode::fp || o.perf_mode == PerfMode::smart))
@@ -85,6 +81,12 @@ Command record_command(const Options& o, const std::string& out) {
   Command c{"gp-record",
             {"-F", std::to_string(o.frequency), "-d", std::to_string(o.duration_s), "-o", out}};
   if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
+  // gProfiler's perf modes on gp-record's unwinder: fp walks frame pointers; dwarf and smart
+  // unwind with .eh_frame tables (smart: gProfiler picks fp or dwarf per process; gp-record takes
+  // tables where a binary has them and frame pointers elsewhere, frame by frame).
+  c.args.insert(c.args.end(), {"--unwind", o.perf_mode == PerfMode::fp      ? "fp"
+                                           : o.perf_mode == PerfMode::dwarf ? "dwarf"
+                                                                            : "auto"});
   return c;
 }
 

@@ -40,7 +40,7 @@ struct Options {
   unsigned duration_s = 60;  // -d: seconds per session
   unsigned frequency = 11;   // -f: samples per second per CPU
   std::vector<int> pids;     // --pids: only these processes (empty: all)
-  PerfMode perf_mode = PerfMode::fp;
+  PerfMode perf_mode = PerfMode::smart;  // gp-profile's default (gProfiler's is fp)
   std::vector<RuntimeSetting> runtimes;  // one entry per runtime gp-runtime knows
   bool application_identifiers = true;   // false: --disable-application-identifiers
   bool application_metadata = true;      // false: --disable-application-metadata
