@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <vector>
 
@@ -107,6 +108,21 @@ TEST(ProcessTables, GivesTheVdsoATableFromThisProcessesOwnImage) {
   auto entries = tables.update(getpid(), maps, &changed);
   bool covered = std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.start == vdso->start; });
   EXPECT_TRUE(covered);
+}
+
+TEST(ProcessTables, AFileThatCouldNotBeOpenedIsTriedAgainForTheNextProcess) {
+  StoreLimits limits{1u << 21, 1u << 16, 64};
+  ArrayMemory mem(limits);
+  TableStore store(mem, limits);
+  bool gone = true;  // the first process exits before its files are opened
+  ProcessTables tables(
+      store, [&](int32_t pid, const model::Mapping& m) { return gone ? (errno = ENOENT, -1) : gp::unwind::open_mapped_file(pid, m); },
+      {});
+  auto maps = own_mappings();
+  bool changed = false;
+  EXPECT_TRUE(tables.update(getpid(), maps, &changed).empty());
+  gone = false;
+  EXPECT_FALSE(tables.update(getpid() , maps, &changed).empty());
 }
 
 TEST(ProcessTables, ReleasesAForgottenProcesssTables) {

@@ -162,10 +162,6 @@ class SessionRecorder {
                                                      : Clock::time_point(std::chrono::nanoseconds(ns));
   }
   void set_counters();
-  // Loads queued unwind tables, one process at a time, polling for announcements in between, for
-  // at most kUnwindLoadBudget: a new process is snapshotted before the next table is built.
-  void load_unwind_tables();
-  static constexpr auto kUnwindLoadBudget = std::chrono::milliseconds(20);
   Status write_new_entries(archive::Writer& writer);
   void progress(Clock::time_point start, bool final);
   void report_counters();
@@ -208,16 +204,6 @@ void SessionRecorder::on_process_event(const ProcessEvent& e) {
     assembler_.on_process_exit(e.pid);
   else
     assembler_.on_process_event(e.pid, e.exec);
-}
-
-void SessionRecorder::load_unwind_tables() {
-  Unwinder* u = sampler_.unwinder();
-  if (u == nullptr) return;
-  const auto until = Clock::now() + kUnwindLoadBudget;
-  while (u->has_pending() && Clock::now() < until) {
-    u->load_next();
-    if (!sampler_.poll(0, on_event_)) return;  // the next wait reports the error
-  }
 }
 
 void SessionRecorder::set_counters() {
@@ -298,7 +284,6 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       break;
     }
     auto wake = std::min({next_flush, early_flush, deadline, follow_up_time(), next_tick});
-    if (sampler_.unwinder() != nullptr && sampler_.unwinder()->has_pending()) wake = Clock::now();
     const uint64_t snapshots_before = assembler_.snapshots();
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
@@ -310,7 +295,6 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
       return kExitFailure;
     }
     assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-    load_unwind_tables();
     const auto now = Clock::now();
     if (early_drains && assembler_.snapshots() != snapshots_before)
       early_flush = std::min(early_flush, now + one_second);

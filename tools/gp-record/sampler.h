@@ -56,11 +56,11 @@ using SampleSink = std::function<void(const record::RawSample&)>;
 class Unwinder {
  public:
   virtual ~Unwinder() = default;
-  // Queues pid's tables for loading (the latest mappings read win).
+  // Queues pid's tables for loading (the latest mappings read win); they are loaded in the
+  // background.
   virtual void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) = 0;
-  // Loads the queued tables of one process; the recorder polls for announcements in between.
-  virtual bool has_pending() const = 0;
-  virtual void load_next() = 0;
+  // Returns once everything queued is loaded.
+  virtual void wait_idle() = 0;
   virtual void forget(int32_t pid) = 0;
   // "unwind.tables.loaded", ... named as in the archive.
   virtual std::vector<model::Counter> counters() const = 0;

@@ -254,8 +254,10 @@ Status BpfSampler::open(std::string* hint) {
         BpfUnwinder::Maps{skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
                           skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
         unwind_limits(config_.unwind_memory_mib));
-    if (config_.before_sampling) config_.before_sampling(*unwinder_);
-    while (unwinder_->has_pending()) unwinder_->load_next();
+    if (config_.before_sampling) {
+      config_.before_sampling(*unwinder_);
+      unwinder_->wait_idle();
+    }
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));

@@ -32,7 +32,44 @@ BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
       mappings_fd_(bpf_map__fd(maps.mappings)),
       procs_fd_(bpf_map__fd(maps.procs)),
       store_(*this, limits),
-      tables_(store_, unwind::open_mapped_file, unwind::own_vdso_image()) {}
+      tables_(store_, unwind::open_mapped_file, unwind::own_vdso_image()) {
+  publish_counters();
+  worker_ = std::thread([this] { run(); });
+}
+
+BpfUnwinder::~BpfUnwinder() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  worker_.join();
+}
+
+void BpfUnwinder::run() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || !ops_.empty(); });
+    if (stop_) return;
+    Op op = std::move(ops_.front());
+    ops_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    if (op.forget)
+      forget_now(op.pid);
+    else
+      load(op.pid, op.mappings);
+    publish_counters();
+    lock.lock();
+    busy_ = false;
+    if (ops_.empty()) idle_.notify_all();
+  }
+}
+
+void BpfUnwinder::wait_idle() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [&] { return ops_.empty() && !busy_; });
+}
 
 void BpfUnwinder::write_array(int fd, uint32_t at, const void* values, size_t n) {
   keys_.resize(n);
@@ -73,21 +110,17 @@ void BpfUnwinder::release(const Range& r) {
 }
 
 void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) {
-  auto [it, inserted] = pending_.insert_or_assign(pid, mappings);
-  if (inserted) pending_order_.push_back(pid);
-}
-
-void BpfUnwinder::load_next() {
-  while (!pending_order_.empty()) {
-    int32_t pid = pending_order_.front();
-    pending_order_.pop_front();
-    auto it = pending_.find(pid);
-    if (it == pending_.end()) continue;  // forgotten while it waited
-    auto mappings = std::move(it->second);
-    pending_.erase(it);
-    load(pid, mappings);
-    return;
+  {
+    std::lock_guard lock(mu_);
+    // A load still waiting for pid takes the newer mappings instead.
+    for (Op& op : ops_)
+      if (op.pid == pid && !op.forget) {
+        op.mappings = mappings;
+        return;
+      }
+    ops_.push_back(Op{pid, false, mappings});
   }
+  wake_.notify_one();
 }
 
 void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings) {
@@ -100,7 +133,7 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   Range range{0, static_cast<uint32_t>(entries.size())};
   if (!mapping_ranges_.take(range.count, &range.first)) {
     ++no_room_;
-    forget(pid);  // frame pointers for it: no stale entry
+    forget_now(pid);  // frame pointers for it: no stale entry
     return;
   }
   keys_.resize(entries.size());
@@ -124,7 +157,19 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
 }
 
 void BpfUnwinder::forget(int32_t pid) {
-  pending_.erase(pid);  // its place in pending_order_ is skipped
+  // The kernel's entry goes at once (the loading thread's forget deletes it again, after a load
+  // that may have been under way).
+  uint32_t key = static_cast<uint32_t>(pid);
+  bpf_map_delete_elem(procs_fd_, &key);
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
+    ops_.push_back(Op{pid, true, {}});
+  }
+  wake_.notify_one();
+}
+
+void BpfUnwinder::forget_now(int32_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_delete_elem(procs_fd_, &key);
   tables_.forget(pid);
@@ -134,11 +179,22 @@ void BpfUnwinder::forget(int32_t pid) {
   }
 }
 
+std::vector<std::string> BpfUnwinder::take_failures() {
+  std::lock_guard lock(mu_);
+  return std::exchange(failures_, {});
+}
+
 std::vector<model::Counter> BpfUnwinder::counters() const {
+  std::lock_guard lock(mu_);
+  return counters_;
+}
+
+// On the loading thread: its counters and failures, for the recorder's thread to read.
+void BpfUnwinder::publish_counters() {
   const auto& s = store_.stats();
   const auto& p = tables_.stats();
   auto c = [](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
-  return {
+  std::vector<model::Counter> list = {
       c("unwind.tables.loaded", s.loaded),
       c("unwind.tables.evicted", s.evicted),
       c("unwind.tables.failed", s.failed),
@@ -149,6 +205,11 @@ std::vector<model::Counter> BpfUnwinder::counters() const {
       c("unwind.processes.no_room", no_room_),
       c("unwind.process_updates", entries_written_),
   };
+  auto failed = tables_.take_failures();
+  std::lock_guard lock(mu_);
+  counters_ = std::move(list);
+  for (auto& f : failed)
+    if (failures_.size() < 64) failures_.push_back(std::move(f));
 }
 
 }  // namespace gp::record_tool

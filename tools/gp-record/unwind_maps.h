@@ -5,16 +5,20 @@
 // hash, written when its mappings are read (first sample, follow-ups, dlopen) and removed when it
 // execs, exits or is forgotten.
 //
-// Loading waits its turn: a read of a process's mappings queues its tables, and the recorder
-// loads the queue one process at a time between polls, so building a large binary's table never
-// delays the snapshot of a process that was announced meanwhile (a process that lives 50 ms).
+// Tables are built and loaded on a thread of their own, in the order the mappings were read: the
+// recorder's thread only queues, so building a large binary's table (tens of milliseconds for a
+// browser or a JVM) never delays the snapshot of a process announced meanwhile (one that lives
+// 50 ms). Everything below the queue runs on that thread.
 
 #include <bpf/libbpf.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -44,13 +48,15 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     bpf_map* procs;
   };
   BpfUnwinder(const Maps& maps, unwind::StoreLimits limits);
+  ~BpfUnwinder() override;
+  BpfUnwinder(const BpfUnwinder&) = delete;
+  BpfUnwinder& operator=(const BpfUnwinder&) = delete;
 
   void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) override;
-  bool has_pending() const override { return !pending_order_.empty(); }
-  void load_next() override;
   void forget(int32_t pid) override;
+  void wait_idle() override;
   std::vector<model::Counter> counters() const override;
-  std::vector<std::string> take_failures() override { return tables_.take_failures(); }
+  std::vector<std::string> take_failures() override;
 
  private:
   void load(int32_t pid, const std::vector<model::Mapping>& mappings);
@@ -75,13 +81,29 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;
   std::deque<std::pair<std::chrono::steady_clock::time_point, Range>> released_;
-  // Mappings read but not loaded yet, by pid (the latest read), in the order they came.
-  std::unordered_map<int32_t, std::vector<model::Mapping>> pending_;
-  std::deque<int32_t> pending_order_;
+  // The queue between the recorder's thread and the loading thread: a load (the latest mappings
+  // read for a pid) or a forget, in order.
+  struct Op {
+    int32_t pid = 0;
+    bool forget = false;
+    std::vector<model::Mapping> mappings;
+  };
+  void run();
+  void forget_now(int32_t pid);
+  void publish_counters();
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_, idle_;
+  std::deque<Op> ops_;
+  bool busy_ = false, stop_ = false;
+  std::vector<model::Counter> counters_;  // published by the loading thread after each op
+  std::vector<std::string> failures_;
+
   uint64_t no_room_ = 0;
   unwind::TableStore store_;
   unwind::ProcessTables tables_;
   uint64_t entries_written_ = 0;
+  std::thread worker_;  // last: started when everything it uses exists
 };
 
 }  // namespace gp::record_tool

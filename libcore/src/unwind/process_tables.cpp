@@ -87,17 +87,24 @@ std::string ProcessTables::key_of(const model::Mapping& m) {
 }
 
 Result<TableStore::Acquired> ProcessTables::acquire(int32_t pid, const model::Mapping& m) {
-  return store_.acquire(key_of(m), [&]() -> Result<LoadedBinary> {
+  bool unopened = false;
+  const std::string key = key_of(m);
+  auto got = store_.acquire(key, [&]() -> Result<LoadedBinary> {
     if (m.kind == model::MappingKind::vdso) {
       if (vdso_.empty()) return make_error("this process has no vDSO to read");
       return load_binary(vdso_);
     }
     int fd = open_(pid, m);
-    if (fd < 0) return make_error("cannot open '" + m.path + "': " + std::strerror(errno));
+    if (fd < 0) {
+      unopened = true;
+      return make_error("cannot open '" + m.path + "': " + std::strerror(errno));
+    }
     auto binary = load_binary(fd);
     ::close(fd);
     return binary;
   });
+  if (!got && unopened) store_.forget_failure(key);  // this process is gone, not the binary's fault
+  return got;
 }
 
 std::vector<MappingTable> ProcessTables::update(int32_t pid, const std::vector<model::Mapping>& mappings,

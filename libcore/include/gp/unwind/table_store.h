@@ -93,6 +93,9 @@ class TableStore {
   Result<Acquired> acquire(const std::string& key, const Builder& build);
   // One user fewer for the table in `slot`.
   void release(uint32_t slot);
+  // Forgets that `key`'s build failed: the failure was not the binary's (its process exited
+  // before the file could be opened), and the next process that maps it tries again.
+  void forget_failure(const std::string& key) { failed_.erase(key); }
 
   const StoreStats& stats() const { return stats_; }
   // Keys whose build failed are remembered up to this many (then forgotten all at once).
