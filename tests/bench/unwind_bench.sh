@@ -155,8 +155,8 @@ start_workload() {
   case "$1" in
     # Three processes one after the other: whether perf's 8 KiB copy reaches a process's
     # outermost frame varies from one process to the next.
-    python) (for i in 1 2 3; do "$python" "$tmp/fib.py" "$(awk -v s="$2" 'BEGIN { print s / 3 }')"; done) & ;;
-    xz) timeout "$2" xz -T2 -6 -c "$tmp/text" >/dev/null & ;;
+    python) (for i in 1 2 3; do "$tmp/bench-python" "$tmp/fib.py" "$(awk -v s="$2" 'BEGIN { print s / 3 }')"; done) & ;;
+    xz) timeout "$2" "$tmp/bench-xz" -T2 -6 -c "$tmp/text" >/dev/null & ;;
     fp) "$tmp/probe" "$2" >/dev/null & ;;
   esac
   load_pids+=($!)
@@ -169,7 +169,11 @@ while time.monotonic() < end: fib(22)
 PY
 head -c 24M /dev/urandom | base64 >"$tmp/text"
 head -c 128K "$tmp/text" >"$tmp/small"
-workload_comm() { case "$1" in python) echo python3 ;; xz) echo xz ;; fp) echo probe ;; esac; }
+# The workloads run through symlinks of their own name, so that their comm tells them apart from
+# the machine's other python3 and xz processes (the binaries mapped are Debian's).
+ln -s "$(readlink -f "$python")" "$tmp/bench-python"
+ln -s "$(command -v xz)" "$tmp/bench-xz"
+workload_comm() { case "$1" in python) echo bench-python ;; xz) echo bench-xz ;; fp) echo probe ;; esac; }
 
 first_hz=${freqs%% *}
 printf 'unwind bench: %d CPUs, load before: %s, kernel.perf_event_max_sample_rate %s, %s\n\n' "$ncpu" \
