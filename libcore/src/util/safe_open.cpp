@@ -11,8 +11,9 @@
 namespace gp::util {
 namespace {
 
-std::string cannot(const std::string& path, int err) {
-  return "cannot open '" + path + "': " + std::strerror(err);
+// "create" for a new output (as every tool words it), "open" for a file appended to.
+std::string cannot(const std::string& path, int err, int flags) {
+  return std::string((flags & O_APPEND) != 0 ? "cannot open '" : "cannot create '") + path + "': " + std::strerror(err);
 }
 
 // True when the directory is sticky and every user can write it.
@@ -34,16 +35,16 @@ Result<int> open_for_writing(const std::string& path, int flags, mode_t mode) {
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") {
     int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
-    if (fd < 0) return make_error(cannot(path, errno));
+    if (fd < 0) return make_error(cannot(path, errno, flags));
     return fd;
   }
   int dir = ::open(dir_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return make_error(cannot(path, errno));
+  if (dir < 0) return make_error(cannot(path, errno, flags));
   struct stat dst {};
   if (::fstat(dir, &dst) != 0) {
     int e = errno;
     ::close(dir);
-    return make_error(cannot(path, e));
+    return make_error(cannot(path, e, flags));
   }
   const bool shared = shared_sticky(dst);
   struct stat st {};
@@ -69,7 +70,7 @@ Result<int> open_for_writing(const std::string& path, int flags, mode_t mode) {
   if (fd < 0 && e == ELOOP)
     return make_error("refused '" + path +
                       "': a symbolic link appeared in a sticky world-writable directory");
-  if (fd < 0) return make_error(cannot(path, e));
+  if (fd < 0) return make_error(cannot(path, e, flags));
   return fd;
 }
 
