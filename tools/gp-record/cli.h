@@ -35,7 +35,7 @@ struct RecordArgs {
   std::string sampler = "auto";       // auto, bpf, perf
   std::string stack_walker = "auto";  // auto, gp, kernel (the BPF sampler's user stacks)
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
-  uint32_t unwind_memory = 32;        // MiB of unwind tables in the kernel
+  uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
 };
 
 void add_cli(CLI::App& app, RecordArgs& args);

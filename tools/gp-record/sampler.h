@@ -34,7 +34,7 @@ struct SamplerConfig {
   double flush_interval = 1.0;       // seconds between drains
   std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
-  uint32_t unwind_memory_mib = 32;    // --unwind-memory
+  uint32_t unwind_memory_mib = 16;    // --unwind-memory
   int verbose = 0;                   // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.
