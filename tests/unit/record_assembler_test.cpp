@@ -210,6 +210,22 @@ TEST(SessionAssembler, ExecAppendsANewProcessEntry) {
   EXPECT_EQ(s.find_process(10)->comm, "python3");
 }
 
+TEST(SessionAssembler, TheIdleTaskOfEveryCpuIsOneSwapper) {
+  FakeSource src;
+  SessionAssembler a(src, "");
+  model::Session s;
+  a.begin_session(s);
+  for (const char* comm : {"swapper/0", "swapper/1"}) {
+    RawSample idle = sample(0, {}, {0xffffffff81000000ULL});
+    idle.comm = comm;  // the kernel names each CPU's idle task
+    a.add(idle);
+  }
+  // One process, one name: the two CPUs' samples are one aggregate.
+  ASSERT_EQ(s.samples.size(), 1u);
+  EXPECT_EQ(s.samples[0].comm, "swapper");
+  EXPECT_EQ(s.samples[0].count, 2u);
+}
+
 TEST(SessionAssembler, SamplesKeepTheCommOfTheirTimeAndStateTheirPeriod) {
   FakeSource src;
   src.add(10, "sh", {user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});

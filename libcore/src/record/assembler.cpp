@@ -341,7 +341,10 @@ void SessionAssembler::add(const RawSample& sample) {
   builder_->thread(sample.tid, sample.pid, sample.comm);
   // The process's name when sampled: the main thread's own comm then (samples taken before an
   // exec keep the old name), else the process's as last read.
-  const std::string& comm = sample.tid == sample.pid || p.meta.comm.empty() ? sample.comm : p.meta.comm;
+  // The idle task (pid 0, "swapper/N" per CPU) is one process, "swapper", as perf names it.
+  const std::string& comm = sample.pid == 0 ? p.meta.comm
+                            : sample.tid == sample.pid || p.meta.comm.empty() ? sample.comm
+                                                                              : p.meta.comm;
   builder_->add_sample(sample.pid, sample.tid, stack_id, sample.count,
                        sample.count * sample_period_, sample.cpu, comm);
   // Shared entries (kernel frames) count for the process that made them first: an estimate.
