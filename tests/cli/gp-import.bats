@@ -217,7 +217,12 @@ top_self_percent() {
   require_command perf
   build_fixture pagefaults
   # The kernel raises the period during the burst: few samples there stand for most faults.
-  timeout 120 perf record -q -e page-faults -F 999 -g -o perf.data -- ./pagefaults 128 2000 2>/dev/null
+  # gp-fold keeps sample units (a sample weighs 100/N %), so the recording needs a few hundred
+  # samples for a 1-point tolerance: most of them come from trickle().
+  timeout 120 perf record -q -e page-faults -F 999 -g -o perf.data -- ./pagefaults 128 20000 2>/dev/null
+  local samples
+  samples=$(perf script -i perf.data -F period 2>/dev/null | grep -c .)
+  [ "$samples" -ge 200 ] || fail "perf recorded only $samples samples"
   perf_report_top 5 > want.txt
   [ "$(wc -l < want.txt)" -ge 2 ] || fail "perf report gave: $(cat want.txt)"
   gp-import perf.data -o pf.gpa
