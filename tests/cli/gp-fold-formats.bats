@@ -126,6 +126,17 @@ folded_total() { awk '{ n += $NF } END { print n + 0 }'; }
   assert_line "type samples/count"
 }
 
+@test "pprof as the pprof CLI shows it by default: no frame name is blank or cut" {
+  require_command go
+  printf '%s\n' 'python3;<module> (/srv/app.py:1)_[p];main (/srv/app.py:10)_[p] 5' \
+    'java;java/lang/Thread.run()V_[j];Foo.bar([Ljava/lang/String|)V_[j] 3' > runtimes.folded
+  gp-fold -f pprof runtimes.folded -o rt.pb.gz
+  run -0 "$GP_SOURCE_DIR/tests/pprof/validate.sh" top-default rt.pb.gz
+  assert_line --regexp ' <module> \(/srv/app.py:1\)$'
+  assert_line --regexp ' Foo\.bar\(\[Ljava/lang/String\|\)V$'
+  assert_line --regexp ' main \(/srv/app.py:10\)$'
+}
+
 @test "pprof is not written to a terminal" {
   require_command script
   run -1 script -qec "gp-fold --color=never -f pprof system.gpa" /dev/null

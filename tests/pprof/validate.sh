@@ -4,6 +4,8 @@
 #   validate.sh check FILE   parse + CheckValid with github.com/google/pprof/profile, print totals
 #                            (see check.go for the output format)
 #   validate.sh top FILE     run the `pprof` CLI: pprof -top -symbolize=none FILE
+#   validate.sh top-default FILE   pprof -top FILE: its default symbolization, which demangles and
+#                            simplifies names as a user's `pprof` shows them
 # Binaries are built once into $GP_PPROF_TOOLS_DIR (default: $TMPDIR/gp-pprof-tools).
 # Exit 77 (skip) when go or the pprof sources are not installed.
 set -euo pipefail
@@ -12,8 +14,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 gocode=/usr/share/gocode
 tools="${GP_PPROF_TOOLS_DIR:-${TMPDIR:-/tmp}/gp-pprof-tools}"
 
-if [ $# -ne 2 ] || { [ "$1" != check ] && [ "$1" != top ]; }; then
-  echo "usage: validate.sh check|top FILE" >&2
+if [ $# -ne 2 ] || { [ "$1" != check ] && [ "$1" != top ] && [ "$1" != top-default ]; }; then
+  echo "usage: validate.sh check|top|top-default FILE" >&2
   exit 2
 fi
 if ! command -v go >/dev/null || [ ! -d "$gocode/src/github.com/google/pprof/profile" ]; then
@@ -40,5 +42,9 @@ case "$1" in
   top)
     build pprof github.com/google/pprof
     exec "$tools/pprof" -top -symbolize=none "$2"
+    ;;
+  top-default)
+    build pprof github.com/google/pprof
+    exec "$tools/pprof" -top "$2"
     ;;
 esac

@@ -733,6 +733,53 @@ TEST(PprofGo, PprofToolPrintsTop) {
   EXPECT_NE(r.output.find("inner"), std::string::npos) << r.output;
 }
 
+// Python's "<module>" and a Java signature with "[": pprof blanks or cuts a name whose
+// system_name equals it (it takes it for simplified C++), so such functions carry no
+// system_name; a real linkage name is kept.
+model::Session runtime_names_session() {
+  model::Session s;
+  model::SessionBuilder b(s);
+  model::Process py;
+  py.pid = 300;
+  py.comm = "python3";
+  b.process(py);
+  uint64_t module = b.function("<module>", "/srv/app.py", 1);
+  uint64_t main_fn = b.function("main", "/srv/app.py", 10);
+  uint64_t java = b.function("Foo.bar([Ljava/lang/String;)V");
+  uint64_t cpp = b.function("ns::Stack<int>::push(int const&)", "stack.cc", 3,
+                            "_ZN2ns5StackIiE4pushERKi");
+  b.add_sample(300, 300,
+               b.stack({b.symbolic_location(FrameKind::native, cpp, 4),
+                        b.symbolic_location(FrameKind::java, java),
+                        b.symbolic_location(FrameKind::python, main_fn, 11),
+                        b.symbolic_location(FrameKind::python, module, 2)}),
+               4);
+  return s;
+}
+
+TEST(PprofEncoder, RuntimeNamesHaveNoSystemNameForPprofToSimplify) {
+  Profile p = encode_and_decode(archive_of({runtime_names_session()}));
+  std::map<std::string, std::string> system_names;
+  for (const auto& f : p.functions) system_names[p.str(f.name)] = p.str(f.system_name);
+  ASSERT_EQ(system_names.size(), 4u);
+  EXPECT_EQ(system_names.at("<module>"), "");
+  EXPECT_EQ(system_names.at("main"), "");
+  EXPECT_EQ(system_names.at("Foo.bar([Ljava/lang/String;)V"), "");
+  EXPECT_EQ(system_names.at("ns::Stack<int>::push(int const&)"), "_ZN2ns5StackIiE4pushERKi");
+}
+
+TEST(PprofGo, PprofToolShowsEveryNameWithItsDefaultSymbolization) {
+  std::string path =
+      write_temp_profile(archive_of({runtime_names_session()}), "gp_pprof_names.pb.gz");
+  CommandResult r = run_command(validator() + " top-default '" + path + "'");
+  if (r.status == 77) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(" <module>\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" Foo.bar([Ljava/lang/String;)V\n"), std::string::npos) << r.output;
+  // A function with its own linkage name is one pprof takes as demangled already.
+  EXPECT_NE(r.output.find(" ns::Stack<int>::push(int const&)\n"), std::string::npos) << r.output;
+}
+
 // A cut stack gets a last (outermost) "[truncated]" location with no mapping; complete and
 // unknown ends get nothing; the option leaves the marker out.
 TEST(PprofEncoder, MarksTruncatedStacksAtTheirRoot) {

@@ -90,8 +90,11 @@ Result<uint64_t> Tables::function(const model::Session& session, SessionIds& ids
   const model::Function& f = session.function(id);
   proto::ProtoWriter body;
   body.varint_field(kFunctionName, string(f.name));
-  // pprof shows system_name for -symbolize=none style views; default it to the name.
-  body.varint_field(kSystemName, string(f.system_name.empty() ? f.name : f.system_name));
+  // Only a real linkage name goes in system_name. pprof "demangles" every function whose
+  // system_name equals its name, and takes a name with <>[] or :: for simplified C++: it cuts
+  // what stands between <> and () — "<module>" came out blank, "f([LFoo;)V" as "fV".
+  if (!f.system_name.empty() && f.system_name != f.name)
+    body.varint_field(kSystemName, string(f.system_name));
   if (!f.file_name.empty()) body.varint_field(kFunctionFile, string(f.file_name));
   if (f.start_line != 0) body.varint_field(kStartLine, f.start_line);
   auto [pprof_id, inserted] = intern(function_ids_, body.bytes(), functions_.size());
@@ -107,8 +110,7 @@ Result<uint64_t> Tables::function(const model::Session& session, SessionIds& ids
 
 uint64_t Tables::pseudo_location(std::string_view name) {
   proto::ProtoWriter fbody;
-  fbody.varint_field(kFunctionName, string(name));
-  fbody.varint_field(kSystemName, string(name));
+  fbody.varint_field(kFunctionName, string(name));  // no system_name: see function()
   auto [function_id, new_function] = intern(function_ids_, fbody.bytes(), functions_.size());
   if (new_function) {
     proto::ProtoWriter message;
