@@ -2,7 +2,6 @@
 target_sources(gp_core PRIVATE
   src/fold/gzip.cpp
   src/fold/protobuf_writer.cpp
-  src/fold/pprof_utf8.cpp
   src/fold/pprof_tables.cpp
   src/fold/pprof.cpp
   src/fold/speedscope.cpp

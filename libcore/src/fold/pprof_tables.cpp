@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "fold/pprof_utf8.h"
+#include "util/utf8.h"
 
 namespace gp::fold::pprof {
 
@@ -56,7 +56,7 @@ uint64_t Tables::string(std::string_view s) {
   auto it = string_ids_.find(std::string(s));
   if (it != string_ids_.end()) return it->second;
   uint64_t index = strings_.size();
-  strings_.push_back(to_valid_utf8(s));
+  strings_.push_back(util::to_valid_utf8(s));
   string_ids_.emplace(std::string(s), index);
   return index;
 }

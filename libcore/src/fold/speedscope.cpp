@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "fold/pprof_utf8.h"
+#include "util/utf8.h"
 #include "gp/util/version.h"
 
 namespace gp::fold {
@@ -76,9 +76,9 @@ std::string json_string(std::string_view s) {
   out.reserve(s.size() + 2);
   out.push_back('"');
   for (size_t i = 0; i < s.size();) {
-    size_t n = utf8_sequence_length(s, i);
+    size_t n = util::utf8_sequence_length(s, i);
     if (n == 0) {
-      out.append(kReplacementCharacter);
+      out.append(util::kReplacementCharacter);
       ++i;
     } else if (n == 1) {
       append_escaped_byte(out, static_cast<unsigned char>(s[i]));

@@ -4,5 +4,6 @@ target_sources(gp_core PRIVATE
   src/util/json_parse.cpp
   src/util/json_write.cpp
   src/util/safe_open.cpp
+  src/util/subprocess.cpp
   src/util/utf8.cpp
 )

@@ -5,7 +5,7 @@
 // flag, and kill the group.
 //
 // Children get PR_SET_PDEATHSIG(SIGTERM): if gp-profile dies without cleaning up (SIGKILL),
-// its stages end too. Not thread-safe with respect to other fork()ing threads' fds.
+// its stages end too.
 
 #include <sys/types.h>
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gp/util/result.h"
+#include "gp/util/subprocess.h"
 
 namespace gp::profile {
 
@@ -32,32 +33,23 @@ struct ChildSpec {
   std::string stderr_path = "/dev/null";  // truncated
 };
 
-// Starts the child. Errors (missing program, unopenable redirection) are reported here, not
-// as an exit status 127, through a close-on-exec pipe.
+// Starts the child through gp's one spawner (util::spawn) with the parent's environment, in
+// its own group. Errors (missing program, unopenable redirection) are reported here, not as
+// an exit status 127.
 Result<pid_t> spawn(const ChildSpec& spec);
 
-struct ExitInfo {
-  int code = -1;   // exit status when the child exited
-  int signal = 0;  // terminating signal, else 0
-  bool ok() const { return signal == 0 && code == 0; }
-  // "exit status 1", "killed by signal 9 (Killed)".
-  std::string describe() const;
-};
-
-enum class WaitEnd { exited, deadline, stopped };
-struct WaitResult {
-  WaitEnd end = WaitEnd::exited;
-  ExitInfo status;  // meaningful when end == exited
-};
-
-// Waits until the child exits, `deadline` passes or `*stop` turns true (checked every ~20 ms;
-// `stop` may be null). `tick` (optional) runs about once per second while waiting. A child
-// that has not exited is left running: the caller kills it.
-WaitResult wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline,
-                      const std::atomic<bool>* stop, const std::function<void()>& tick = nullptr);
-
-// SIGTERM to the child's process group, SIGKILL to it after `grace`, then reaps the child.
-ExitInfo kill_child(pid_t pid, std::chrono::milliseconds grace);
+// The waits and group kills are the spawner's (gp/util/subprocess.h).
+using ExitInfo = util::ExitStatus;
+using util::WaitEnd;
+using util::WaitResult;
+inline WaitResult wait_child(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                             const std::atomic<bool>* stop,
+                             const std::function<void()>& tick = nullptr) {
+  return util::wait_until(pid, deadline, stop, tick);
+}
+inline ExitInfo kill_child(pid_t pid, std::chrono::milliseconds grace) {
+  return util::kill_group(pid, grace);
+}
 
 // The last `max_lines` non-blank lines of a text file (a child's stderr).
 std::vector<std::string> tail_lines(const std::string& path, size_t max_lines);

@@ -1,5 +1,6 @@
 #pragma once
-// run_profiler: run an external profiler (py-spy, jcmd, rbspy, ...) safely from an adapter.
+// run_profiler: run an external profiler (py-spy, jcmd, rbspy, ...) safely from an adapter,
+// through gp's one spawner (util::run).
 //
 // The child gets a cleared environment (PATH, HOME, TMPDIR, LANG only, plus `extra_env`),
 // stdin from /dev/null, its own process group, resource limits, and no inherited descriptors.
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "gp/util/result.h"
+#include "gp/util/subprocess.h"
 
 namespace gp::runtime {
 
@@ -36,29 +38,16 @@ struct RunOptions {
   std::chrono::milliseconds stop_grace{3000};
 };
 
-struct RunResult {
-  pid_t pid = 0;
-  int exit_code = -1;   // the child's exit status when it exited, else -1
-  int term_signal = 0;  // the signal that ended it, else 0
-  bool timed_out = false;
-  bool stopped = false;  // `stop` was requested while it ran
-  std::string out;
-  std::string err;
-  bool out_truncated = false;
-  bool err_truncated = false;
-  std::chrono::milliseconds elapsed{0};
+// The captured run of gp's one spawner (gp/util/subprocess.h).
+using RunResult = util::RunResult;
 
-  bool success() const { return exit_code == 0 && !timed_out; }
-  // "exited with status 1", "killed by signal 9 (timed out after 5 s)", ... for error frames.
-  std::string describe() const;
-};
-
-// Error only when the child could not be started (program not found, fork failed); a child
-// that fails, times out or is stopped is a RunResult.
+// Error only when the child could not be started (program not found or not executable, fork
+// failed, no such working directory); a child that fails, times out or is stopped is a
+// RunResult.
 Result<RunResult> run_profiler(const RunOptions& options, std::stop_token stop = {});
 
-// The absolute path of `name` on PATH (or `name` itself when it contains '/' and is
-// executable); empty when not found. Adapters use it for unavailable_reason().
-std::string find_program(std::string_view name);
+// The absolute path of `name` on PATH (or `name` itself when it contains '/' and is an
+// executable file); empty when not found. Adapters use it for unavailable_reason().
+using util::find_program;
 
 }  // namespace gp::runtime
