@@ -2,6 +2,7 @@
 // with binutils' readelf, plus corrupt and truncated inputs.
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -137,34 +138,105 @@ TEST(BuildId, CorruptHeadersNeverReadOutOfBounds) {
   }
 }
 
+// A minimal 64-bit little-endian ELF file: the header, one PT_NOTE program header for
+// [note_offset, note_offset + note_size), and `notes` placed at note_offset.
+struct TinyElf {
+  std::string bytes;
+  void put(size_t off, uint64_t v, int n) {
+    if (bytes.size() < off + n) bytes.resize(off + n, '\0');
+    for (int i = 0; i < n; ++i) bytes[off + i] = static_cast<char>(v >> (8 * i));
+  }
+  TinyElf(uint64_t note_offset, uint64_t note_size, const std::string& notes) {
+    bytes.assign(64 + 56, '\0');
+    bytes.replace(0, 4, "\x7f" "ELF");
+    bytes[4] = 2;  // ELFCLASS64
+    bytes[5] = 1;  // ELFDATA2LSB
+    bytes[6] = 1;  // EV_CURRENT
+    put(32, 64, 8);  // e_phoff
+    put(52, 64, 2);  // e_ehsize
+    put(54, 56, 2);  // e_phentsize
+    put(56, 1, 2);   // e_phnum
+    put(64, 4, 4);   // PT_NOTE
+    put(64 + 8, note_offset, 8);
+    put(64 + 32, note_size, 8);  // p_filesz
+    put(64 + 48, 4, 8);          // p_align
+    if (bytes.size() < note_offset) bytes.resize(note_offset, '\0');
+    bytes.replace(note_offset, notes.size(), notes);
+  }
+};
+
+std::string note(uint32_t namesz, uint32_t descsz, uint32_t type, std::string name,
+                 std::string desc) {
+  std::string out;
+  for (uint32_t v : {namesz, descsz, type}) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  name.resize((name.size() + 3) / 4 * 4, '\0');
+  desc.resize((desc.size() + 3) / 4 * 4, '\0');
+  return out + name + desc;
+}
+
+const std::string kGnu("GNU\0", 4);
+
+// What a user of the reader sees for an image and for the same bytes as a file.
+std::string both_ways(const std::string& bytes) {
+  const std::string from_image = hex_of(gp::elf::read_build_id_from_image(bytes));
+  const std::string path = write_temp(bytes);
+  const std::string from_file = hex_of(read_build_id(path));
+  ::unlink(path.c_str());
+  EXPECT_EQ(from_image, from_file);
+  return from_file;
+}
+
 TEST(BuildId, HostileNoteSizesAreRejected) {
-  // A minimal 64-bit LE header whose PT_NOTE claims a huge note; then a note with a huge namesz.
-  std::string elf(64 + 56 + 32, '\0');
-  auto put = [&](size_t off, uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) elf[off + i] = static_cast<char>(v >> (8 * i));
-  };
-  elf.replace(0, 4,
-              "\x7f"
-              "ELF");
-  elf[4] = 2;
-  elf[5] = 1;
-  put(32, 64, 8);  // e_phoff
-  put(54, 56, 2);  // e_phentsize
-  put(56, 1, 2);   // e_phnum
-  put(64, 4, 4);   // PT_NOTE
-  put(64 + 8, 120, 8);
-  put(64 + 32, 0xffffffffffffull, 8);  // p_filesz far beyond the file
-  EXPECT_FALSE(gp::elf::read_build_id_from_image(elf).ok());
-  put(64 + 32, 32, 8);
-  put(120, 0xfffffff0u, 4);  // namesz
-  put(124, 20, 4);
-  put(128, 3, 4);
-  EXPECT_FALSE(gp::elf::read_build_id_from_image(elf).ok());
-  put(120, 4, 4);  // now a well-formed but short note: desc runs past the end
-  elf.replace(132, 4, std::string("GNU\0", 4));
-  EXPECT_FALSE(gp::elf::read_build_id_from_image(elf).ok());
-  put(124, 8, 4);  // desc fits exactly
-  EXPECT_EQ(hex_of(gp::elf::read_build_id_from_image(elf)), "0000000000000000");
+  const std::string good = note(4, 8, 3, kGnu, "\x01\x02\x03\x04\x05\x06\x07\x08");
+  EXPECT_EQ(both_ways(TinyElf(120, good.size(), good).bytes), "0102030405060708");
+  // The PT_NOTE claims far more than the file holds.
+  EXPECT_EQ(both_ways(TinyElf(120, 0xffffffffffffull, good).bytes), "error: no GNU build-id note");
+  // A note whose namesz, or descsz, runs past its region ends the walk: the GNU note behind it
+  // is not reached (nothing past the region is read).
+  for (auto hostile : {note(0xfffffff0u, 4, 1, "ABC", "xxxx"), note(4, 0xfffffff0u, 1, "ABC", "x")}) {
+    const std::string notes = hostile + good;
+    EXPECT_EQ(both_ways(TinyElf(120, notes.size(), notes).bytes), "error: no GNU build-id note");
+  }
+  // A GNU note whose desc runs past the end of the region.
+  const std::string short_desc = note(4, 64, 3, kGnu, "\x01\x02");
+  EXPECT_EQ(both_ways(TinyElf(120, short_desc.size(), short_desc).bytes),
+            "error: no GNU build-id note");
+}
+
+TEST(BuildId, MisalignedNoteRegionsAreReadAsTheyAre) {
+  // A region at an odd offset, after an unrelated note.
+  const std::string notes = note(6, 2, 1, "Linux", "ab") +
+                            note(4, 5, 3, kGnu, "\x01\x02\x03\x04\x05");
+  EXPECT_EQ(both_ways(TinyElf(123, notes.size(), notes).bytes), "0102030405");
+  // A region that ends inside a note header.
+  EXPECT_EQ(both_ways(TinyElf(123, notes.size() - 9, notes).bytes), "error: no GNU build-id note");
+}
+
+TEST(BuildId, HostileHeaderCountsCostNoMemory) {
+  // Extended numbering: e_shnum 0 and e_phnum PN_XNUM say "see section header 0", whose
+  // sh_size and sh_info claim 2^20 section and program headers in a 248-byte file (libelf would
+  // set up a table of ~200 MiB for them).
+  TinyElf elf(120, 0, "");
+  elf.put(40, 184, 8);            // e_shoff
+  elf.put(56, 0xffff, 2);         // e_phnum = PN_XNUM
+  elf.put(58, 64, 2);             // e_shentsize
+  elf.put(60, 0, 2);              // e_shnum = 0
+  elf.put(184 + 32, 1u << 20, 8);  // sh_size: the section count
+  elf.put(184 + 44, 1u << 20, 4);  // sh_info: the program header count
+  elf.bytes.resize(248, '\0');
+  struct rusage before {};
+  ::getrusage(RUSAGE_SELF, &before);
+  const std::string path = write_temp(elf.bytes);
+  auto r = read_build_id(path);
+  ::unlink(path.c_str());
+  struct rusage after {};
+  ::getrusage(RUSAGE_SELF, &after);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "no GNU build-id note");
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory for 248 bytes";
+  EXPECT_FALSE(gp::elf::read_build_id_from_image(elf.bytes).ok());
 }
 
 TEST(BuildIdNotes, FindsTheGnuNoteAmongOthersInBothByteOrders) {

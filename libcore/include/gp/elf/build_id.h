@@ -1,10 +1,13 @@
 #pragma once
 // GNU build-id extraction from ELF files, memory images and raw note blobs.
 //
-// Input is untrusted (any file a sampled process maps, files from other hosts): every offset,
-// size and count read from the file is bounds-checked against the file size before use, so a
-// corrupt or truncated ELF gives an Error, never a crash or an over-read. 32- and 64-bit ELF of
-// either byte order are accepted, independent of the host's.
+// Input is untrusted (any file a sampled process maps, files from other hosts). It is read
+// through elfutils' libelf, with pread (never a mapping: a file truncated under the reader is
+// a short read, not a SIGBUS): libelf checks header counts and offsets against the file size,
+// gelf_getnote checks every note's name and desc against its region, and note regions over
+// 1 MiB are not read. A corrupt or truncated ELF gives an Error, never a crash, an over-read or
+// memory out of proportion to the file. 32- and 64-bit ELF of either byte order are accepted,
+// independent of the host's.
 //
 // Lookup order: PT_NOTE program headers (what the loader and the kernel see, present in stripped
 // files too), then SHT_NOTE section headers (objects and files without program headers).
