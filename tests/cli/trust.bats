@@ -180,6 +180,23 @@ record_with_sidecar() {
   assert_output "ok;line 2"
 }
 
+@test "gp-fold: a 1 GB line is refused after 16 MiB, with bounded memory and no -o file" {
+  # Two frames with huge names streamed from a pipe: 1 GiB of line 2 is never read whole.
+  run -1 --separate-stderr bash -c '{ echo "ok;line 1"; printf "a;"; head -c 1G /dev/zero | tr "\0" x; echo " 1"; } |
+    /usr/bin/time -f "%M" -o rss gp-fold -f folded -o out.folded -'
+  assert_equal "$stderr" "gp-fold: error: cannot read '-': line 2 is longer than 16 MiB: not a profile line"
+  [ ! -e out.folded ] || fail "an out.folded was left: $(wc -c < out.folded) bytes"
+  local kib; kib=$(tail -1 rss)
+  [ "$kib" -lt 262144 ] || fail "gp-fold peaked at $kib KiB for a refused line"
+  # A regular file with the same kind of line, and a line just within the bound, read as before.
+  { printf "a;"; head -c 17M /dev/zero | tr "\0" y; echo " 1"; } > long.folded
+  run -1 --separate-stderr gp-fold -f folded long.folded
+  assert_equal "$stderr" "gp-fold: error: cannot read 'long.folded': line 1 is longer than 16 MiB: not a profile line"
+  { printf "a;"; head -c 15M /dev/zero | tr "\0" y; echo " 1"; } > within.folded
+  run -0 --separate-stderr gp-fold -f folded -o within.out within.folded
+  [ "$(wc -c < within.out)" -gt 15000000 ] || fail "the 15 MiB line was not folded"
+}
+
 @test "gp-fold -o leaves no partial file when writing fails" {
   python3 -c 'import sys; [print(f"main;work{i} {i+1}") for i in range(20000)]' > many.folded
   echo old > kept.folded

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "gp/archive/reader.h"
@@ -61,6 +62,32 @@ Status read_more(int fd, const std::string& name, std::string& data, size_t want
     data.append(buf, static_cast<size_t>(n));
   }
   return ok_status();
+}
+
+// Reads the rest of a text input. A line longer than kMaxTextLineBytes is refused as soon as
+// it is that long, before the rest of it is read: a 1 GB line costs 16 MiB, not gigabytes.
+Status read_text(int fd, const std::string& name, std::string& data) {
+  size_t line_no = 1;
+  size_t line_start = 0;
+  size_t scanned = 0;
+  char buf[1 << 16];
+  for (;;) {
+    for (size_t nl; (nl = data.find('\n', scanned)) != std::string::npos; scanned = nl + 1) {
+      ++line_no;
+      line_start = nl + 1;
+    }
+    scanned = data.size();
+    if (data.size() - line_start > kMaxTextLineBytes) {
+      return make_error("cannot read '" + name + "': line " + std::to_string(line_no) +
+                        " is longer than " + std::to_string(kMaxTextLineBytes >> 20) +
+                        " MiB: not a profile line");
+    }
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error("cannot read '" + name + "': " + std::strerror(errno));
+    if (n == 0) return ok_status();
+    data.append(buf, static_cast<size_t>(n));
+  }
 }
 
 // `perf script` text, imported as gp-import does with its defaults (the first event).
@@ -149,8 +176,9 @@ Result<model::Archive> read_profile(const std::string& path) {
   }
   std::string data;
   struct stat st_buf {};
+  // Text is read whole: no regrowth (up to 1 GiB; a sparse file may claim anything).
   if (::fstat(in.fd, &st_buf) == 0 && S_ISREG(st_buf.st_mode) && st_buf.st_size > 0)
-    data.reserve(static_cast<size_t>(st_buf.st_size));  // text is read whole: no regrowth
+    data.reserve(std::min<size_t>(static_cast<size_t>(st_buf.st_size), size_t{1} << 30));
   if (auto st = read_more(in.fd, path, data, 8); !st) return st.error();
   if (archive::looks_like_archive(data)) {
     // Regular files stream through the archive reader; a pipe was partly consumed, so its
@@ -163,7 +191,7 @@ Result<model::Archive> read_profile(const std::string& path) {
   }
   if (import::looks_like_perf_data(data))
     return make_error("'" + path + "' is a perf.data file: convert it with 'gp-import " + path + "' first");
-  if (auto st = read_more(in.fd, path, data, std::string::npos); !st) return st.error();
+  if (auto st = read_text(in.fd, path, data); !st) return st.error();
   if (data.empty()) return make_error("'" + path + "' is empty: not a profile");
   switch (sniff(data)) {
     case InputFormat::perf_script:

@@ -5,6 +5,7 @@
 // (`_[k]` kernel, `_[j]` java, `_[p]` python, ...) and the process fields (comm, container,
 // appid, app metadata) from the `.col` line prefix and header.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,11 @@ std::optional<std::string> not_an_archive(std::string_view first_bytes, const st
 // The same for a path, reading its first bytes; nullopt for "-" (stdin cannot be read twice)
 // and for files that cannot be opened (the reader reports those).
 std::optional<std::string> path_not_an_archive(const std::string& path);
+
+// The longest line a text input (.col, folded, perf script) may have: a stack of the most
+// frames an archive holds (8,192) with 2 KiB names. A longer line is refused (an Error) as
+// soon as it is read that far, before the rest of it: a hostile 1 GB line costs 16 MiB.
+inline constexpr size_t kMaxTextLineBytes = 16u << 20;
 
 // Reads a path ("-" for stdin) in any accepted format. archive.truncated (exit 3) is set for
 // a cut archive or for malformed text lines that were skipped (problem says which line).
