@@ -67,6 +67,8 @@ TEST(FlameJson, StringsAreSafeInsideAScriptElement) {
   EXPECT_EQ(gp::flame::json_string("</script><b>&\"\\\n"),
             R"("\u003c/script\u003e\u003cb\u003e\u0026\"\\\u000a")");
   EXPECT_EQ(gp::flame::json_string("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+  // JSON text is UTF-8: a byte that is not part of it is U+FFFD, as the browser shows it.
+  EXPECT_EQ(gp::flame::json_string("x\xff\x7f"), "\"x\xef\xbf\xbd\x7f\"");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <numeric>
 
+#include "gp/util/json.h"
+
 namespace gp::flame {
 namespace {
 
@@ -111,23 +113,9 @@ const char* kind_name(model::FrameKind kind) {
 }
 
 std::string json_string(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size() + 2);
-  out.push_back('"');
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-      out += "\\u00";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
+  json::append_quoted(text, out, json::QuoteStyle{.ensure_ascii = false, .script_safe = true});
   return out;
 }
 

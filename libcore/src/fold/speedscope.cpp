@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "util/utf8.h"
+#include "gp/util/json.h"
 #include "gp/util/version.h"
 
 namespace gp::fold {
@@ -16,42 +16,6 @@ namespace gp::fold {
 namespace {
 
 constexpr const char* kSchemaUrl = "https://www.speedscope.app/file-format-schema.json";
-
-void append_escaped_byte(std::string& out, unsigned char c) {
-  switch (c) {
-    case '"':
-      out += "\\\"";
-      return;
-    case '\\':
-      out += "\\\\";
-      return;
-    case '\b':
-      out += "\\b";
-      return;
-    case '\f':
-      out += "\\f";
-      return;
-    case '\n':
-      out += "\\n";
-      return;
-    case '\r':
-      out += "\\r";
-      return;
-    case '\t':
-      out += "\\t";
-      return;
-    default:
-      break;
-  }
-  if (c < 0x20 || c == 0x7f) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    out += "\\u00";
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-    return;
-  }
-  out.push_back(static_cast<char>(c));
-}
 
 // A frame's identity in the frame table; views into the caller's stacks.
 struct FrameKey {
@@ -74,21 +38,7 @@ std::string frame_name(const Frame& f) { return f.name + kind_suffix(f.kind); }
 std::string json_string(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
-  out.push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    size_t n = util::utf8_sequence_length(s, i);
-    if (n == 0) {
-      out.append(util::kReplacementCharacter);
-      ++i;
-    } else if (n == 1) {
-      append_escaped_byte(out, static_cast<unsigned char>(s[i]));
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  out.push_back('"');
+  json::append_quoted(s, out, json::QuoteStyle{.ensure_ascii = false, .escape_del = true});
   return out;
 }
 

@@ -45,7 +45,7 @@ void write(const Value& v, std::string& out, bool ensure_ascii) {
 
 }  // namespace
 
-void append_quoted(std::string_view s, std::string& out, bool ensure_ascii) {
+void append_quoted(std::string_view s, std::string& out, const QuoteStyle& style) {
   out += '"';
   size_t pos = 0;
   while (pos < s.size()) {
@@ -53,14 +53,21 @@ void append_quoted(std::string_view s, std::string& out, bool ensure_ascii) {
     switch (cp) {
       case '"': out += "\\\""; continue;
       case '\\': out += "\\\\"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
       default: break;
     }
-    if (cp < 0x20 || (ensure_ascii && cp >= 0x7F)) {
+    if (!style.script_safe) {
+      switch (cp) {
+        case '\n': out += "\\n"; continue;
+        case '\r': out += "\\r"; continue;
+        case '\t': out += "\\t"; continue;
+        case '\b': out += "\\b"; continue;
+        case '\f': out += "\\f"; continue;
+        default: break;
+      }
+    }
+    const bool script_char = style.script_safe && (cp == '<' || cp == '>' || cp == '&');
+    if (cp < 0x20 || script_char || (style.escape_del && cp == 0x7F) ||
+        (style.ensure_ascii && cp >= 0x7F)) {
       if (cp >= 0x10000) {
         uint32_t v = cp - 0x10000;
         append_u_escape(0xD800 + (v >> 10), out);

@@ -21,7 +21,8 @@ namespace gp::flame {
 // The string is safe inside a <script> element: '<', '>' and '&' are \u-escaped.
 void write_tree_json(std::ostream& out, const FlameTree& tree);
 
-// `text` as a JSON string literal (with quotes), escaped as above.
+// `text` as a JSON string literal (with quotes), escaped as above (json::append_quoted, whose
+// invalid UTF-8 bytes become U+FFFD, as the browser would show them).
 std::string json_string(std::string_view text);
 
 // Stable lowercase name of a frame kind ("kernel", "python_native", ...).

@@ -90,7 +90,20 @@ void remove_keys_containing(Value& v, std::string_view needle);
 void dump(const Value& v, std::string& out);
 // Python `json.dumps(v, ensure_ascii=False)`: non-ASCII stays UTF-8 (upload bodies).
 std::string dump_utf8(const Value& v);
-// A quoted, escaped JSON string literal (ensure_ascii). Invalid UTF-8 bytes become U+FFFD.
-void append_quoted(std::string_view s, std::string& out, bool ensure_ascii = true);
+// How a JSON string literal is spelled; append_quoted is the one JSON string escaper of gp
+// (the JSON writer, the speedscope encoder and the flame page all use it).
+struct QuoteStyle {
+  bool ensure_ascii = true;  // every non-ASCII character as \uXXXX (Python's json.dumps default)
+  bool escape_del = false;   // DEL as \u007f too
+  // Safe inside an HTML <script> element: '<', '>' and '&' as \u003c \u003e \u0026, and every
+  // control character as \u00XX (no short forms such as \n).
+  bool script_safe = false;
+};
+
+// A quoted, escaped JSON string literal. Invalid UTF-8 bytes become U+FFFD.
+void append_quoted(std::string_view s, std::string& out, const QuoteStyle& style);
+inline void append_quoted(std::string_view s, std::string& out, bool ensure_ascii = true) {
+  append_quoted(s, out, QuoteStyle{ensure_ascii, false, false});
+}
 
 }  // namespace gp::json
