@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
 
 #include <fstream>
 #include <sstream>
@@ -104,6 +107,12 @@ TEST(ProfileAgent, StaticMetadataHasTheStudiosFieldsAndNoToken) {
   EXPECT_EQ(md.get_string("spawn_time"), "2023-11-14T22:13:20");
   EXPECT_EQ(json::dump(md).find("s3cret"), std::string::npos);
   EXPECT_EQ(md.find("pid")->text, std::to_string(::getpid()));
+#ifdef __GLIBC__
+  // From this host's own `ldd --version`, run through the spawner.
+  EXPECT_EQ(md.get_string("libc_type"), "glibc");
+  EXPECT_TRUE(md.get_string("libc_version").starts_with(::gnu_get_libc_version()))
+      << md.get_string("libc_version");
+#endif
 }
 
 TEST(ProfileAgent, HeaderGetsTheAgentMetadataAndMetricsStacksUntouched) {

@@ -21,6 +21,7 @@
 #include <cpuid.h>
 #endif
 
+#include "gp/util/subprocess.h"
 #include "gp/util/version.h"
 
 namespace gp::profile {
@@ -74,15 +75,17 @@ std::string hypervisor_vendor(bool flag) {
 #endif
 }
 
+// `ldd --version` through gp's one spawner (was popen: a shell, inherited descriptors, no
+// time limit). musl's loader prints its version on stderr, glibc's ldd on stdout.
 std::string ldd_output() {
-  FILE* p = ::popen("ldd --version 2>&1", "r");
-  if (p == nullptr) return "ldd not found";
-  std::string out;
-  char buf[512];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
+  util::SpawnOptions o;
+  o.argv = {"ldd", "--version"};
+  util::RunLimits limits;
+  limits.timeout = std::chrono::seconds(5);
+  limits.max_output_bytes = 64 << 10;
+  auto r = util::run(std::move(o), limits);
+  if (!r) return "ldd not found";
+  return r->out + r->err;
 }
 
 // gProfiler's get_local_ip: the source address of a UDP "connection" to 8.8.8.8 (no packet).
