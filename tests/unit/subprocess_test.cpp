@@ -1,7 +1,7 @@
 // gp's one spawner (gp/util/subprocess.h) with real children: exit statuses, captured streams,
 // timeouts, start-up failures as errors, descriptors, environment and process groups.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -132,8 +132,8 @@ TEST(Subprocess, StartUpFailuresInTheChildAreErrors) {
   o.out = Stdio::file((dir / "no/such/dir/out").string());
   auto out = spawn(o);
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.error().message,
-            "cannot create '" + (dir / "no/such/dir/out").string() + "': No such file or directory");
+  EXPECT_EQ(out.error().message, "cannot create '" + (dir / "no/such/dir/out").string() +
+                                     "': No such file or directory");
 
   auto c = cmd({"pwd"});
   c.cwd = (dir / "gone").string();

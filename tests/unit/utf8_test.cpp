@@ -21,8 +21,8 @@ TEST(Utf8, WellFormedSequencesOnly) {
   EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // a UTF-16 surrogate
   EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
   EXPECT_FALSE(is_valid_utf8("\xF5\x80\x80\x80"));
-  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
-  EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
+  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));  // truncated
+  EXPECT_FALSE(is_valid_utf8("\x80"));      // a lone continuation byte
 }
 
 TEST(Utf8, EachInvalidByteBecomesOneReplacementCharacter) {

@@ -127,12 +127,18 @@ struct Prepared {
 std::string start_error(const SpawnOptions& o, const std::string& program, int stage, int err) {
   std::string why = std::strerror(err);
   switch (stage) {
-    case kStdin: return "cannot open '" + o.in.path + "': " + why;
-    case kStdout: return "cannot create '" + o.out.path + "': " + why;
-    case kStderr: return "cannot create '" + o.err.path + "': " + why;
-    case kRedirect: return "cannot redirect output of '" + program + "': " + why;
-    case kCwd: return "cannot change directory to '" + o.cwd + "': " + why;
-    default: return "cannot run '" + program + "': " + why;
+    case kStdin:
+      return "cannot open '" + o.in.path + "': " + why;
+    case kStdout:
+      return "cannot create '" + o.out.path + "': " + why;
+    case kStderr:
+      return "cannot create '" + o.err.path + "': " + why;
+    case kRedirect:
+      return "cannot redirect output of '" + program + "': " + why;
+    case kCwd:
+      return "cannot change directory to '" + o.cwd + "': " + why;
+    default:
+      return "cannot run '" + program + "': " + why;
   }
 }
 

@@ -66,9 +66,15 @@ uint32_t next_code_point(std::string_view s, size_t& pos) {
     case 0:
       ++pos;
       return 0xFFFD;
-    case 1: cp = byte(0); break;
-    case 2: cp = (byte(0) & 0x1F) << 6 | (byte(1) & 0x3F); break;
-    case 3: cp = (byte(0) & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F); break;
+    case 1:
+      cp = byte(0);
+      break;
+    case 2:
+      cp = (byte(0) & 0x1F) << 6 | (byte(1) & 0x3F);
+      break;
+    case 3:
+      cp = (byte(0) & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F);
+      break;
     default:
       cp = (byte(0) & 0x07) << 18 | (byte(1) & 0x3F) << 12 | (byte(2) & 0x3F) << 6 |
            (byte(3) & 0x3F);

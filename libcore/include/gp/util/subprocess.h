@@ -50,8 +50,8 @@ struct SpawnOptions {
   Stdio in = Stdio::null();
   Stdio out = Stdio::null();
   Stdio err = Stdio::null();
-  bool new_process_group = true;  // its own group, so kill_group() reaches what it starts
-  int parent_death_signal = 0;    // PR_SET_PDEATHSIG (tied to the calling thread); 0 = none
+  bool new_process_group = true;     // its own group, so kill_group() reaches what it starts
+  int parent_death_signal = 0;       // PR_SET_PDEATHSIG (tied to the calling thread); 0 = none
   uint64_t address_space_bytes = 0;  // RLIMIT_AS; 0 = no limit
   uint64_t cpu_seconds = 0;          // RLIMIT_CPU; 0 = no limit
 };
@@ -99,9 +99,9 @@ ExitStatus kill_group(pid_t pid, std::chrono::milliseconds grace);
 
 // A run to completion with both output streams captured (run()).
 struct RunLimits {
-  std::chrono::milliseconds timeout{30000};  // then SIGKILL to the whole group
-  std::size_t max_output_bytes = 16u << 20;  // per stream; the rest is read and dropped
-  int stop_signal = SIGINT;                  // sent to the group when `stop` is requested
+  std::chrono::milliseconds timeout{30000};    // then SIGKILL to the whole group
+  std::size_t max_output_bytes = 16u << 20;    // per stream; the rest is read and dropped
+  int stop_signal = SIGINT;                    // sent to the group when `stop` is requested
   std::chrono::milliseconds stop_grace{3000};  // then SIGKILL
 };
 
