@@ -281,6 +281,12 @@ top_self_percent() {
   GP_PERF=/nonexistent/perf run -1 --separate-stderr gp-import fake.data -o out.gpa
   stderr_has "gp-import: error: cannot import 'fake.data': cannot run '/nonexistent/perf': No such file or directory"
   stderr_has "gp-import: hint:"
+  GP_PERF=gp-no-such-perf run -1 --separate-stderr gp-import fake.data -o out.gpa
+  stderr_has "gp-import: error: cannot import 'fake.data': cannot run 'gp-no-such-perf': not found on PATH"
+  echo 'not a program' > notexec && chmod 644 notexec
+  GP_PERF=$PWD/notexec run -1 --separate-stderr gp-import fake.data -o out.gpa
+  stderr_has "gp-import: error: cannot import 'fake.data': cannot run '$PWD/notexec': Permission denied"
+  [ ! -e out.gpa ]
 }
 
 @test "a perf that fails is reported with its status and message" {
