@@ -118,6 +118,21 @@ TEST(Subprocess, AMissingExecutableIsAClearErrorNotAnExitStatus) {
   EXPECT_EQ(captured.error().message, path.error().message);
 }
 
+TEST(Subprocess, StartUpErrorsReachAParentStartedWithoutStdinAndStdout) {
+  // A daemon started with 0 and 1 closed gets the report pipe there: the error still arrives.
+  const pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    ::close(0);
+    ::close(1);
+    auto r = spawn(cmd({"/nonexistent/gp-tool"}));
+    ::_exit(!r.ok() && r.error().message.find("No such file or directory") != std::string::npos
+                ? 0
+                : 1);
+  }
+  EXPECT_TRUE(wait_exit(helper).ok());
+}
+
 TEST(Subprocess, StartUpFailuresInTheChildAreErrors) {
   std::string tmpl = (fs::temp_directory_path() / "gp-subprocess.XXXXXX").string();
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);

@@ -57,7 +57,14 @@ struct Prepared {
 
 // In the forked child: only async-signal-safe calls until exec.
 [[noreturn]] void exec_child(const Prepared& p, int report) {
-  auto fail = [report](int stage) {
+  // A parent started with 0, 1 or 2 closed may have got the report pipe there: it moves up
+  // before the standard streams are set.
+  if (report <= 2) {
+    const int moved = ::fcntl(report, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) ::_exit(127);
+    report = moved;
+  }
+  auto fail = [&report](int stage) {
     int msg[2] = {stage, errno};
     (void)!::write(report, msg, sizeof msg);
     ::_exit(127);
