@@ -215,6 +215,9 @@ struct Function {
   fileName @2 :Data;
   startLine @3 :UInt32;
   # First line of the function; 0 when unknown.
+  package @4 :Data;
+  # Python: the installed package the file belongs to, as gProfiler shows it after the line
+  # ("requests==2.31.0", "standard-library==3.11.2"); empty when unknown or not asked for.
 }
 
 struct Line {

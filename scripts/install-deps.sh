@@ -43,6 +43,7 @@ test_pkgs=(
   bpftrace             # tests/bench/record_overhead.sh compares gp-record with bpftrace profile:hz
   openjdk-17-jdk-headless  # gp-runtime: real JVMs profiled through jcmd/JFR
   python3-dev          # gp-runtime: the Python test builds a C extension
+  python3-venv         # gp-runtime: the package-version test runs a script in a real venv
   ruby                 # gp-runtime: Ruby discovery and appids
 )
 

@@ -51,7 +51,7 @@ complete -c gp-profile -l java-full-hserr -d 'Log whole hs_err files (not implem
 complete -c gp-profile -l java-include-method-modifiers -d 'Add method modifiers to frames (not implemented)'
 complete -c gp-profile -l java-line-numbers -d 'Line numbers in Java frames (not implemented)' -x -a 'none line-of-function'
 complete -c gp-profile -l java-collect-thread-names -d 'Record thread names per sample (not implemented)'
-complete -c gp-profile -l no-python-versions -d 'No '\''[pkg==ver]'\'' in Python frames (gp-runtime never adds them)'
+complete -c gp-profile -l no-python-versions -d 'Python frames without '\''[pkg==ver]'\'': by default a frame of an installed package reads '\''func (file.py:12 [pkg==1.0])'\'', one of the standard library '\''[standard-library==3.11.2]'\'''
 complete -c gp-profile -l pyperf-user-stacks-pages -d 'PyPerf'\''s native stack pages (not implemented)' -x
 complete -c gp-profile -l python-pyperf-verbose -d 'PyPerf in verbose mode (not implemented)'
 complete -c gp-profile -l python-pyspy-process -d 'Profile these processes with py-spy even if not seen as Python (not implemented)' -x

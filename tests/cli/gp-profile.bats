@@ -440,6 +440,22 @@ PY
   [ -z "$(ls tmp)" ] || fail "temporary files left: $(ls -R tmp)"
 }
 
+@test "Python frames show [pkg==ver] as gProfiler's do, and not with --no-python-versions" {
+  start_venv_target
+  PIDS+=("$PY_PID")
+  local spin="spin ($VENV_SITE/tinypkg/__init__.py:1"
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 2 -o out --pids "$PY_PID" \
+    --perf-mode disabled --no-flamegraph
+  run -0 grep -c -F "$spin [TinyPkg==1.2.3])_[p] " out/last_profile.col
+  grep -q -F "[standard-library==$PY_FULL_VERSION])_[p];main (" out/last_profile.col ||
+    fail "no standard-library frame: $(tail -n 3 out/last_profile.col)"
+  rm -rf out
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 2 -o out --pids "$PY_PID" \
+    --perf-mode disabled --no-flamegraph --no-python-versions
+  run -0 grep -c -F "$spin)_[p] " out/last_profile.col
+  run -1 grep -F -e "[TinyPkg==" -e "[standard-library==" out/last_profile.col
+}
+
 @test "--no-flamegraph writes the .col only" {
   # bats test_tags=root,bpf
   require_root_bpf

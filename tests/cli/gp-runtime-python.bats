@@ -47,6 +47,22 @@ start_target() {
   refute_output --partial "idle_wait"  # the main thread sleeps without the GIL
 }
 
+@test "Python frames carry gProfiler's [pkg==ver] and [standard-library==X.Y.Z], not with --no-python-versions" {
+  start_venv_target
+  local main="$BATS_TEST_TMPDIR/main.py"
+  run -0 gp-runtime --python-mode gp -F 50 -p "$PY_PID" -d 2 -o "$OUT/rt.gpa"
+  run -0 gp-fold "$OUT/rt.gpa"
+  # A file of an installed package: its metadata's name and version after the line.
+  assert_output --partial "main ($main:2)_[p];spin ($VENV_SITE/tinypkg/__init__.py:1 [TinyPkg==1.2.3])_[p] "
+  # The standard library: Python's full version, read from the interpreter binary.
+  assert_output --regexp "Thread\.run \(/usr/lib/python3\.[0-9]+/threading\.py:[0-9]+ \[standard-library==$PY_FULL_VERSION\]\)_\[p\];main \($main:2\)_\[p\]"
+  run -0 gp-runtime --python-mode gp -F 50 -p "$PY_PID" -d 1 --no-python-versions -o "$OUT/plain.gpa"
+  run -0 gp-fold "$OUT/plain.gpa"
+  assert_output --partial "main ($main:2)_[p];spin ($VENV_SITE/tinypkg/__init__.py:1)_[p] "
+  refute_output --partial "standard-library=="
+  refute_output --partial "[TinyPkg"
+}
+
 @test "--python-mode gp: a process that exits mid-session gets gProfiler's error frame" {
   /usr/bin/python3 -c 'import time; time.sleep(1.5)' &
   PY_PID=$!

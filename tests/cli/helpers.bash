@@ -18,3 +18,26 @@ require_root_bpf() {
 require_command() {
   command -v "$1" >/dev/null 2>&1 || fail "missing command '$1' (scripts/install-deps.sh --test installs it)"
 }
+
+# A real venv (python3 -m venv) in $BATS_TEST_TMPDIR/venv with one installed package, TinyPkg
+# 1.2.3 (module tinypkg), its dist-info METADATA and RECORD written as pip writes them. Starts
+# the venv's python on main.py, whose thread runs main -> tinypkg.spin, and sets PY_PID,
+# VENV_SITE (the site-packages directory) and PY_FULL_VERSION ("3.11.2"). Kill PY_PID after.
+start_venv_target() {
+  local dir="$BATS_TEST_TMPDIR"
+  /usr/bin/python3 -m venv --without-pip "$dir/venv"
+  VENV_SITE=$("$dir/venv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  PY_FULL_VERSION=$("$dir/venv/bin/python3" -c 'import platform; print(platform.python_version())')
+  mkdir -p "$VENV_SITE/tinypkg" "$VENV_SITE/tinypkg-1.2.3.dist-info"
+  printf '%s\n' 'def spin(n):' '    total = 0' '    while True:' '        for i in range(n):' \
+    '            total += i * i' > "$VENV_SITE/tinypkg/__init__.py"
+  printf 'Metadata-Version: 2.1\nName: TinyPkg\nVersion: 1.2.3\nSummary: a test package\n\nText.\n' \
+    > "$VENV_SITE/tinypkg-1.2.3.dist-info/METADATA"
+  printf '%s\n' 'tinypkg/__init__.py,sha256=AAAA,96' 'tinypkg-1.2.3.dist-info/METADATA,sha256=BBBB,80' \
+    'tinypkg-1.2.3.dist-info/RECORD,,' > "$VENV_SITE/tinypkg-1.2.3.dist-info/RECORD"
+  printf '%s\n' 'import threading, time, tinypkg' 'def main():' '    tinypkg.spin(1000)' \
+    't = threading.Thread(target=main, daemon=True)' 't.start()' 'time.sleep(3600)' > "$dir/main.py"
+  "$dir/venv/bin/python3" "$dir/main.py" &
+  PY_PID=$!
+  sleep 0.5
+}

@@ -37,8 +37,8 @@ class WaitingAdapter : public Adapter {
     cv.wait_for(lock, stop, p.duration, [] { return false; });
     Profile out;
     Stack s;
-    s.frames = {{model::FrameKind::python, "<module>", "/srv/app.py", 1, 3},
-                {model::FrameKind::python, "work", "/srv/app.py", 10, 12}};
+    s.frames = {{model::FrameKind::python, "<module>", "/srv/app.py", 1, 3, {}},
+                {model::FrameKind::python, "work", "/srv/app.py", 10, 12, {}}};
     s.tid = t.pid;
     s.thread_name = "MainThread";
     s.count = 7;
@@ -236,11 +236,11 @@ TEST(RuntimeDriver, StacksKeepKindsAndThreads) {
   p.pid = 7;
   p.comm = "java";
   Profile prof;
-  prof.stacks.push_back({{{model::FrameKind::java, "Main.main([Ljava/lang/String;)V", "", 0, 0},
-                          {model::FrameKind::java, "Main.work()V", "", 0, 0}},
+  prof.stacks.push_back({{{model::FrameKind::java, "Main.main([Ljava/lang/String;)V", "", 0, 0, {}},
+                          {model::FrameKind::java, "Main.work()V", "", 0, 0, {}}},
                          0, "", 3});
-  prof.stacks.push_back({{{model::FrameKind::native, "start_thread", "", 0, 0},
-                          {model::FrameKind::kernel, "do_syscall_64", "", 0, 0}},
+  prof.stacks.push_back({{{model::FrameKind::native, "start_thread", "", 0, 0, {}},
+                          {model::FrameKind::kernel, "do_syscall_64", "", 0, 0, {}}},
                          9, "GC Thread", 2});
   EXPECT_EQ(add_profile(b, p, prof), 5u);
   auto lines = folded(s);

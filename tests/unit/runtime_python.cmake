@@ -3,6 +3,7 @@
 target_sources(gp_unit_tests PRIVATE
   unit/runtime_python_gp_adapter_test.cpp
   unit/runtime_python_line_table_test.cpp
+  unit/runtime_python_package_test.cpp
   unit/runtime_python_py_spy_test.cpp
   unit/runtime_python_walker_test.cpp
 )

@@ -110,6 +110,27 @@ TEST(FoldStacks, NamesPythonFunctionsLikePySpy) {
                                    "app;<module> (/app/lister.py:3)_[p];Burner.burn (/app/lister.py:12)_[p] 2"});
 }
 
+// gProfiler's package suffix goes after the line, inside the parentheses; a frame without a
+// line gets none (gProfiler's pattern needs "file.py:line").
+TEST(FoldStacks, NamesPythonPackagesAfterTheLineAsGProfilerDoes) {
+  Fixture fx;
+  uint64_t f = fx.b.function("get", "/venv/lib/python3.11/site-packages/requests/api.py", 62, {},
+                             "requests==2.31.0");
+  uint64_t g = fx.b.function("Thread.run", "/usr/lib/python3.11/threading.py", 0, {},
+                             "standard-library==3.11.2");
+  uint64_t h = fx.b.function("<module>", "/srv/app.py", 0, {}, "x==1");
+  uint64_t loc_f = fx.b.symbolic_location(FrameKind::python, f, 70);
+  uint64_t loc_g = fx.b.symbolic_location(FrameKind::python, g, 975);
+  uint64_t loc_h = fx.b.symbolic_location(FrameKind::python, h, 0);
+  fx.b.add_sample(100, 100, fx.b.stack({loc_f, loc_g, loc_h}), 2);
+  EXPECT_EQ(texts(fx.archive),
+            std::vector<std::string>{
+                "app;<module> (/srv/app.py)_[p];"
+                "Thread.run (/usr/lib/python3.11/threading.py:975 [standard-library==3.11.2])_[p];"
+                "get (/venv/lib/python3.11/site-packages/requests/api.py:62 "
+                "[requests==2.31.0])_[p] 2"});
+}
+
 TEST(FoldStacks, ProcessFrameUsesCommThenThreadCommThenPid) {
   Fixture fx;
   uint64_t st = fx.b.stack({fx.resolved("main", nullptr)});

@@ -322,6 +322,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.application_metadata = !k.flag("disable-application-metadata");
   o.truncated_marker = !k.flag("no-truncated-marker");
   o.profile_spawned_processes = k.flag("profile-spawned-processes");
+  o.python_versions = !k.flag("no-python-versions");
   o.collect_metrics = !k.flag("disable-metrics-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);

@@ -210,7 +210,10 @@ void add_java(Builder& b) {
 
 void add_python_php(Builder& b) {
   const std::string ni = " (not implemented)";
-  b.flag("--no-python-versions", "No '[pkg==ver]' in Python frames (gp-runtime never adds them)");
+  b.flag("--no-python-versions",
+         "Python frames without '[pkg==ver]': by default a frame of an installed package reads "
+         "'func (file.py:12 [pkg==1.0])', one of the standard library "
+         "'[standard-library==3.11.2]'");
   b.unimplemented(b.value("--pyperf-user-stacks-pages", "--pyperf-user-stacks-pages",
                           ValueType::nonnegative_integer, "N", "PyPerf's native stack pages" + ni));
   b.unimplemented(b.flag("--python-pyperf-verbose", "PyPerf in verbose mode" + ni));

@@ -69,6 +69,10 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                "Do not compute appids (gunicorn/uwsgi/celery app, script, jar, main class)");
   app.add_flag("--disable-application-metadata", args.no_app_metadata,
                "Do not collect app metadata (exe, arch, runtime version from '<exe> --version')");
+  app.add_flag("--no-python-versions", args.no_python_versions,
+               "Python frames without gProfiler's package suffix: by default a frame of an "
+               "installed package reads 'func (file.py:12 [pkg==1.0])', one of the standard "
+               "library '[standard-library==3.11.2]'");
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

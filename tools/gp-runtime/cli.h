@@ -28,6 +28,7 @@ struct RuntimeArgs {
   bool spawned_flag = false;  // --profile-spawned-processes (the default; accepted for gProfiler)
   bool no_app_ids = false;
   bool no_app_metadata = false;
+  bool no_python_versions = false;
   double grace = 15;
   gp::cli::CommonArgs common;
 };

@@ -76,6 +76,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.frequency_hz = a.frequency;
   o.app_ids = !a.no_app_ids;
   o.app_metadata = !a.no_app_metadata;
+  o.python_versions = !a.no_python_versions;
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   const bool tty = gp::cli::is_terminal(STDERR_FILENO);
   o.on_start = [tty](const TargetReport& t) {

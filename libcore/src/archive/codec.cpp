@@ -248,6 +248,7 @@ void fill_chunk(schema::Chunk::Builder b, const model::Session& s, const ChunkRa
       f.setSystemName(bytes(v.system_name));
       f.setFileName(bytes(v.file_name));
       f.setStartLine(v.start_line);
+      if (!v.package.empty()) f.setPackage(bytes(v.package));
     });
   }
   if (count(r.locations)) {
@@ -373,8 +374,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
   }
   make_room(s.functions, r.getFunctions().size());
   for (auto f : r.getFunctions())
-    s.functions.push_back(
-        {str(f.getName()), str(f.getSystemName()), str(f.getFileName()), f.getStartLine()});
+    s.functions.push_back({str(f.getName()), str(f.getSystemName()), str(f.getFileName()),
+                           f.getStartLine(), str(f.getPackage())});
   make_room(s.locations, r.getLocations().size());
   for (auto l : r.getLocations()) {
     model::Location v;

@@ -16,7 +16,7 @@ size_t estimate(const model::Process& p) {
 }
 size_t estimate(const model::Thread& t) { return 40 + t.comm.size(); }
 size_t estimate(const model::Mapping& m) { return 96 + m.path.size() + m.build_id.size(); }
-size_t estimate(const model::Function& f) { return 56 + f.name.size() + f.system_name.size() + f.file_name.size(); }
+size_t estimate(const model::Function& f) { return 56 + f.name.size() + f.system_name.size() + f.file_name.size() + f.package.size(); }
 size_t estimate(const model::Location& l) { return 64 + 24 * l.lines.size(); }
 size_t estimate(const model::Stack& s) { return 24 + 8 * s.location_ids.size(); }
 size_t estimate(const model::Sample&) { return 48; }

@@ -15,7 +15,8 @@ bool is_kernel_mapping(const model::Mapping& m) {
   return m.kind == model::MappingKind::kernel || m.kind == model::MappingKind::module;
 }
 
-// py-spy's "-F" format as gProfiler runs it: "name (path/file.py:first line)".
+// py-spy's "-F" format as gProfiler runs it: "name (path/file.py:first line)", with the
+// package gProfiler adds after the line when known: "name (path/file.py:12 [pkg==1.0])".
 void python_frame_name(const model::Function& f, const model::Line& line, std::string& out) {
   uint32_t at = f.start_line != 0 ? f.start_line : line.line;
   out = f.name.empty() ? f.system_name : f.name;
@@ -24,6 +25,11 @@ void python_frame_name(const model::Function& f, const model::Line& line, std::s
   if (at != 0) {
     out += ':';
     out += std::to_string(at);
+    if (!f.package.empty()) {
+      out += " [";
+      out += f.package;
+      out += ']';
+    }
   }
   out += ')';
 }

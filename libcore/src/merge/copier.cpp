@@ -48,7 +48,7 @@ int32_t Copier::pid(int32_t p) const {
 uint64_t Copier::function(uint64_t id) {
   return remap(functions_, id, src_.functions.size(), [&] {
     const model::Function& f = src_.function(id);
-    return dst_.builder().function(f.name, f.file_name, f.start_line, f.system_name);
+    return dst_.builder().function(f.name, f.file_name, f.start_line, f.system_name, f.package);
   });
 }
 

@@ -24,17 +24,20 @@ uint64_t SessionBuilder::intern(Table& table, uint64_t next_id, bool& inserted) 
 }
 
 uint64_t SessionBuilder::function(std::string_view name, std::string_view file_name,
-                                  uint32_t start_line, std::string_view system_name) {
+                                  uint32_t start_line, std::string_view system_name,
+                                  std::string_view package) {
   key_.clear();
   put_str(key_, name);
   put_str(key_, file_name);
   put_str(key_, system_name);
+  put_str(key_, package);
   put(key_, start_line);
   bool inserted;
   uint64_t id = intern(functions_, base_.functions + s_.functions.size() + 1, inserted);
   if (inserted) {
     s_.functions.push_back(
-        {std::string(name), std::string(system_name), std::string(file_name), start_line});
+        {std::string(name), std::string(system_name), std::string(file_name), start_line,
+         std::string(package)});
   }
   return id;
 }

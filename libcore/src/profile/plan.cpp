@@ -107,6 +107,7 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.profile_spawned_processes) c.args.push_back("--no-profile-spawned-processes");
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
+  if (!o.python_versions) c.args.push_back("--no-python-versions");
   return c;
 }
 

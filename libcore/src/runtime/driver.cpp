@@ -13,6 +13,7 @@
 #include "gp/proc/process.h"
 #include "gp/runtime/appid.h"
 #include "gp/util/json.h"
+#include "runtime/python/package_versions.h"
 #include "work_dir.h"
 
 namespace gp::runtime {
@@ -65,6 +66,9 @@ void run_profiler_thread(const SlotPtr& s, std::stop_token stop) {
   } catch (...) {
     p.error_frame = error_frame("exception (unknown)");
   }
+  // While the process still runs: its files are read through /proc/PID/root.
+  if (s->params.python_versions && s->target.runtime == Runtime::python && !p.stacks.empty())
+    python::add_package_versions(s->target, p);
   s->profile = std::move(p);
   s->profile_done.store(true, std::memory_order_release);
 }
@@ -99,6 +103,7 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.frequency_hz = o.frequency_hz;
   s->params.duration = end == Clock::time_point::max() ? kUnbounded : std::max(left, milliseconds(0));
   s->params.mode = choice.mode;
+  s->params.python_versions = o.python_versions;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;

@@ -12,7 +12,7 @@ uint64_t add_profile(model::SessionBuilder& b, model::Process process, const Pro
     leaf_first.clear();
     for (auto it = st.frames.rbegin(); it != st.frames.rend(); ++it) {
       // gp-fold composes Python's "name (file:line)" from these fields; adapters give them raw.
-      uint64_t fn = b.function(it->name, it->file, it->start_line);
+      uint64_t fn = b.function(it->name, it->file, it->start_line, {}, it->package);
       leaf_first.push_back(b.symbolic_location(it->kind, fn, it->line));
     }
     const int32_t tid = st.tid != 0 ? st.tid : pid;

@@ -29,7 +29,8 @@ class FunctionTable {
     View v{name, system_name, file, line};
     auto it = index_.find(v);
     if (it != index_.end()) return *it;
-    s_.functions.push_back({std::string(name), std::string(system_name), std::string(file), line});
+    s_.functions.push_back(
+        {std::string(name), std::string(system_name), std::string(file), line, {}});
     index_.insert(s_.functions.size());
     return s_.functions.size();
   }

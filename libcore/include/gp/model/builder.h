@@ -26,7 +26,7 @@ class SessionBuilder {
   Session& session() { return s_; }
 
   uint64_t function(std::string_view name, std::string_view file_name = {}, uint32_t start_line = 0,
-                    std::string_view system_name = {});
+                    std::string_view system_name = {}, std::string_view package = {});
   // A frame born with a name (runtime profilers, imports, .col): one line, status symbolic.
   uint64_t symbolic_location(FrameKind kind, uint64_t function_id, uint32_t line = 0,
                              uint64_t mapping_id = 0);

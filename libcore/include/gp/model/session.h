@@ -124,6 +124,7 @@ struct Function {
   std::string system_name;
   std::string file_name;
   uint32_t start_line = 0;
+  std::string package;  // Python: "name==version" of the file's package; "" when unknown
 };
 
 struct Line {

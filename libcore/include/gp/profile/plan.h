@@ -47,6 +47,7 @@ struct Options {
   std::string profile_api_version = "v2";
   bool truncated_marker = true;            // false: gp-fold --no-truncated-marker
   bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
+  bool python_versions = true;             // false: --no-python-versions (no "[pkg==ver]")
   bool collect_metrics = true;             // false: --disable-metrics-collection
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here

@@ -52,6 +52,8 @@ struct SessionParams {
   // at exit. Empty when it could not be created. A profiler that runs as the target's user (a
   // JVM writing a JFR file) needs the adapter to chown or chmod what it shares.
   std::string work_dir;
+  // Python: the driver adds package versions to the frames (adapters need not look at it).
+  bool python_versions = false;
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields
@@ -62,6 +64,9 @@ struct Frame {
   std::string file;         // source file when the profiler gives one
   uint32_t start_line = 0;  // first line of the function (py-spy -F aggregates on this)
   uint32_t line = 0;        // current line, 0 when unknown
+  // Python: "name==version" of the file's installed package, or "standard-library==3.11.2"
+  // (gProfiler's default suffix); filled by the driver, not by adapters.
+  std::string package;
 };
 
 struct Stack {

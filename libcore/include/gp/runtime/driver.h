@@ -57,6 +57,8 @@ struct DriverOptions {
   int frequency_hz = 11;
   bool app_ids = true;
   bool app_metadata = true;  // includes running `<exe> --version` (timeboxed)
+  // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
+  bool python_versions = true;
   std::chrono::milliseconds grace{15000};
   std::chrono::milliseconds rescan_interval{1000};
   std::string tmp_dir;  // parent of the private work directory; "" = $TMPDIR or /tmp

@@ -46,7 +46,7 @@ class StackCounter {
       s.thread_name =
           names_.try_emplace(t.native_tid, thread_name(pid, t.native_tid)).first->second;
       for (const auto& f : t.frames) {
-        s.frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line});
+        s.frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line, {}});
       }
     }
     ++it->second.count;

@@ -5,6 +5,7 @@ target_sources(gp_core PRIVATE
   src/runtime/python/gp_python_adapter.cpp
   src/runtime/python/interpreter_locator.cpp
   src/runtime/python/line_table.cpp
+  src/runtime/python/package_versions.cpp
   src/runtime/python/py_spy_adapter.cpp
   src/runtime/python/py_spy_output.cpp
   src/runtime/python/python_layout.cpp
