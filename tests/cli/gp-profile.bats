@@ -456,6 +456,43 @@ PY
   run -1 grep -F -e "[TinyPkg==" -e "[standard-library==" out/last_profile.col
 }
 
+@test "continuous: a --pids process that is no runtime's is named once per run, not every session" {
+  start_busy
+  start_venv_target
+  PIDS+=("$PY_PID")
+  timeout -s KILL 120 gp-profile -c -d 1 -o out --pids "$busy,$PY_PID" --perf-mode disabled \
+    --no-flamegraph 2>err &
+  local gp=$!
+  PIDS+=("$gp")
+  for _ in $(seq 600); do
+    [ "$(grep -c 'samples, wrote' err)" -ge 3 ] && break
+    sleep 0.1
+  done
+  kill -TERM "$gp"
+  wait "$gp" || true
+  [ "$(grep -c 'samples, wrote' err)" -ge 3 ] || fail "fewer than 3 sessions: $(cat err)"
+  # Once, without gp-runtime's own prefix and severity, and its summary is no warning.
+  run -0 grep -c "process $busy: not a Java, Python, Ruby process (comm 'sh')" err
+  assert_output 1
+  run -0 grep -c "gp-profile: warning: gp-runtime: process $busy: not a" err
+  assert_output 1
+  run -1 grep -e 'gp-runtime: gp-runtime:' -e 'gp-runtime: error:' -e 'processes: .* profiled' err
+}
+
+@test "a process the runtime profiler cannot profile is named with why, in one line" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_venv_target
+  PIDS+=("$PY_PID")
+  # py-spy is not installed here: the Python process is skipped, gp-runtime exits 1.
+  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -0 --separate-stderr timeout -s KILL 120 \
+    gp-profile -d 1 -o out --pids "$PY_PID" --python-mode pyspy --no-flamegraph
+  local want="gp-profile: warning: session 1: gp-runtime failed (exit status 1: pid $PY_PID (python3): python (mode pyspy): [Profiling skipped: py-spy is not installed (not on PATH)]); this profile has system stacks only"
+  [ "$(grep -c -F "$want" <<<"$stderr")" = 1 ] || fail "$stderr"
+  [ "$(grep -c 'warning' <<<"$stderr")" = 1 ] || fail "$stderr"
+  [[ "$stderr" != *"gp-runtime: gp-runtime:"* ]] || fail "$stderr"
+}
+
 @test "--no-flamegraph writes the .col only" {
   # bats test_tags=root,bpf
   require_root_bpf

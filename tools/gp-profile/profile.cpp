@@ -127,7 +127,8 @@ void touch(const std::string& path, Log& log) {
 int profile_loop(const ProfileArgs& args, const Tools& tools, const fs::path& work, Log& log,
                  const json::Value& agent, gp::profile::MetricsMonitor* metrics) {
   const Options& o = args.options;
-  SessionContext context{o, tools, work, g_stop, log, &agent, metrics};
+  std::set<std::string> said_once;
+  SessionContext context{o, tools, work, g_stop, log, &agent, metrics, &said_once};
   int failures = 0;
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -27,6 +28,11 @@ enum class StageState { ok, failed, stopped };
 struct StageResult {
   StageState state = StageState::ok;
   std::string why;  // failure reason, or the warning of a partial (exit 3) result
+  std::vector<std::string> problems;  // the stage's own warning and error lines (see below)
+  int exit_code = 0;
+
+  StageResult() = default;
+  StageResult(StageState st, std::string reason) : state(st), why(std::move(reason)) {}
 };
 
 // A started stage: its pid and where its stderr goes.
@@ -50,6 +56,28 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
+// The warning and error lines a gp tool wrote on stderr ("gp-runtime: warning: pid 7 ...":
+// "pid 7 ..."), without its name and the severity: gp-profile says both itself. Its info lines
+// (progress, summaries) and hints are not problems.
+std::vector<std::string> problem_lines(const std::string& err_path, const std::string& tool) {
+  std::vector<std::string> out;
+  const std::string lead = tool + ": ";
+  for (const auto& line : gp::profile::tail_lines(err_path, 200)) {
+    if (line.rfind(lead, 0) != 0) continue;
+    std::string rest = line.substr(lead.size());
+    for (std::string_view severity : {"warning: ", "error: "}) {
+      if (rest.rfind(severity, 0) != 0) continue;
+      std::string text = rest.substr(severity.size());
+      if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+    }
+  }
+  return out;
+}
+
+// gp-runtime's line for a --pids process that is no runtime's ("process 7: not a Java, Python,
+// Ruby process (comm 'sh')"): normal for gp-profile, whose system recorder profiles it.
+bool not_a_runtime_target(const std::string& problem) { return problem.rfind("process ", 0) == 0; }
+
 StageResult start(const Session& s, const std::string& program, const Command& cmd, seconds timeout,
                   Running& out) {
   out = {cmd.tool, 0, (s.dir / (cmd.tool + ".err")).string(), Clock::now() + timeout};
@@ -71,10 +99,20 @@ StageResult finish(const Session& s, const Running& r, const std::function<void(
   }
   for (const auto& line : gp::profile::tail_lines(r.err_path, 40))
     s.c.log.info(2, s.label() + ": " + r.tool + ": " + line);
-  std::string tail = joined(gp::profile::tail_lines(r.err_path, 2));
   if (w.status.ok()) return {};
-  if (w.status.signal == 0 && w.status.code == 3) return {StageState::ok, tail};
-  return {StageState::failed, w.status.describe() + (tail.empty() ? "" : ": " + tail)};
+  StageResult out;
+  out.problems = problem_lines(r.err_path, r.tool);
+  out.exit_code = w.status.signal == 0 ? w.status.code : -1;
+  // What went wrong in the tool's words; its last lines when it named no problem.
+  std::string said = out.problems.empty() ? joined(gp::profile::tail_lines(r.err_path, 2))
+                                          : joined(out.problems);
+  if (out.exit_code == 3) {
+    out.why = said;
+    return out;
+  }
+  out.state = StageState::failed;
+  out.why = w.status.describe() + (said.empty() ? "" : ": " + said);
+  return out;
 }
 
 StageResult run(const Session& s, const std::string& program, const Command& cmd,
@@ -127,14 +165,43 @@ void launch(const Session& s, Recorder& r) {
   if (!r.program.empty()) r.started = start(s, r.program, r.command, r.timeout, r.running);
 }
 
+// Problems of a recorder's partial result: --pids processes that are no runtime's are said
+// once per run (they are the same every session); the rest, for this session, in one line.
+void report_problems(const Session& s, const std::string& tool, const StageResult& res) {
+  std::vector<std::string> session_problems;
+  for (const auto& p : res.problems) {
+    if (!not_a_runtime_target(p)) {
+      session_problems.push_back(p);
+    } else if (s.c.said_once == nullptr || s.c.said_once->insert(p).second) {
+      s.c.log.warning(tool + ": " + p + " (said once per run)");
+    }
+  }
+  if (!session_problems.empty()) {
+    s.c.log.warning(s.label() + ": " + tool + ": " + joined(session_problems));
+  } else if (res.problems.empty() && !res.why.empty()) {
+    s.c.log.warning(s.label() + ": " + tool + ": " + res.why);
+  }
+}
+
+bool only_not_runtime_targets(const StageResult& res) {
+  return !res.problems.empty() &&
+         std::all_of(res.problems.begin(), res.problems.end(), not_a_runtime_target);
+}
+
 // The recorder's archive, or "" (logged) when it did not write one.
 std::string collect(const Session& s, Recorder& r, const std::function<void()>& tick) {
   if (r.program.empty()) return "";
   StageResult res = r.started.state == StageState::ok ? finish(s, r.running, tick) : r.started;
   if (res.state == StageState::stopped) return "";
   if (res.state == StageState::ok && has_data(r.path)) {
-    if (!res.why.empty()) s.c.log.warning(s.label() + ": " + r.command.tool + ": " + res.why);
+    if (res.exit_code == 3) report_problems(s, r.command.tool, res);
     return r.path;
+  }
+  // gp-runtime found no process to profile among --pids: not a failure of this session.
+  if (res.state == StageState::failed && res.exit_code == 1 && r.command.tool == "gp-runtime" &&
+      only_not_runtime_targets(res)) {
+    report_problems(s, r.command.tool, res);
+    return "";
   }
   if (res.state == StageState::ok) res.why = "no archive written";
   stage_failed(s, r.command.tool, res, r.consequence);

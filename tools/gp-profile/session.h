@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "gp/profile/agent.h"
@@ -28,6 +29,8 @@ struct SessionContext {
   // The agent's metadata merged into every .col header, and its metrics (null: not collected).
   const json::Value* agent = nullptr;
   gp::profile::MetricsMonitor* metrics = nullptr;
+  // Messages said once per run (a --pids process that is no runtime's, every session the same).
+  std::set<std::string>* said_once = nullptr;
 };
 
 enum class SessionOutcome { ok, failed, stopped };
