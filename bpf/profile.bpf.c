@@ -421,6 +421,13 @@ struct {
 	__type(value, struct gp_unwind_process);
 } unwind_procs SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GP_UNWIND_CACHE_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct gp_unwind_cached);
+} unwind_cache SEC(".maps");
+
 /* True when samples are unwound with tables (--unwind dwarf|auto). */
 const volatile bool unwind_tables_on = false;
 
@@ -522,6 +529,37 @@ static __always_inline struct gp_unwind_row *find_row(struct gp_unwind_regs *u, 
 	return bpf_map_lookup_elem(&unwind_rows, &key);
 }
 
+/* The rule in force at pc (kind GP_UNWIND_NONE when no table covers it): from this CPU's rule
+ * cache when it holds pc for this process's current entry, else searched and cached. */
+static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u64 pc,
+				    struct gp_unwind_row *rule)
+{
+	__u64 h = (pc ^ ((__u64)u->pid << 40)) * 0x9e3779b97f4a7c15ULL;
+	__u32 index = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT));
+	struct gp_unwind_cached *cached = bpf_map_lookup_elem(&unwind_cache, &index);
+	struct gp_unwind_row *row;
+
+	if (cached && cached->pc == pc && cached->pid == u->pid && cached->serial == u->serial) {
+		*rule = cached->rule;
+		return;
+	}
+	count_on(state, GP_COUNTER_UNWIND_SEARCHES);
+	row = find_row(u, pc);
+	if (row) {
+		*rule = *row;
+	} else {
+		rule->kind = GP_UNWIND_NONE;
+		rule->cfa_offset = 0;
+		rule->rbp_offset = 0;
+	}
+	if (cached) {
+		cached->pc = pc;
+		cached->pid = u->pid;
+		cached->serial = u->serial;
+		cached->rule = *rule;
+	}
+}
+
 /* One word of user memory at addr, through the window: a miss reads from addr to the end of its
  * page (at most the window). False when it cannot be read. */
 static __always_inline bool read_word(struct gp_walk_state *w, __u64 addr, __u64 *out)
@@ -567,7 +605,7 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	struct gp_walk_state *w = bpf_map_lookup_elem(&walk_state, &zero);
 	struct gp_cpu_state *state = bpf_map_lookup_elem(&cpu_state, &zero);
 	struct gp_unwind_regs *u;
-	struct gp_unwind_row *row;
+	struct gp_unwind_row rule;
 	__u64 cfa = 0, ra = 0, bp, sp, pc;
 	__u8 kind;
 
@@ -579,8 +617,8 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	pc = u->pc;
 	sp = u->sp;
 	bp = u->bp;
-	row = find_row(u, pc - (u->ret_addr ? 1 : 0));
-	kind = row ? row->kind : GP_UNWIND_NONE;
+	rule_at(u, state, pc - (u->ret_addr ? 1 : 0), &rule);
+	kind = rule.kind;
 	if (kind == GP_UNWIND_END)
 		return unwind_stop(u, state, GP_STACK_END_COMPLETE, GP_COUNTER_UNWIND_COMPLETE);
 	if (kind == GP_UNWIND_SIGNAL) {
@@ -603,18 +641,18 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 		u->ret_addr = 1;
 	} else {
 		if (kind == GP_UNWIND_RSP)
-			cfa = sp + row->cfa_offset;
+			cfa = sp + rule.cfa_offset;
 		else if (kind == GP_UNWIND_PLT)
-			cfa = sp + row->cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
+			cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
 		else if (kind == GP_UNWIND_RBP)
-			cfa = bp + row->cfa_offset;
+			cfa = bp + rule.cfa_offset;
 		else
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_UNSUPPORTED);
 		/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
 		if (cfa <= sp || (cfa & 7) != 0)
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_BAD_FRAME);
 		/* The lower address first: the window then covers the return address too. */
-		if (row->rbp_offset != 0 && !read_word(w, cfa + (__s64)row->rbp_offset * 8, &bp))
+		if (rule.rbp_offset != 0 && !read_word(w, cfa + (__s64)rule.rbp_offset * 8, &bp))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
 		if (!read_word(w, cfa - 8, &ra))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
@@ -715,6 +753,8 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	u->hash_check = h.check;
 	u->first = proc->first;
 	u->count = proc->count;
+	u->pid = pid;
+	u->serial = proc->serial;
 	u->depth = 1;
 	u->end = GP_STACK_END_TRUNCATED;
 	u->ret_addr = 0;

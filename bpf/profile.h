@@ -77,6 +77,8 @@ enum gp_counter {
 	GP_COUNTER_UNWIND_FP_FRAMES,     /* frames taken with a frame pointer (no rule covered the pc) */
 	GP_COUNTER_UNWIND_UNKNOWN_END,   /* stacks that ended at a zero frame pointer or return address
 					  * with no CFI to say it is the outermost frame */
+	GP_COUNTER_UNWIND_SEARCHES,      /* rules searched in the tables (the others came from the
+					  * per-CPU rule cache) */
 	GP_COUNTER_MAX,
 };
 
@@ -158,7 +160,22 @@ struct gp_unwind_mapping {
 /* A value of `unwind_procs` (by pid): where the process's mappings are in `unwind_mappings`. */
 struct gp_unwind_process {
 	__u32 first;
-	__u32 count; /* at most GP_UNWIND_MAX_MAPPINGS */
+	__u32 count;  /* at most GP_UNWIND_MAX_MAPPINGS */
+	__u32 serial; /* new at every write of the entry: tells the rule cache's old rows from new */
+	__u32 pad;
+};
+
+/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by pid and pc): the
+ * return addresses of a busy thread are the same sample after sample, and a hit costs one cache
+ * line where the searches through the mappings, pages and rows cost a dozen. An entry holds for
+ * one write of the process's entry (serial): new mappings or tables make its rows misses. */
+#define GP_UNWIND_CACHE_SHIFT 11
+#define GP_UNWIND_CACHE_ENTRIES (1u << GP_UNWIND_CACHE_SHIFT)
+struct gp_unwind_cached {
+	__u64 pc;         /* the address looked up (a return address's call is at pc - 1) */
+	__u32 pid;
+	__u32 serial;     /* gp_unwind_process.serial when it was found */
+	struct gp_unwind_row rule; /* .pc unused; kind GP_UNWIND_NONE: no row covers pc */
 };
 
 /* The state of one table walk (in the per-CPU walk_state): the registers of the frame being
@@ -172,6 +189,8 @@ struct gp_unwind_regs {
 	__u32 depth;        /* frames in walk_state.stack so far */
 	__u32 end;          /* enum gp_stack_end once the walk ends */
 	__u32 ret_addr;     /* 1: pc is a return address (its call is at pc - 1) */
+	__u32 pid;          /* the process and its entry's serial: the rule cache's key */
+	__u32 serial;
 	__u32 pad;
 };
 

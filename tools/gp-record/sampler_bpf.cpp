@@ -458,7 +458,8 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.truncated.unsupported", totals[GP_COUNTER_TRUNC_UNSUPPORTED]),
                          c("unwind.truncated.bad_frame", totals[GP_COUNTER_TRUNC_BAD_FRAME]),
                          c("unwind.fp_frames", totals[GP_COUNTER_UNWIND_FP_FRAMES]),
-                         c("unwind.unknown_end", totals[GP_COUNTER_UNWIND_UNKNOWN_END])})
+                         c("unwind.unknown_end", totals[GP_COUNTER_UNWIND_UNKNOWN_END]),
+                         c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES])})
       list.push_back(counter);
     for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
   }

@@ -142,7 +142,7 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   if (n > 0 && (bpf_map_update_batch(mappings_fd_, keys_.data(), entries.data(), &n, nullptr) != 0 || n != range.count))
     for (size_t i = 0; i < entries.size(); ++i) bpf_map_update_elem(mappings_fd_, &keys_[i], &entries[i], BPF_ANY);
   uint32_t key = static_cast<uint32_t>(pid);
-  gp_unwind_process value{range.first, range.count};
+  gp_unwind_process value{range.first, range.count, ++serial_, 0};
   if (bpf_map_update_elem(procs_fd_, &key, &value, BPF_ANY) != 0) {
     mapping_ranges_.give(range.first, range.count);
     ++no_room_;
