@@ -389,6 +389,7 @@ static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, s
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in through mmap */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_row);
 } unwind_rows SEC(".maps");
@@ -396,6 +397,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in through mmap */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_page);
 } unwind_pages SEC(".maps");

@@ -148,6 +148,11 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_tables, limits.slots);
     bpf_map__set_max_entries(skel_->maps.unwind_mappings, kUnwindMappings);
     bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
+  } else {
+    // Unused: no mmapable arrays (Linux 5.5) asked of a kernel that may not have them.
+    bpf_map__set_map_flags(skel_->maps.unwind_rows, 0);
+    bpf_map__set_map_flags(skel_->maps.unwind_pages, 0);
+    bpf_map__set_max_entries(skel_->maps.unwind_cache, 1);
   }
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));

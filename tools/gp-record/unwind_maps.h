@@ -1,7 +1,7 @@
 #pragma once
 // The BPF sampler's unwind tables (--unwind dwarf|auto): libcore's TableStore and ProcessTables
-// over the BPF program's maps. Rows, pages and table slots are written with one batch update per
-// table; a process's mapped tables are a range of a shared array, named by its entry in a small
+// over the BPF program's maps. Rows and pages are copied in through mmap, table slots written with
+// one update per table; a process's mapped tables are a range of a shared array, named by its entry in a small
 // hash, written when its mappings are read (first sample, follow-ups, dlopen) and removed when it
 // execs, exits or is forgotten.
 //
@@ -65,6 +65,8 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   void write_slot(uint32_t slot, const unwind::TableSlot& where) override;
   // Writes n elements of an array map from `at` with one batch update.
   void write_array(int fd, uint32_t at, const void* values, size_t n);
+  // n 8-byte elements into [at, at + n) of a mmapable array; false when it cannot be mapped.
+  static bool write_mapped(int fd, uint32_t at, const void* values, size_t n);
 
   // A process's range of unwind_mappings.
   struct Range {
