@@ -391,7 +391,7 @@ struct {
 	__uint(max_entries, 1); /* resized from --unwind-memory */
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in through mmap */
 	__type(key, __u32);
-	__type(value, struct gp_unwind_row);
+	__type(value, struct gp_unwind_row_block);
 } unwind_rows SEC(".maps");
 
 struct {
@@ -401,6 +401,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gp_unwind_page);
 } unwind_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized with --unwind */
+	__type(key, __u32);
+	__type(value, struct gp_unwind_rule);
+} unwind_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -474,14 +481,14 @@ __attribute__((noinline)) long gp_find_mapping(__u32 first, __u32 count, __u64 p
 	return m && pc >= m->start && pc < m->end ? (long)index : -1;
 }
 
-/* The index in unwind_rows of the row in force at offset rel of a table, or -1 when no row
+/* The index in unwind_rules of the rule in force at offset rel of a table, or -1 when no row
  * covers it (a frame-pointer step). */
 __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 {
 	struct gp_unwind_table *table = bpf_map_lookup_elem(&unwind_tables, &table_id);
 	struct gp_unwind_page *page;
-	struct gp_unwind_row *row;
-	__u32 index, first, lo = 0, hi, mid, i;
+	struct gp_unwind_row_block *block;
+	__u32 index, first, lo = 0, hi, mid, i, in_page = (__u32)rel & ((1u << GP_UNWIND_PAGE_SHIFT) - 1);
 
 	if (!table || (rel >> GP_UNWIND_PAGE_SHIFT) >= table->page_count)
 		return -1;
@@ -491,28 +498,27 @@ __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 		return -1;
 	first = table->row_base + page->first_row;
 	hi = page->count;
-	/* Invariant: the answer is in [lo, hi). A page holds at most 4097 rows (one per byte, and
-	 * the one in force at its start): 13 halvings. */
+	/* Invariant: the answer is in [lo, hi): row 0 is in force at the page's start, and the rows
+	 * after it start in the page (mid >= 1 is never row 0). A page holds at most 4097 rows (one
+	 * per byte, and the one in force at its start): 13 halvings. */
 	for (i = 0; i < 13 && lo + 1 < hi; i++) {
 		mid = (lo + hi) / 2;
-		index = first + mid;
-		row = bpf_map_lookup_elem(&unwind_rows, &index);
-		if (!row)
+		index = (first + mid) / GP_UNWIND_ROW_BLOCK;
+		block = bpf_map_lookup_elem(&unwind_rows, &index);
+		if (!block)
 			return -1;
-		if (row->pc <= (__u32)rel)
+		if (block->rows[(first + mid) % GP_UNWIND_ROW_BLOCK].pc <= in_page)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	index = first + lo;
-	row = bpf_map_lookup_elem(&unwind_rows, &index);
-	if (!row || row->pc > (__u32)rel)
-		return -1;
-	return index;
+	index = (first + lo) / GP_UNWIND_ROW_BLOCK;
+	block = bpf_map_lookup_elem(&unwind_rows, &index);
+	return block ? (long)block->rows[(first + lo) % GP_UNWIND_ROW_BLOCK].rule : -1;
 }
 
-/* The row in force at pc in the process's tables; NULL when none covers it. */
-static __always_inline struct gp_unwind_row *find_row(struct gp_unwind_regs *u, __u64 pc)
+/* The rule in force at pc in the process's tables; NULL when none covers it. */
+static __always_inline struct gp_unwind_rule *find_rule(struct gp_unwind_regs *u, __u64 pc)
 {
 	struct gp_unwind_mapping *m;
 	long index = gp_find_mapping(u->first, u->count, pc);
@@ -528,27 +534,27 @@ static __always_inline struct gp_unwind_row *find_row(struct gp_unwind_regs *u, 
 	if (index < 0)
 		return NULL;
 	key = (__u32)index;
-	return bpf_map_lookup_elem(&unwind_rows, &key);
+	return bpf_map_lookup_elem(&unwind_rules, &key);
 }
 
 /* The rule in force at pc (kind GP_UNWIND_NONE when no table covers it): from this CPU's rule
  * cache when it holds pc for this process's current entry, else searched and cached. */
 static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u64 pc,
-				    struct gp_unwind_row *rule)
+				    struct gp_unwind_rule *rule)
 {
 	__u64 h = (pc ^ ((__u64)u->pid << 40)) * 0x9e3779b97f4a7c15ULL;
 	__u32 index = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT));
 	struct gp_unwind_cached *cached = bpf_map_lookup_elem(&unwind_cache, &index);
-	struct gp_unwind_row *row;
+	struct gp_unwind_rule *found;
 
 	if (cached && cached->pc == pc && cached->pid == u->pid && cached->serial == u->serial) {
 		*rule = cached->rule;
 		return;
 	}
 	count_on(state, GP_COUNTER_UNWIND_SEARCHES);
-	row = find_row(u, pc);
-	if (row) {
-		*rule = *row;
+	found = find_rule(u, pc);
+	if (found) {
+		*rule = *found;
 	} else {
 		rule->kind = GP_UNWIND_NONE;
 		rule->cfa_offset = 0;
@@ -607,7 +613,7 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	struct gp_walk_state *w = bpf_map_lookup_elem(&walk_state, &zero);
 	struct gp_cpu_state *state = bpf_map_lookup_elem(&cpu_state, &zero);
 	struct gp_unwind_regs *u;
-	struct gp_unwind_row rule;
+	struct gp_unwind_rule rule;
 	__u64 cfa = 0, ra = 0, bp, sp, pc;
 	__u8 kind;
 

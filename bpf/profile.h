@@ -123,18 +123,35 @@ enum gp_unwind_kind {
 	GP_UNWIND_UNSUPPORTED = 6, /* CFI gp cannot follow: the stack ends here, truncated */
 };
 
-/* One row: the rule from `pc` (an offset from the table's base address) up to the next row's. */
-struct gp_unwind_row {
-	__u32 pc;
+/* A rule: how to find the caller's frame. Rules are one array shared by every table
+ * (`unwind_rules`: each distinct rule once; real binaries have a few hundred). */
+struct gp_unwind_rule {
 	__u16 cfa_offset; /* bytes */
 	__u8 kind;        /* enum gp_unwind_kind */
 	__s8 rbp_offset;  /* rbp was saved at CFA + 8 * rbp_offset; 0: rbp keeps its value */
+};
+#define GP_UNWIND_MAX_RULES 65536
+
+/* One row: `rule` holds from `pc` up to the next row's pc. pc is the offset in the row's own 4 KiB
+ * page of the table (see gp_unwind_page). */
+struct gp_unwind_row {
+	__u16 pc;
+	__u16 rule; /* index in unwind_rules */
+};
+
+/* The element of `unwind_rows`: 16 rows, one cache line (an array map rounds each element up to
+ * 8 bytes: rows one per element would take twice their size). Row i is rows[i % 16] of element
+ * i / 16. */
+#define GP_UNWIND_ROW_BLOCK 16
+struct gp_unwind_row_block {
+	struct gp_unwind_row rows[GP_UNWIND_ROW_BLOCK];
 };
 
 /* Rows are found through a directory of 4 KiB pages of each table's address range. */
 #define GP_UNWIND_PAGE_SHIFT 12
 struct gp_unwind_page {
-	__u32 first_row; /* index (in the table) of the row in force at the page's first byte */
+	__u32 first_row; /* index (in the table) of the row in force at the page's first byte (it may
+			  * start in an earlier page); the rows after it up to count start in this page */
 	__u32 count;     /* rows from first_row whose pc is below the page's end (0: none) */
 };
 
@@ -175,7 +192,7 @@ struct gp_unwind_cached {
 	__u64 pc;         /* the address looked up (a return address's call is at pc - 1) */
 	__u32 pid;
 	__u32 serial;     /* gp_unwind_process.serial when it was found */
-	struct gp_unwind_row rule; /* .pc unused; kind GP_UNWIND_NONE: no row covers pc */
+	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers pc */
 };
 
 /* The state of one table walk (in the per-CPU walk_state): the registers of the frame being

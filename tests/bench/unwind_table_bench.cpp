@@ -174,7 +174,8 @@ int main(int argc, char** argv) {
       continue;
     }
     const size_t bytes = gp.packed.rows.size() * sizeof(gp::unwind::PackedRow) +
-                         gp.packed.pages.size() * sizeof(gp::unwind::PackedPage);
+                         gp.packed.pages.size() * sizeof(gp::unwind::PackedPage) +
+                         gp.packed.rules.size() * sizeof(gp::unwind::PackedRule);
     std::printf("%-38s %7.2f %9.2f %11.2f %15.2f %6llu %8llu %7zu %7zu %5zu %8zu %8zu\n", argv[i],
                 gp.ms, gp.cpu, eu_ms, eu_cpu, static_cast<unsigned long long>(gp.table.stats.fdes),
                 static_cast<unsigned long long>(gp.table.stats.rows_raw), gp.table.rows.size(),

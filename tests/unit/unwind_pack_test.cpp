@@ -11,38 +11,31 @@ namespace gp::test::unwind {
 namespace {
 
 using gp::unwind::PackedRow;
+using gp::unwind::PackedRule;
 using gp::unwind::PackedTable;
-
-// The walker's lookup: page, then the last row of the page's slice whose pc <= the offset.
-const PackedRow* lookup(const PackedTable& p, uint64_t address) {
-  if (address < p.base) return nullptr;
-  const uint64_t off = address - p.base;
-  const uint64_t page = off >> gp::unwind::kPageShift;
-  if (page >= p.pages.size()) return nullptr;
-  const auto& pg = p.pages[page];
-  const PackedRow* found = nullptr;
-  for (uint32_t i = pg.first_row; i < pg.first_row + pg.count; ++i) {
-    if (p.rows[i].pc <= off) found = &p.rows[i];
-  }
-  return found;
-}
 
 void expect_lookups_match(const Table& t, const PackedTable& p, uint64_t samples) {
   ASSERT_FALSE(p.rows.empty());
   EXPECT_EQ(p.rows[0].pc, 0u);
+  // Rules are distinct, and rows name them.
+  for (size_t i = 0; i < p.rules.size(); ++i)
+    for (size_t j = i + 1; j < p.rules.size(); ++j) ASSERT_FALSE(p.rules[i] == p.rules[j]) << i << " " << j;
+  for (const PackedRow& r : p.rows) ASSERT_LT(r.rule, p.rules.size());
   EXPECT_EQ(p.base % 4096, 0u);
   for (size_t i = 0; i < p.pages.size(); ++i) {
     const auto& pg = p.pages[i];
     ASSERT_GE(pg.count, 1u);
     ASSERT_LE(uint64_t{pg.first_row} + pg.count, p.rows.size());
-    ASSERT_LE(p.rows[pg.first_row].pc, i << 12) << "page " << i;
+    // The rows after the first start in the page, in order.
+    for (uint32_t k = pg.first_row + 2; k < pg.first_row + pg.count; ++k)
+      ASSERT_LT(p.rows[k - 1].pc, p.rows[k].pc) << "page " << i;
   }
   const uint64_t lo = t.rows.front().address;
   const uint64_t hi = t.rows.back().address;
   std::mt19937_64 rng(42);
   auto check = [&](uint64_t a) {
     const Row want = row_at(t, a);
-    const PackedRow* got = lookup(p, a);
+    const PackedRule* got = gp::unwind::packed_rule_at(p, a);
     ASSERT_NE(got, nullptr) << std::hex << a;
     ASSERT_EQ(got->kind, static_cast<uint8_t>(want.rule)) << std::hex << a;
     if (want.rule == Rule::rsp || want.rule == Rule::rbp || want.rule == Rule::plt) {
@@ -59,7 +52,7 @@ void expect_lookups_match(const Table& t, const PackedTable& p, uint64_t samples
     check(lo + rng() % (hi - lo + 1));
     if (::testing::Test::HasFatalFailure()) return;
   }
-  EXPECT_EQ(lookup(p, p.base + p.pages.size() * 4096), nullptr);
+  EXPECT_EQ(gp::unwind::packed_rule_at(p, p.base + p.pages.size() * 4096), nullptr);
 }
 
 TEST(UnwindPack, PageLookupsGiveTheTablesRows) {
@@ -88,11 +81,11 @@ TEST(UnwindPack, OffsetsThatDoNotFitBecomeUnsupported) {
   EXPECT_EQ(p->base, 0x1000u);
   std::string kinds;
   for (const PackedRow& r : p->rows) {
-    kinds += std::to_string(r.pc) + ":" + gp::unwind::rule_name(static_cast<Rule>(r.kind)) + " ";
+    kinds += std::to_string(r.pc) + ":" + gp::unwind::rule_name(static_cast<Rule>(p->rules[r.rule].kind)) + " ";
   }
   // The three unsupported neighbours merge into one row.
   EXPECT_EQ(kinds, "0:none 16:rsp 32:unsupported 96:rbp 112:plt 128:none ");
-  EXPECT_EQ(p->rows[3].rbp_offset, -128);
+  EXPECT_EQ(p->rules[p->rows[3].rule].rbp_offset, -128);
   ASSERT_EQ(p->pages.size(), 1u);
   EXPECT_EQ(p->pages[0].first_row, 0u);
   EXPECT_EQ(p->pages[0].count, p->rows.size());

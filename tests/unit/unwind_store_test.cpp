@@ -12,35 +12,51 @@ namespace {
 using gp::unwind::LoadedBinary;
 using gp::unwind::PackedPage;
 using gp::unwind::PackedRow;
+using gp::unwind::PackedRule;
 using gp::unwind::StoreLimits;
 using gp::unwind::TableSlot;
 using gp::unwind::TableStore;
 
 // Arrays in memory, with every write bounds-checked.
 struct VectorMemory : gp::unwind::TableMemory {
-  explicit VectorMemory(StoreLimits l) : rows(l.rows), pages(l.pages), slots(l.slots) {}
-  void write_rows(uint32_t at, std::span<const PackedRow> r) override {
-    ASSERT_LE(at + r.size(), rows.size());
+  explicit VectorMemory(StoreLimits l) : rules(l.rules), rows(l.rows), pages(l.pages), slots(l.slots) {}
+  bool write_rules(uint32_t at, std::span<const PackedRule> r) override {
+    EXPECT_LE(at + r.size(), rules.size());
+    if (at + r.size() > rules.size()) return false;
+    std::copy(r.begin(), r.end(), rules.begin() + at);
+    return true;
+  }
+  bool write_rows(uint32_t at, std::span<const PackedRow> r) override {
+    EXPECT_LE(at + r.size(), rows.size());
+    if (at + r.size() > rows.size()) return false;
     std::copy(r.begin(), r.end(), rows.begin() + at);
+    return true;
   }
-  void write_pages(uint32_t at, std::span<const PackedPage> p) override {
-    ASSERT_LE(at + p.size(), pages.size());
+  bool write_pages(uint32_t at, std::span<const PackedPage> p) override {
+    EXPECT_LE(at + p.size(), pages.size());
+    if (at + p.size() > pages.size()) return false;
     std::copy(p.begin(), p.end(), pages.begin() + at);
+    return true;
   }
-  void write_slot(uint32_t slot, const TableSlot& where) override {
-    ASSERT_LT(slot, slots.size());
+  bool write_slot(uint32_t slot, const TableSlot& where) override {
+    EXPECT_LT(slot, slots.size());
+    if (slot >= slots.size()) return false;
     slots[slot] = where;
+    return true;
   }
+  std::vector<PackedRule> rules;
   std::vector<PackedRow> rows;
   std::vector<PackedPage> pages;
   std::vector<TableSlot> slots;
 };
 
-// A table of n rows whose pcs are tag, tag + 1, ... (so where it landed can be checked).
+// A table of n rows whose pcs are tag, tag + 1, ... (so where it landed can be checked), with
+// rules of CFA offsets 8 and 16 in turn.
 LoadedBinary table_of(uint32_t n, uint32_t tag) {
   LoadedBinary b;
   b.table.base = 0x1000;
-  for (uint32_t i = 0; i < n; ++i) b.table.rows.push_back(PackedRow{tag + i, 8, 1, 0});
+  b.table.rules = {PackedRule{8, 1, 0}, PackedRule{16, 1, 0}};
+  for (uint32_t i = 0; i < n; ++i) b.table.rows.push_back(PackedRow{static_cast<uint16_t>(tag + i), static_cast<uint16_t>(i % 2)});
   b.table.pages.push_back(PackedPage{0, n});
   b.segments.push_back({0, 0, 0x10000});
   return b;
@@ -161,6 +177,35 @@ TEST(TableStore, RemembersABinaryWithoutATable) {
   EXPECT_EQ(again.error().message, "no call-frame information");
   EXPECT_EQ(builds, 1);
   EXPECT_EQ(store.stats().failed, 1u);
+}
+
+TEST(TableStore, SharesEachRuleOnceAcrossTables) {
+  StoreLimits limits{100, 10, 8, 3};
+  VectorMemory mem(limits);
+  TableStore store(mem, limits);
+  int builds = 0;
+  auto a = store.acquire("a", builder(10, 100, &builds));
+  auto b = store.acquire("b", builder(10, 200, &builds));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(store.stats().rules, 2u);
+  // Rows name the shared rules: b's rows hold the same two as a's.
+  for (uint32_t i = 0; i < 10; ++i) {
+    const PackedRow& ra = mem.rows[mem.slots[a->slot].row_base + i];
+    const PackedRow& rb = mem.rows[mem.slots[b->slot].row_base + i];
+    EXPECT_EQ(mem.rules[ra.rule].cfa_offset, i % 2 ? 16 : 8);
+    EXPECT_EQ(ra.rule, rb.rule);
+  }
+  // Two new rules do not fit the three places: refused, and nothing of it is loaded.
+  auto more = [&]() -> Result<LoadedBinary> {
+    LoadedBinary t = table_of(4, 300);
+    t.table.rules = {PackedRule{24, 1, 0}, PackedRule{32, 1, 0}};
+    return t;
+  };
+  auto c = store.acquire("c", more);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("rules"), std::string::npos);
+  EXPECT_EQ(store.stats().tables, 2u);
 }
 
 }  // namespace

@@ -143,7 +143,8 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   ro->unwind_tables_on = unwind_tables_;
   if (unwind_tables_) {
     auto limits = unwind_limits(config_.unwind_memory_mib);
-    bpf_map__set_max_entries(skel_->maps.unwind_rows, limits.rows);
+    bpf_map__set_max_entries(skel_->maps.unwind_rules, limits.rules);
+    bpf_map__set_max_entries(skel_->maps.unwind_rows, limits.rows / GP_UNWIND_ROW_BLOCK);
     bpf_map__set_max_entries(skel_->maps.unwind_pages, limits.pages);
     bpf_map__set_max_entries(skel_->maps.unwind_tables, limits.slots);
     bpf_map__set_max_entries(skel_->maps.unwind_mappings, kUnwindMappings);
@@ -256,7 +257,7 @@ Status BpfSampler::open(std::string* hint) {
   if (auto st = fill_filters(); !st) return st;
   if (unwind_tables_) {
     unwinder_ = std::make_unique<BpfUnwinder>(
-        BpfUnwinder::Maps{skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
+        BpfUnwinder::Maps{skel_->maps.unwind_rules, skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
                           skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
         unwind_limits(config_.unwind_memory_mib));
     if (config_.before_sampling) {

@@ -14,6 +14,9 @@ extern "C" {
 namespace gp::record_tool {
 
 static_assert(sizeof(gp_unwind_row) == sizeof(unwind::PackedRow), "bpf/profile.h: gp_unwind_row layout");
+static_assert(sizeof(gp_unwind_rule) == sizeof(unwind::PackedRule), "bpf/profile.h: gp_unwind_rule layout");
+static_assert(sizeof(gp_unwind_row_block) == GP_UNWIND_ROW_BLOCK * sizeof(unwind::PackedRow), "rows without gaps");
+static_assert(GP_UNWIND_MAX_RULES == unwind::kMaxPackedRules, "bpf/profile.h: rules");
 static_assert(sizeof(gp_unwind_page) == sizeof(unwind::PackedPage), "bpf/profile.h: gp_unwind_page layout");
 static_assert(sizeof(gp_unwind_table) == sizeof(unwind::TableSlot), "bpf/profile.h: gp_unwind_table layout");
 static_assert(sizeof(gp_unwind_mapping) == sizeof(unwind::MappingTable), "bpf/profile.h: gp_unwind_mapping layout");
@@ -22,12 +25,14 @@ static_assert(GP_UNWIND_PAGE_SHIFT == unwind::kPageShift, "bpf/profile.h: page s
 
 unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
   const uint64_t bytes = uint64_t{memory_mib} << 20;
-  return unwind::StoreLimits{static_cast<uint32_t>(bytes / 8 * 7 / 8), static_cast<uint32_t>(bytes / 8 / 8),
-                             kUnwindTableSlots};
+  const uint64_t rows = bytes / 16 * 15 / sizeof(unwind::PackedRow) / GP_UNWIND_ROW_BLOCK * GP_UNWIND_ROW_BLOCK;
+  return unwind::StoreLimits{static_cast<uint32_t>(rows), static_cast<uint32_t>(bytes / 16 / sizeof(unwind::PackedPage)),
+                             kUnwindTableSlots, GP_UNWIND_MAX_RULES};
 }
 
 BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
-    : rows_fd_(bpf_map__fd(maps.rows)),
+    : rules_fd_(bpf_map__fd(maps.rules)),
+      rows_fd_(bpf_map__fd(maps.rows)),
       pages_fd_(bpf_map__fd(maps.pages)),
       slots_fd_(bpf_map__fd(maps.tables)),
       mappings_fd_(bpf_map__fd(maps.mappings)),
@@ -72,45 +77,42 @@ void BpfUnwinder::wait_idle() {
   idle_.wait(lock, [&] { return ops_.empty() && !busy_; });
 }
 
-void BpfUnwinder::write_array(int fd, uint32_t at, const void* values, size_t n) {
-  keys_.resize(n);
-  for (size_t i = 0; i < n; ++i) keys_[i] = at + static_cast<uint32_t>(i);
-  uint32_t count = static_cast<uint32_t>(n);
-  if (n == 0 || (bpf_map_update_batch(fd, keys_.data(), values, &count, nullptr) == 0 && count == n)) return;
-  // Kernels without batch updates of arrays (before 5.6): one element at a time. Every element
-  // written this way is 8 bytes (a row, a page).
-  const auto* bytes = static_cast<const uint8_t*>(values);
-  for (size_t i = 0; i < n; ++i) bpf_map_update_elem(fd, &keys_[i], bytes + i * 8, BPF_ANY);
-}
-
-bool BpfUnwinder::write_mapped(int fd, uint32_t at, const void* values, size_t n) {
+bool BpfUnwinder::write_mapped(int fd, uint32_t at, const void* values, size_t n, size_t size) {
   // Only the pages written are mapped, for the copy: the recorder's RSS does not grow with the
-  // tables (the maps are kernel memory either way).
+  // tables (the maps are kernel memory either way). A memory copy, where a batch update would
+  // copy and check each element on its own (for libc's 40,000 rows, most of the loading
+  // thread's time).
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t offset = size_t{at} * 8, start = offset / page * page;
-  const size_t length = (offset + n * 8 - start + page - 1) / page * page;
+  if (n == 0) return true;
+  const size_t offset = size_t{at} * size, start = offset / page * page;
+  const size_t length = (offset + n * size - start + page - 1) / page * page;
   void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(start));
   if (p == MAP_FAILED) return false;
-  std::memcpy(static_cast<uint8_t*>(p) + (offset - start), values, n * 8);
+  std::memcpy(static_cast<uint8_t*>(p) + (offset - start), values, n * size);
   munmap(p, length);
   return true;
 }
 
-void BpfUnwinder::write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) {
-  // A memory copy: a batch update copies and checks each 8-byte element on its own (for libc's
-  // 40,000 rows, most of the loading thread's time).
-  if (!rows.empty() && !write_mapped(rows_fd_, at, rows.data(), rows.size()))
-    write_array(rows_fd_, at, rows.data(), rows.size());
+bool BpfUnwinder::write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) {
+  for (size_t i = 0; i < rules.size(); ++i) {
+    uint32_t key = at + static_cast<uint32_t>(i);
+    if (bpf_map_update_elem(rules_fd_, &key, &rules[i], BPF_ANY) != 0) return false;
+  }
+  return true;
 }
 
-void BpfUnwinder::write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) {
-  if (!pages.empty() && !write_mapped(pages_fd_, at, pages.data(), pages.size()))
-    write_array(pages_fd_, at, pages.data(), pages.size());
+bool BpfUnwinder::write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) {
+  // 16 rows to an element of the map, without gaps: row i is at byte 4 * i.
+  return write_mapped(rows_fd_, at, rows.data(), rows.size(), sizeof(unwind::PackedRow));
 }
 
-void BpfUnwinder::write_slot(uint32_t slot, const unwind::TableSlot& where) {
-  // After its rows and pages (each update is a system call: ordered).
-  bpf_map_update_elem(slots_fd_, &slot, &where, BPF_ANY);
+bool BpfUnwinder::write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) {
+  return write_mapped(pages_fd_, at, pages.data(), pages.size(), sizeof(unwind::PackedPage));
+}
+
+bool BpfUnwinder::write_slot(uint32_t slot, const unwind::TableSlot& where) {
+  // After its rows and pages (munmap and this update are system calls: ordered).
+  return bpf_map_update_elem(slots_fd_, &slot, &where, BPF_ANY) == 0;
 }
 
 constexpr auto kQuarantine = std::chrono::milliseconds(100);

@@ -31,7 +31,8 @@
 
 namespace gp::record_tool {
 
-// Array sizes for --unwind-memory MiB: 7/8 of it rows, 1/8 pages (8 bytes each).
+// Array sizes for --unwind-memory MiB: 15/16 of it rows (4 bytes each), 1/16 pages (8 bytes
+// each); the shared rules (at most 65,536, 8 bytes each in the map) come on top.
 unwind::StoreLimits unwind_limits(uint32_t memory_mib);
 inline constexpr uint32_t kUnwindTableSlots = 8192;
 inline constexpr uint32_t kUnwindProcesses = 16384;
@@ -41,6 +42,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
  public:
   // The maps of a loaded program.
   struct Maps {
+    bpf_map* rules;
     bpf_map* rows;
     bpf_map* pages;
     bpf_map* tables;
@@ -60,13 +62,13 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
 
  private:
   void load(int32_t pid, const std::vector<model::Mapping>& mappings);
-  void write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
-  void write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
-  void write_slot(uint32_t slot, const unwind::TableSlot& where) override;
-  // Writes n elements of an array map from `at` with one batch update.
-  void write_array(int fd, uint32_t at, const void* values, size_t n);
-  // n 8-byte elements into [at, at + n) of a mmapable array; false when it cannot be mapped.
-  static bool write_mapped(int fd, uint32_t at, const void* values, size_t n);
+  bool write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) override;
+  bool write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
+  bool write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
+  bool write_slot(uint32_t slot, const unwind::TableSlot& where) override;
+  // n elements of `size` bytes into [at, at + n) of a mmapable array (elements laid out without
+  // gaps); false when it cannot be mapped.
+  static bool write_mapped(int fd, uint32_t at, const void* values, size_t n, size_t size);
 
   // A process's range of unwind_mappings.
   struct Range {
@@ -78,7 +80,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   // that looked the process up just before may still read them (for microseconds).
   void reuse_released();
 
-  int rows_fd_, pages_fd_, slots_fd_, mappings_fd_, procs_fd_;
+  int rules_fd_, rows_fd_, pages_fd_, slots_fd_, mappings_fd_, procs_fd_;
   std::vector<uint32_t> keys_;  // the batch updates' keys
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;

@@ -27,6 +27,10 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
     ++stats_.no_room;
     return make_error("its table (" + std::to_string(rows) + " rows) is larger than --unwind-memory allows");
   }
+  if (auto shared = to_shared_rules(table); !shared) {
+    ++stats_.no_room;
+    return shared.error();
+  }
   TableSlot where{0, rows, 0, pages};
   for (;;) {
     bool have_rows = rows_.take(rows, &where.row_base);
@@ -51,9 +55,13 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
   } else {
     slot = next_slot_++;
   }
-  memory_.write_rows(where.row_base, table.rows);
-  memory_.write_pages(where.page_base, table.pages);
-  memory_.write_slot(slot, where);
+  if (!memory_.write_rows(where.row_base, shared_rows_) || !memory_.write_pages(where.page_base, table.pages) ||
+      !memory_.write_slot(slot, where)) {
+    rows_.give(where.row_base, rows);
+    pages_.give(where.page_base, pages);
+    free_slots_.push_back(slot);
+    return make_error("cannot write its table into the BPF maps");
+  }
   Entry& e = slots_[slot];
   e.key = key;
   e.where = where;
@@ -65,6 +73,28 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
   stats_.rows_used += rows;
   stats_.pages_used += pages;
   return Acquired{slot, &e.info};
+}
+
+Status TableStore::to_shared_rules(const PackedTable& table) {
+  local_to_shared_.resize(table.rules.size());
+  for (size_t i = 0; i < table.rules.size(); ++i) {
+    const PackedRule& r = table.rules[i];
+    auto it = shared_rules_.find(r.bits());
+    if (it == shared_rules_.end()) {
+      const auto at = static_cast<uint32_t>(shared_rules_.size());
+      if (at >= limits_.rules || at > 0xffff)
+        return make_error("no room for its rules (" + std::to_string(at) + " distinct rules loaded)");
+      if (!memory_.write_rules(at, std::span<const PackedRule>(&r, 1)))
+        return make_error("cannot write its rules into the BPF maps");
+      it = shared_rules_.emplace(r.bits(), at).first;
+      ++stats_.rules;
+    }
+    local_to_shared_[i] = static_cast<uint16_t>(it->second);
+  }
+  shared_rows_.resize(table.rows.size());
+  for (size_t i = 0; i < table.rows.size(); ++i)
+    shared_rows_[i] = PackedRow{table.rows[i].pc, local_to_shared_[table.rows[i].rule]};
+  return ok_status();
 }
 
 void TableStore::release(uint32_t slot) {

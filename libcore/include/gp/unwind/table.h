@@ -101,34 +101,57 @@ struct CfiInput {
 // -fno-asynchronous-unwind-tables -g keeps only its crt files' FDEs in .eh_frame).
 Result<Table> build_table_from_sections(const CfiInput& input);
 
-// The BPF maps' representation (identical to bpf/profile.h; gp-record static_asserts it).
-struct __attribute__((packed)) PackedRow {
-  uint32_t pc;          // address - PackedTable::base
+// The BPF maps' representation (identical to bpf/profile.h; gp-record static_asserts it). A row
+// is 4 bytes: where it starts in its 4 KiB page and which of the table's rules it holds (a table
+// has a few hundred distinct rules for tens of thousands of rows).
+struct PackedRule {
   uint16_t cfa_offset;  // bytes
   uint8_t kind;         // Rule
   int8_t rbp_offset;    // rbp saved at CFA + 8 * rbp_offset; 0: rbp keeps its value
+  bool operator==(const PackedRule&) const = default;
+  // The four bytes as one number (a key for sets of rules).
+  uint32_t bits() const {
+    return uint32_t{cfa_offset} | uint32_t{kind} << 16 | uint32_t{static_cast<uint8_t>(rbp_offset)} << 24;
+  }
 };
-static_assert(sizeof(PackedRow) == 8);
+static_assert(sizeof(PackedRule) == 4);
+
+struct PackedRow {
+  uint16_t pc;    // (address - PackedTable::base) & 4095: the offset in the row's own page
+  uint16_t rule;  // index in PackedTable::rules (in the BPF maps: in the shared rule array)
+};
+static_assert(sizeof(PackedRow) == 4);
+
 struct PackedPage {
   uint32_t first_row;  // index of the row in force at the page's first byte
   uint32_t count;      // rows from first_row whose pc is below the page's end (>= 1)
 };
 static_assert(sizeof(PackedPage) == 8);
-inline constexpr unsigned kPageShift = 12;  // GP_UNWIND_PAGE_SHIFT
 
-// base: the first row's address rounded down to 4 KiB. rows[0].pc is always 0 (a `none` row is
-// put first when the first rule starts after base), so every address in [base, base + 4 KiB *
-// pages.size()) has a row in force: rows[pages[p].first_row .. + count) holds it, for
-// p = (address - base) >> kPageShift. A row whose offsets do not fit (cfa_offset outside
-// [0, 65535], rbp_offset not a multiple of 8 or outside [-1024, 1016]) becomes unsupported, and
-// equal neighbours are merged again. Empty rows and pages for an empty table.
+inline constexpr unsigned kPageShift = 12;  // GP_UNWIND_PAGE_SHIFT
+inline constexpr size_t kMaxPackedRules = 65536;
+
+// base: the first row's address rounded down to 4 KiB. A `none` row is put first when the first
+// rule starts after base, so every address in [base, base + 4 KiB * pages.size()) has a row in
+// force: for p = (address - base) >> kPageShift, the row in force at the page's first byte is
+// rows[pages[p].first_row] (it may start in an earlier page), and the rows after it up to count
+// start in page p: the last of them whose pc <= the address's offset in the page holds it. A row
+// whose offsets do not fit (cfa_offset outside [0, 65535], rbp_offset not a multiple of 8 or
+// outside [-1024, 1016]) becomes unsupported, and equal neighbours are merged again. Empty rows,
+// pages and rules for an empty table.
 struct PackedTable {
   uint64_t base = 0;
   std::vector<PackedRow> rows;
   std::vector<PackedPage> pages;
+  std::vector<PackedRule> rules;  // distinct, in order of first use
 };
 
-// Error when the table's range (last row's address - base) does not fit 32 bits.
+// The rule of the row in force at `address`, as the BPF walker finds it (tests, tools); nullptr
+// outside the table.
+const PackedRule* packed_rule_at(const PackedTable& table, uint64_t address);
+
+// Error when the table's range (last row's address - base) does not fit 32 bits, or it has more
+// than kMaxPackedRules distinct rules.
 Result<PackedTable> pack(const Table& table);
 
 }  // namespace gp::unwind

@@ -32,13 +32,17 @@ struct TableSlot {
 static_assert(sizeof(TableSlot) == 16);
 
 // The arrays' storage: the BPF maps in gp-record, vectors in tests. A slot is written after its
-// rows and pages, so a reader that finds a slot finds its table whole.
+// rules, rows and pages, so a reader that finds a slot finds its table whole. Rules are one array
+// shared by every table (each distinct rule once, never removed); the rows written name them by
+// their index there.
 class TableMemory {
  public:
   virtual ~TableMemory() = default;
-  virtual void write_rows(uint32_t at, std::span<const PackedRow> rows) = 0;
-  virtual void write_pages(uint32_t at, std::span<const PackedPage> pages) = 0;
-  virtual void write_slot(uint32_t slot, const TableSlot& where) = 0;
+  // Each false when the storage could not be written (the load then fails).
+  virtual bool write_rules(uint32_t at, std::span<const PackedRule> rules) = 0;
+  virtual bool write_rows(uint32_t at, std::span<const PackedRow> rows) = 0;
+  virtual bool write_pages(uint32_t at, std::span<const PackedPage> pages) = 0;
+  virtual bool write_slot(uint32_t slot, const TableSlot& where) = 0;
 };
 
 // A loadable segment of an ELF file (PT_LOAD): how its file offsets map to virtual addresses.
@@ -61,11 +65,12 @@ struct TableInfo {
   std::vector<Segment> segments;
 };
 
-// Capacities of the three arrays.
+// Capacities of the arrays.
 struct StoreLimits {
   uint32_t rows = 0;
   uint32_t pages = 0;
   uint32_t slots = 0;
+  uint32_t rules = kMaxPackedRules;
 };
 
 struct StoreStats {
@@ -76,6 +81,7 @@ struct StoreStats {
   uint64_t rows_used = 0;  // rows and pages of the tables loaded now
   uint64_t pages_used = 0;
   uint64_t tables = 0;     // tables loaded now (used or not)
+  uint64_t rules = 0;      // distinct rules in the shared array
 };
 
 class TableStore {
@@ -110,6 +116,9 @@ class TableStore {
     std::list<uint32_t>::iterator lru;  // in unused_ while users == 0
   };
   Result<Acquired> load(const std::string& key, LoadedBinary&& binary);
+  // The table's rows with their rules' indices in the shared array (new rules written there),
+  // in shared_rows_; an error when the shared array is full or cannot be written.
+  Status to_shared_rules(const PackedTable& table);
   bool evict_one();
   void drop(uint32_t slot);
 
@@ -122,6 +131,9 @@ class TableStore {
   uint32_t next_slot_ = 0;
   std::list<uint32_t> unused_;  // slots without users, least recently used first
   std::unordered_map<std::string, std::string> failed_;  // key -> the build's error
+  std::unordered_map<uint32_t, uint32_t> shared_rules_;  // a rule's bits -> its index
+  std::vector<uint16_t> local_to_shared_;
+  std::vector<PackedRow> shared_rows_;  // the table being loaded, its rules' shared indices
   StoreStats stats_;
 };
 
