@@ -222,10 +222,11 @@ delivered_and_counted() {
   # keeps evicting keys that have samples pending, which must reach the counts map.
   local pids=() i n=$((48 * $(nproc)))
   ((n <= 512)) || n=512
-  for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 3 & pids+=($!); done
+  for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 20 & pids+=($!); done
   # Frame pointers: the unwind tables of the recorder's start (every process's) would be work
   # of its own on the busy CPUs, and this test counts the samples of its workload.
-  run -0 record 2 -F 999 --flush-interval 0.1 -v --unwind fp
+  # Only the workload's processes (-p): other load on the machine cannot crowd them out.
+  run -0 record 2 -F 999 --flush-interval 0.1 -v --unwind fp -p "$(IFS=,; echo "${pids[*]}")"
   kill "${pids[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
   local delivered counted
