@@ -493,6 +493,38 @@ PY
   [[ "$stderr" != *"gp-runtime: gp-runtime:"* ]] || fail "$stderr"
 }
 
+@test "temporary directories: removed on SIGINT and on an error exit; a SIGKILLed run's by the next start" {
+  start_venv_target
+  PIDS+=("$PY_PID")
+  # SIGINT in the middle of a session: gp-profile and its stages remove theirs.
+  gp-profile -c -d 2 -o out --pids "$PY_PID" --perf-mode disabled --no-flamegraph 2>int.err &
+  local gp=$!
+  PIDS+=("$gp")
+  wait_for 120 children_running
+  kill -INT "$gp"
+  wait "$gp"
+  wait_for 30 no_children
+  [ -z "$(ls -A tmp)" ] || fail "left after SIGINT: $(ls -R tmp)"
+  # An error exit after the directory was made: a Studio that is not there.
+  run -1 --separate-stderr timeout -s KILL 60 gp-profile -c -u --server-host "http://127.0.0.1:$(free_port)" \
+    --token "$TOKEN" --service-name svc
+  [ -z "$(ls -A tmp)" ] || fail "left after an error: $(ls -R tmp)"
+  # SIGKILL: its directory stays (its stages end their session and remove their own inside it).
+  gp-profile -c -d 2 -o out --pids "$PY_PID" --perf-mode disabled --no-flamegraph 2>kill.err &
+  gp=$!
+  wait_for 120 children_running
+  kill -KILL "$gp"
+  wait "$gp" || true
+  local left
+  left=$(compgen -G "tmp/gp-profile-*")
+  [ -f "$left/owner" ] || fail "nothing left over: $(ls -R tmp)"
+  wait_for 60 no_children
+  # The next start proves the owner is gone and removes it; its own goes at its end.
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 1 -o out --pids "$PY_PID" \
+    --perf-mode disabled --no-flamegraph
+  [ -z "$(ls -A tmp)" ] || fail "left after the next run: $(ls -R tmp)"
+}
+
 @test "--no-flamegraph writes the .col only" {
   # bats test_tags=root,bpf
   require_root_bpf

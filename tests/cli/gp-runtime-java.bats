@@ -85,6 +85,54 @@ start_jvm() {
   done
 }
 
+@test "a gp-runtime killed with SIGKILL leaves its JVM directory; the next run removes it" {
+  start_jvm
+  local pattern="/tmp/gp-jfr-$JVM_PID-r*"
+  gp-runtime --java-mode jfr -p "$JVM_PID" -d 60 -o killed.gpa 2>killed.err &
+  local rt=$!
+  for _ in $(seq 600); do
+    compgen -G "$pattern" >/dev/null && break
+    sleep 0.1
+  done
+  compgen -G "$pattern" >/dev/null || fail "no JVM directory: $(cat killed.err)"
+  sleep 1
+  kill -KILL "$rt"
+  wait "$rt" || true
+  local left
+  left=$(compgen -G "$pattern")
+  [ -d "$left" ] || fail "nothing left over to clean: $left"
+  run --separate-stderr gp-runtime --java-mode jfr -p "$JVM_PID" -d 3 -o next.gpa
+  [ ! -e "$left" ] || fail "the killed run's '$left' is still there"
+  run compgen -G "$pattern"
+  assert_output ""
+}
+
+@test "a second SIGINT ends gp-runtime by the signal, and it removes its directories first" {
+  start_jvm
+  mkdir tmp
+  local pattern="/tmp/gp-jfr-$JVM_PID-r*"
+  TMPDIR="$BATS_TEST_TMPDIR/tmp" gp-runtime --java-mode jfr -p "$JVM_PID" -d 60 -o int.gpa 2>int.err &
+  local rt=$!
+  for _ in $(seq 600); do
+    compgen -G "$pattern" >/dev/null && break
+    sleep 0.1
+  done
+  compgen -G "$pattern" >/dev/null || fail "no JVM directory: $(cat int.err)"
+  [ -n "$(ls -A tmp)" ] || fail "no work directory"
+  sleep 1
+  # The first asks it to stop (JFR.stop through jcmd takes a while); the second kills it.
+  kill -INT "$rt"
+  sleep 0.3
+  kill -INT "$rt"
+  local status=0
+  wait "$rt" || status=$?
+  assert_equal "$status" 130
+  run compgen -G "$pattern"
+  assert_output ""
+  run ls -A tmp
+  assert_output ""
+}
+
 @test "ap mode without async-profiler installed skips the JVM with gProfiler's frame" {
   command -v asprof >/dev/null && skip "async-profiler is installed here"
   start_jvm

@@ -208,3 +208,47 @@ rbspy_installed() {
   assert_output --partial "work ("
   refute_output --partial "appid:"
 }
+
+# The work directory ($TMPDIR/gp-runtime-XXXXXX) of a run that ends any way but SIGKILL is
+# gone; a run killed with SIGKILL leaves it, and the next run removes it.
+@test "work directory: removed on SIGTERM, on SIGINT, and after SIGKILL by the next run" {
+  start_python
+  mkdir tmp
+  export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+  wait_for_work_dir() {
+    for _ in $(seq 300); do
+      compgen -G "tmp/gp-runtime-*/owner" >/dev/null && return 0
+      sleep 0.1
+    done
+    fail "no work directory"
+  }
+  # SIGTERM: the session ends, the archive is written, the directory removed.
+  gp-runtime --python-mode gp -p "$PY_PID" -d 60 -o term.gpa 2>term.err &
+  local rt=$!
+  wait_for_work_dir
+  sleep 1
+  kill -TERM "$rt"
+  wait "$rt"
+  run ls -A tmp
+  assert_output ""
+  gp-runtime --python-mode gp -p "$PY_PID" -d 60 -o int.gpa 2>int.err &
+  rt=$!
+  wait_for_work_dir
+  sleep 1
+  kill -INT "$rt"
+  wait "$rt"
+  run ls -A tmp
+  assert_output ""
+  # SIGKILL: left over, then removed by the next start (its own directory goes at its end).
+  gp-runtime --python-mode gp -p "$PY_PID" -d 60 -o killed.gpa 2>killed.err &
+  rt=$!
+  wait_for_work_dir
+  kill -KILL "$rt"
+  wait "$rt" || true
+  local left
+  left=$(compgen -G "tmp/gp-runtime-*")
+  [ -f "$left/owner" ] || fail "nothing left over: $(ls -lA tmp)"
+  run -0 gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o next.gpa
+  run ls -A tmp
+  assert_output ""
+}

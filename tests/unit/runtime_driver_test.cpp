@@ -11,7 +11,7 @@
 #include <fstream>
 #include <mutex>
 
-#include "../../libcore/src/runtime/work_dir.h"
+#include "gp/runtime/work_dir.h"
 #include "gp/fold/stacks.h"
 #include "gp/runtime/discovery.h"
 #include "gp/runtime/driver.h"
@@ -314,7 +314,34 @@ TEST(RuntimeWorkDir, ALaterRunRemovesWhatKilledRunsLeftAndOnlyThat) {
     EXPECT_EQ(WorkDir::remove_stale(parent), 0u);
     EXPECT_EQ(::access(w->path().c_str(), F_OK), 0);
   }
+  // gp-profile's directories: the same rule under their own prefix.
+  {
+    auto w = WorkDir::create(parent, "gp-profile-");
+    ASSERT_TRUE(w.ok());
+    EXPECT_EQ(w->path().rfind(parent + "/gp-profile-", 0), 0u);
+    EXPECT_EQ(::access(other.c_str(), F_OK), -1);  // the dead one went when it was made
+    EXPECT_EQ(WorkDir::remove_stale(parent, "gp-profile-"), 0u);
+    EXPECT_EQ(::access(w->path().c_str(), F_OK), 0);
+  }
   std::system(("rm -rf '" + parent + "'").c_str());
+}
+
+// A process about to die by a signal removes what destructors would have.
+TEST(RuntimeWorkDir, RemoveLiveRemovesEveryDirectoryStillThere) {
+  auto w = WorkDir::create("");
+  ASSERT_TRUE(w.ok());
+  std::string path = w->path();
+  std::ofstream(path + "/out.jfr") << "data";
+  int calls = 0;
+  uint64_t kept = WorkDir::register_live([&] { ++calls; });
+  uint64_t dropped = WorkDir::register_live([&] { calls += 100; });
+  WorkDir::unregister_live(dropped);
+  WorkDir::remove_live();
+  EXPECT_EQ(::access(path.c_str(), F_OK), -1);
+  EXPECT_EQ(calls, 1);
+  WorkDir::remove_live();  // once only
+  EXPECT_EQ(calls, 1);
+  WorkDir::unregister_live(kept);  // already gone: harmless
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ target_sources(gp_unit_tests PRIVATE
   unit/runtime_java_parse_test.cpp
   unit/runtime_java_jfr_test.cpp
   unit/runtime_java_ap_test.cpp
+  unit/runtime_java_target_dir_test.cpp
 )
 target_include_directories(gp_unit_tests PRIVATE ${PROJECT_SOURCE_DIR}/libcore/src)
 

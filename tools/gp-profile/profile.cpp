@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "gp/profile/child.h"
 #include "gp/profile/instance.h"
+#include "gp/runtime/work_dir.h"
 #include "gp/util/version.h"
 #include "log.h"
 #include "session.h"
@@ -88,22 +89,16 @@ Result<Tools> find_tools(const Options& o, Log& log) {
   return t;
 }
 
-// A private temporary directory, removed with everything in it when the profiler ends.
-struct WorkDir {
-  fs::path path;
-  ~WorkDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-Result<fs::path> make_work_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/gp-profile.XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr)
-    return make_error("cannot create a temporary directory in '" +
-                      fs::path(tmpl).parent_path().string() + "': " + ::strerror(errno));
-  return fs::path(tmpl);
+// The private temporary directory ($TMPDIR/gp-profile-XXXXXX), removed with everything in it
+// when gp-profile ends; a later start removes those of runs killed with SIGKILL (work_dir.h).
+// The tools it runs make theirs in it ($TMPDIR for them), so a gp-runtime killed on the way
+// out leaves nothing behind either.
+Result<gp::runtime::WorkDir> make_work_dir() {
+  auto dir = gp::runtime::WorkDir::create("", "gp-profile-");
+  if (!dir) return dir.error();
+  std::string tmp = dir->path() + "/tmp";
+  if (::mkdir(tmp.c_str(), 0700) == 0) ::setenv("TMPDIR", tmp.c_str(), 1);
+  return dir;
 }
 
 // --controller-pid: gone when kill(pid, 0) says ESRCH.
@@ -273,20 +268,20 @@ int run(ProfileArgs& args) {
     }
     pid_file.emplace(std::move(*created));
   }
-  auto work = make_work_dir();
-  if (!work) {
-    log.error(work.error().message);
+  auto work_dir = make_work_dir();
+  if (!work_dir) {
+    log.error(work_dir.error().message);
     return gp::cli::kExitFailure;
   }
-  WorkDir work_dir{*work};
+  const fs::path work = work_dir->path();
   install_signals();
   const int64_t spawn_time = static_cast<int64_t>(::time(nullptr));
   if (o.upload) {
     Options& mo = args.options;
-    if (mo.spool_dir.empty()) mo.spool_dir = (work_dir.path / "spool").string();
-    mo.gpid_file = (work_dir.path / "gpid").string();  // a new agent gets a new gpid
+    if (mo.spool_dir.empty()) mo.spool_dir = (work / "spool").string();
+    mo.gpid_file = (work / "gpid").string();  // a new agent gets a new gpid
     ::setenv("GPROFILER_TOKEN", o.token.c_str(), 1);   // children get it without argv
-    if (auto healthy = studio_health_check(o, tools->upload, work_dir.path); !healthy) {
+    if (auto healthy = studio_health_check(o, tools->upload, work); !healthy) {
       log.error(healthy.error().message);
       return gp::cli::kExitFailure;
     }
@@ -299,7 +294,7 @@ int run(ProfileArgs& args) {
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions at " + std::to_string(o.frequency) + " Hz" +
                   (o.continuous ? ", continuous" : ""));
-  return profile_loop(args, *tools, work_dir.path, log, agent, metrics.get());
+  return profile_loop(args, *tools, work, log, agent, metrics.get());
 }
 
 }  // namespace gp::profile_tool

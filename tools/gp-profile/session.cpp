@@ -19,6 +19,13 @@ using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kKillGrace = std::chrono::milliseconds(2000);
+// gp-runtime, asked to stop, stops each runtime's profiler (a JFR recording, an agent) and
+// removes its files in the targets before it exits: it gets longer before SIGKILL.
+constexpr auto kRuntimeStopGrace = std::chrono::milliseconds(10000);
+
+std::chrono::milliseconds stop_grace(const std::string& tool) {
+  return tool == "gp-runtime" ? kRuntimeStopGrace : kKillGrace;
+}
 // Safety nets only: a stage that hangs is killed and the session goes on without it.
 constexpr seconds kRecordSlack{60};    // gp-record: start-up and the final flush
 constexpr seconds kRuntimeSlack{120};  // gp-runtime: attaching to JVMs etc. (gprofiler.md §12)
@@ -93,7 +100,7 @@ StageResult finish(const Session& s, const Running& r, const std::function<void(
   if (r.pid == 0) return {StageState::failed, "not started"};
   auto w = gp::profile::wait_child(r.pid, r.deadline, &s.c.stop, tick);
   if (w.end != gp::profile::WaitEnd::exited) {
-    gp::profile::kill_child(r.pid, kKillGrace);
+    gp::profile::kill_child(r.pid, stop_grace(r.tool));
     if (w.end == gp::profile::WaitEnd::stopped) return {StageState::stopped, "stopped"};
     return {StageState::failed, "timed out, killed"};
   }
@@ -240,7 +247,7 @@ Recorded record(const Session& s) {
   Recorded out;
   out.system = collect(s, sys, tick);
   if (s.c.stop.load() && rt.running.pid != 0) {
-    gp::profile::kill_child(rt.running.pid, kKillGrace);
+    gp::profile::kill_child(rt.running.pid, kRuntimeStopGrace);
   } else {
     out.runtime = collect(s, rt, tick);
   }

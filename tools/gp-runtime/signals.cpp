@@ -2,6 +2,7 @@
 #include "signals.h"
 
 #include "gp/cli/tool.h"
+#include "gp/runtime/work_dir.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -28,7 +29,9 @@ SignalWatcher::SignalWatcher(std::stop_source on_first) {
         on_first.request_stop();
         continue;
       }
-      // Second signal: die by it, as an interrupted command should.
+      // Second signal: die by it, as an interrupted command should, without leaving the work
+      // directory behind (destructors do not run).
+      runtime::WorkDir::remove_live();
       signal(sig, SIG_DFL);
       pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
       raise(sig);

@@ -14,7 +14,7 @@
 #include "gp/runtime/appid.h"
 #include "gp/util/json.h"
 #include "runtime/python/package_versions.h"
-#include "work_dir.h"
+#include "gp/runtime/work_dir.h"
 
 namespace gp::runtime {
 namespace {

@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "gp/runtime/discovery.h"
+#include "gp/runtime/work_dir.h"
 
 namespace gp::runtime::java {
 namespace {
@@ -30,7 +34,75 @@ std::string random_hex(size_t bytes) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+constexpr size_t kRandomHex = 16;  // random_hex(8)
+
+// "r<pid>.<start ticks>": the gp-runtime process that made a directory (its pid as gp sees it
+// and its start time in clock ticks after boot, which tells a reused pid apart).
+std::string owner_tag() {
+  auto self = read_stat(getpid());
+  return "r" + std::to_string(getpid()) + "." + std::to_string(self ? self->start_ticks : 0);
+}
+
+// The owner of "gp-<tag>-r<pid>.<ticks>-<16 hex>", when the name has that form.
+bool parse_owner(const std::string& name, pid_t& pid, unsigned long long& ticks) {
+  if (name.rfind("gp-", 0) != 0 || name.size() < 3 + kRandomHex + 6) return false;
+  size_t last = name.rfind('-');
+  if (last == std::string::npos || name.size() - last - 1 != kRandomHex) return false;
+  if (name.find_first_not_of("0123456789abcdef", last + 1) != std::string::npos) return false;
+  size_t prev = name.rfind('-', last - 1);
+  if (prev == std::string::npos || prev < 3) return false;
+  std::string owner = name.substr(prev + 1, last - prev - 1);
+  char rest = 0;
+  return std::sscanf(owner.c_str(), "r%d.%llu%c", &pid, &ticks, &rest) == 2 && pid > 0 &&
+         ticks > 0;
+}
+
+// Empties and removes the directory `name` of tmp_fd without following links (its entries
+// were made by gp or by the JVM for gp; a JVM-made subdirectory is emptied one level down).
+void remove_dir_at(int tmp_fd, const std::string& name) {
+  int dir_fd = openat(tmp_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd < 0) return;
+  int list_fd = dup(dir_fd);
+  std::vector<std::string> names;
+  if (DIR* d = list_fd >= 0 ? fdopendir(list_fd) : nullptr) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+  } else if (list_fd >= 0) {
+    close(list_fd);
+  }
+  for (const auto& n : names) {
+    if (unlinkat(dir_fd, n.c_str(), 0) != 0 && errno == EISDIR) remove_dir_at(dir_fd, n);
+  }
+  close(dir_fd);
+  unlinkat(tmp_fd, name.c_str(), AT_REMOVEDIR);
+}
+
 }  // namespace
+
+size_t TargetDir::remove_stale(int tmp_fd, const std::string& proc_root) {
+  int list_fd = openat(tmp_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* d = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
+  if (d == nullptr) {
+    if (list_fd >= 0) close(list_fd);
+    return 0;
+  }
+  std::vector<std::string> stale;
+  while (dirent* e = readdir(d)) {
+    pid_t pid = 0;
+    unsigned long long ticks = 0;
+    std::string name = e->d_name;
+    if (!parse_owner(name, pid, ticks)) continue;
+    auto alive = read_stat(pid, proc_root);
+    if (alive && alive->start_ticks == ticks) continue;  // its run is still going
+    stale.push_back(name);
+  }
+  closedir(d);
+  for (const auto& name : stale) remove_dir_at(tmp_fd, name);
+  return stale.size();
+}
 
 Result<TargetDir> TargetDir::create(const std::string& root, const std::string& tag,
                                     const Credentials& owner) {
@@ -39,7 +111,9 @@ Result<TargetDir> TargetDir::create(const std::string& root, const std::string& 
   int tmp_fd = openat(root_fd, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   close(root_fd);
   if (tmp_fd < 0) return make_error("cannot open the JVM's /tmp: " + errno_text());
-  std::string name = "gp-" + tag + "-" + random_hex(8);
+  // Directories of gp-runtime runs that were killed before they could remove them.
+  remove_stale(tmp_fd);
+  std::string name = "gp-" + tag + "-" + owner_tag() + "-" + random_hex(8);
   if (mkdirat(tmp_fd, name.c_str(), 0700) != 0) {
     std::string why = errno_text();
     close(tmp_fd);
@@ -56,16 +130,32 @@ Result<TargetDir> TargetDir::create(const std::string& root, const std::string& 
   return TargetDir(tmp_fd, dir_fd, name, owner);
 }
 
+TargetDir::TargetDir(int tmp_fd, int dir_fd, std::string dir_name, Credentials owner)
+    : tmp_fd_(tmp_fd), dir_fd_(dir_fd), dir_name_(std::move(dir_name)), owner_(owner) {
+  // Through a descriptor of its own: the /tmp stays the JVM's even if this object is gone.
+  live_fd_ = dup(tmp_fd_);
+  if (live_fd_ >= 0) {
+    live_token_ = WorkDir::register_live(
+        [keep = live_fd_, name = dir_name_] { remove_dir_at(keep, name); });
+  }
+}
+
 TargetDir::TargetDir(TargetDir&& other) noexcept
     : tmp_fd_(other.tmp_fd_),
       dir_fd_(other.dir_fd_),
       dir_name_(std::move(other.dir_name_)),
-      owner_(other.owner_) {
+      owner_(other.owner_),
+      live_token_(other.live_token_),
+      live_fd_(other.live_fd_) {
   other.tmp_fd_ = -1;
   other.dir_fd_ = -1;
+  other.live_token_ = 0;
+  other.live_fd_ = -1;
 }
 
 TargetDir::~TargetDir() {
+  if (live_token_ != 0) WorkDir::unregister_live(live_token_);
+  if (live_fd_ >= 0) close(live_fd_);
   if (dir_fd_ < 0) return;
   // Everything in it was made by gp or by the JVM for gp: remove all plain entries.
   int list_fd = openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -17,9 +17,15 @@ namespace gp::runtime::java {
 
 class TargetDir {
  public:
-  // Creates <root>/tmp/gp-<tag>-<random> (root: "/proc/PID/root") owned by `owner`, mode 0700.
+  // Creates <root>/tmp/gp-<tag>-r<PID>.<TICKS>-<random> (root: "/proc/PID/root") owned by
+  // `owner`, mode 0700; PID and TICKS (start time in clock ticks after boot) name this
+  // gp-runtime process. First removes the directories of that /tmp whose named process is gone
+  // or is another one now (a run killed with SIGKILL cannot remove its own).
   static Result<TargetDir> create(const std::string& root, const std::string& tag,
                                   const Credentials& owner);
+  // Removes the left-over directories of dead gp-runtime runs in the /tmp open as tmp_fd;
+  // how many.
+  static size_t remove_stale(int tmp_fd, const std::string& proc_root = "/proc");
   TargetDir(TargetDir&& other) noexcept;
   TargetDir& operator=(TargetDir&&) = delete;
   TargetDir(const TargetDir&) = delete;
@@ -39,13 +45,14 @@ class TargetDir {
   void remove(const std::string& name);
 
  private:
-  TargetDir(int tmp_fd, int dir_fd, std::string dir_name, Credentials owner)
-      : tmp_fd_(tmp_fd), dir_fd_(dir_fd), dir_name_(std::move(dir_name)), owner_(owner) {}
+  TargetDir(int tmp_fd, int dir_fd, std::string dir_name, Credentials owner);
 
   int tmp_fd_ = -1;
   int dir_fd_ = -1;
   std::string dir_name_;
   Credentials owner_;
+  uint64_t live_token_ = 0;  // WorkDir::register_live: removed if gp-runtime dies by a signal
+  int live_fd_ = -1;         // the /tmp descriptor that removal uses
 };
 
 }  // namespace gp::runtime::java
