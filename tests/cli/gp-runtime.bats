@@ -252,3 +252,22 @@ rbspy_installed() {
   run ls -A tmp
   assert_output ""
 }
+
+@test "a JVM directory left in /tmp by a killed run is removed at the next start, and only that" {
+  start_python
+  sh -c 'exit 0' &
+  local dead=$!
+  wait "$dead"
+  local hex=0123456789abcdef
+  local stale="/tmp/gp-jfr-99-r$dead.7-$hex" live="/tmp/gp-jfr-99-r$$.7-$hex"
+  local self_ticks
+  self_ticks=$(awk '{ print $22 }' /proc/$$/stat)
+  live="/tmp/gp-jfr-99-r$$.$self_ticks-$hex"
+  mkdir -p "$stale/sub" "$live"
+  echo data > "$stale/rec.jfr"
+  echo data > "$stale/sub/chunk"
+  run -0 gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o rt.gpa
+  [ ! -e "$stale" ] || { rm -rf "$stale" "$live"; fail "the dead run's directory is still there"; }
+  [ -d "$live" ] || fail "a live run's directory was removed"
+  rm -rf "$live"
+}

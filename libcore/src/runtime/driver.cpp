@@ -1,7 +1,9 @@
 // gp-runtime's session driver (gp/runtime/driver.h).
 #include "gp/runtime/driver.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +15,7 @@
 #include "gp/proc/process.h"
 #include "gp/runtime/appid.h"
 #include "gp/util/json.h"
+#include "runtime/java/target_dir.h"
 #include "runtime/python/package_versions.h"
 #include "gp/runtime/work_dir.h"
 
@@ -238,6 +241,16 @@ Result<DriverResult> run_session(const DriverOptions& o, std::stop_token stop) {
   DiscoveryOptions discovery;
   discovery.proc_root = o.proc_root;
   discovery.runtimes = enabled_runtimes(o);
+  if (discovery.runtimes.count(Runtime::java) != 0) {
+    // JVM directories that killed runs left in this namespace's /tmp, whether or not their
+    // JVM still runs (those in other namespaces go when their JVM is profiled again).
+    int tmp = ::open((o.proc_root + "/self/root/tmp").c_str(),
+                     O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (tmp >= 0) {
+      java::TargetDir::remove_stale(tmp, o.proc_root);
+      ::close(tmp);
+    }
+  }
   ProcessWatcher watcher(discovery, o.pids);
   std::vector<SlotPtr> slots;
   auto next_scan = start;
