@@ -55,7 +55,8 @@ TEST(JavaTargetDir, ALaterRunRemovesTheDirectoriesOfDeadRunsOnly) {
   fs::path old_style = make_dir(tmp, "gp-jfr-42-" + hex);  // no owner in the name: unproven
   fs::path other = make_dir(tmp, "hsperfdata_root");
   fs::path outside = make_dir(root.path, "outside");
-  fs::create_directory_symlink(outside, tmp / ("gp-jfr-44-r" + std::to_string(child) + ".7-" + hex));
+  fs::create_directory_symlink(outside,
+                               tmp / ("gp-jfr-44-r" + std::to_string(child) + ".7-" + hex));
 
   Credentials owner{::getuid(), ::getgid()};
   auto dir = TargetDir::create(root.path.string(), "jfr-42", owner);
@@ -75,9 +76,7 @@ TEST(JavaTargetDir, ALaterRunRemovesTheDirectoriesOfDeadRunsOnly) {
       << name;
   EXPECT_TRUE(fs::is_directory(tmp / name));
   ASSERT_EQ(dir->write_file("gp.jfc", "<configuration/>").ok(), true);
-  {
-    auto moved = std::move(*dir);
-  }
+  { auto moved = std::move(*dir); }
   EXPECT_FALSE(fs::exists(tmp / name));
 }
 

@@ -34,7 +34,8 @@ TEST(PythonPackages, PackagesDirIsTheLastSiteOrDistPackages) {
             "/v/lib/python3.11/site-packages/");
   EXPECT_EQ(packages_dir("/usr/lib/python3/dist-packages/apt/package.py"),
             "/usr/lib/python3/dist-packages/");
-  EXPECT_EQ(packages_dir("/a/site-packages/b/site-packages/c.py"), "/a/site-packages/b/site-packages/");
+  EXPECT_EQ(packages_dir("/a/site-packages/b/site-packages/c.py"),
+            "/a/site-packages/b/site-packages/");
   EXPECT_EQ(packages_dir("/srv/app.py"), std::nullopt);
   EXPECT_EQ(packages_dir("site-packages/x.py"), std::nullopt);  // relative: never
 }
@@ -60,7 +61,8 @@ TEST(PythonPackages, IndexesDistInfoRecordAndEggInfoInstalledFiles) {
         "foo_bar/__init__.py,sha256=x,10\n\"foo_bar/a,b.py\",sha256=y,3\n./foo_bar//c.py,,\n"
         "../../../bin/foo,,\nFoo_Bar-2.0.1.dist-info/RECORD,,\n");
   // setuptools: PKG-INFO and installed-files.txt relative to the .egg-info directory.
-  write(site / "legacy-0.9-py3.11.egg-info/PKG-INFO", "Metadata-Version: 1.1\nName: legacy\nVersion: 0.9\n");
+  write(site / "legacy-0.9-py3.11.egg-info/PKG-INFO",
+        "Metadata-Version: 1.1\nName: legacy\nVersion: 0.9\n");
   write(site / "legacy-0.9-py3.11.egg-info/installed-files.txt",
         "../legacy/__init__.py\n../legacy/core.py\nPKG-INFO\n");
   // No metadata: gProfiler names no package.
@@ -76,11 +78,13 @@ TEST(PythonPackages, IndexesDistInfoRecordAndEggInfoInstalledFiles) {
 
 TEST(PythonPackages, VersionInBinaryIsTheOnePyVersionString) {
   using namespace std::string_literals;
-  EXPECT_EQ(python_version_in_binary("\x7f" "ELF..3.2.0\0..x3.11.2\0tail"s), "3.11.2");
+  EXPECT_EQ(python_version_in_binary("\x7f"
+                                     "ELF..3.2.0\0..x3.11.2\0tail"s),
+            "3.11.2");
   EXPECT_EQ(python_version_in_binary("a2.7.18\0"s), "2.7.18");
   EXPECT_EQ(python_version_in_binary("a3.13.0\0"s), "3.13.0");
-  EXPECT_EQ(python_version_in_binary("13.11.2\0"s), std::nullopt);    // after a digit
-  EXPECT_EQ(python_version_in_binary("a3.11.2 \0"s), std::nullopt);   // not NUL-terminated
+  EXPECT_EQ(python_version_in_binary("13.11.2\0"s), std::nullopt);           // after a digit
+  EXPECT_EQ(python_version_in_binary("a3.11.2 \0"s), std::nullopt);          // not NUL-terminated
   EXPECT_EQ(python_version_in_binary("a3.11.2\0b3.11.2\0"s), std::nullopt);  // twice: unsure
   EXPECT_EQ(python_version_in_binary(""), std::nullopt);
 }

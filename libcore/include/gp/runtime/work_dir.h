@@ -23,7 +23,8 @@ class WorkDir {
  public:
   static constexpr const char* kRuntimePrefix = "gp-runtime-";
   // Under `parent`, or $TMPDIR, or /tmp; named <prefix> and 6 random characters.
-  static Result<WorkDir> create(const std::string& parent, const std::string& prefix = kRuntimePrefix);
+  static Result<WorkDir> create(const std::string& parent,
+                                const std::string& prefix = kRuntimePrefix);
   // Removes the left-over <prefix>XXXXXX directories of dead runs under `parent` (see above);
   // how many.
   static size_t remove_stale(const std::string& parent, const std::string& prefix = kRuntimePrefix,

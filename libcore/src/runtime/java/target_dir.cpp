@@ -53,8 +53,7 @@ bool parse_owner(const std::string& name, pid_t& pid, unsigned long long& ticks)
   if (prev == std::string::npos || prev < 3) return false;
   std::string owner = name.substr(prev + 1, last - prev - 1);
   char rest = 0;
-  return std::sscanf(owner.c_str(), "r%d.%llu%c", &pid, &ticks, &rest) == 2 && pid > 0 &&
-         ticks > 0;
+  return std::sscanf(owner.c_str(), "r%d.%llu%c", &pid, &ticks, &rest) == 2 && pid > 0 && ticks > 0;
 }
 
 // Empties and removes the directory `name` of tmp_fd without following links (its entries
@@ -135,8 +134,8 @@ TargetDir::TargetDir(int tmp_fd, int dir_fd, std::string dir_name, Credentials o
   // Through a descriptor of its own: the /tmp stays the JVM's even if this object is gone.
   live_fd_ = dup(tmp_fd_);
   if (live_fd_ >= 0) {
-    live_token_ = WorkDir::register_live(
-        [keep = live_fd_, name = dir_name_] { remove_dir_at(keep, name); });
+    live_token_ =
+        WorkDir::register_live([keep = live_fd_, name = dir_name_] { remove_dir_at(keep, name); });
   }
 }
 

@@ -139,8 +139,8 @@ using FileIndex = std::map<std::string, std::string>;
 // Shared by every target thread of the run.
 struct Caches {
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const FileIndex>> dirs;     // "ns|dir" → index
-  std::map<std::string, std::optional<std::string>> versions;       // "dev:ino" → version
+  std::map<std::string, std::shared_ptr<const FileIndex>> dirs;  // "ns|dir" → index
+  std::map<std::string, std::optional<std::string>> versions;    // "dev:ino" → version
 };
 
 Caches& caches() {
@@ -195,9 +195,8 @@ std::optional<std::string> interpreter_version(const Target& t, const std::strin
 
 // gProfiler's frame pattern: the suffix goes only on "(<file>.py:<line>)".
 bool versionable(const Frame& f) {
-  return f.kind == model::FrameKind::python && ends_with(f.file, ".py") &&
-         f.file.front() == '/' && f.file.find(')') == std::string::npos &&
-         (f.start_line != 0 || f.line != 0);
+  return f.kind == model::FrameKind::python && ends_with(f.file, ".py") && f.file.front() == '/' &&
+         f.file.find(')') == std::string::npos && (f.start_line != 0 || f.line != 0);
 }
 
 }  // namespace
@@ -297,8 +296,8 @@ void add_package_versions(const Target& target, Profile& profile, const std::str
   const std::string root = proc_root + "/" + std::to_string(target.pid) + "/root";
   const std::string ns = mount_namespace(proc_root, target.pid);
   std::map<std::string, std::shared_ptr<const FileIndex>> dirs;  // this profile's lookups
-  std::optional<std::optional<std::string>> python_version;       // looked up once, if needed
-  std::map<std::string, std::string> labels;                      // file → label ("" none)
+  std::optional<std::optional<std::string>> python_version;      // looked up once, if needed
+  std::map<std::string, std::string> labels;                     // file → label ("" none)
   for (Stack& st : profile.stacks) {
     for (Frame& f : st.frames) {
       if (!versionable(f)) continue;

@@ -34,7 +34,8 @@ bool is_standard_library(std::string_view file);
 // Every file a distribution in `dir` lists, as an absolute path in the process's view (dir +
 // the RECORD entry), mapped to "name==version". `root` is prefixed to read (e.g.
 // "/proc/PID/root", or "" for this process's view).
-std::map<std::string, std::string> read_packages_dir(const std::string& root, const std::string& dir);
+std::map<std::string, std::string> read_packages_dir(const std::string& root,
+                                                     const std::string& dir);
 
 // The one "X.Y.Z" PY_VERSION string (NUL-terminated, after a non-digit) in a binary's bytes;
 // nullopt when there is none or more than one, as gProfiler decides.
