@@ -219,7 +219,8 @@ void BpfUnwinder::publish_counters() {
       c("unwind.tables.evicted", s.evicted),
       c("unwind.tables.failed", s.failed),
       c("unwind.tables.no_room", s.no_room),
-      c("unwind.tables.bytes", (s.rows_used + s.pages_used) * 8),
+      c("unwind.tables.bytes", s.rows_used * sizeof(unwind::PackedRow) + s.pages_used * sizeof(unwind::PackedPage) +
+                                   s.rules * sizeof(unwind::PackedRule)),
       c("unwind.mappings", p.mappings),
       c("unwind.mappings.no_table", p.no_table),
       c("unwind.processes.no_room", no_room_),
