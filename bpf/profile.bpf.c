@@ -28,7 +28,7 @@
  * Processes are announced on a ring buffer the first time one of their threads is sampled and
  * when they exec, so user space snapshots /proc/PID while the process (even a short-lived one)
  * still exists; the exit of an announced process is announced too, so user space can forget it.
- * Needs no vmlinux.h: the perf_event context, helpers, and three task_struct fields (CO-RE).
+ * Needs no vmlinux.h: the perf_event context, helpers, and four task_struct fields (CO-RE).
  */
 #include <stdbool.h>
 #include <linux/types.h>
@@ -43,10 +43,13 @@
 /* The fields of the kernel's task_struct that gp_sample reads; CO-RE finds their offsets in the
  * running kernel's BTF at load time. */
 struct task_struct {
+	unsigned int flags;
 	int pid;
 	int tgid;
 	char comm[GP_TASK_COMM_LEN];
 } __attribute__((preserve_access_index));
+
+#define GP_PF_EXITING 0x00000004 /* task_struct.flags: the task is in do_exit */
 
 /* Configuration, written by user space before load (rodata is frozen afterwards). */
 const volatile bool filter_pids = false;   /* only pids in `pid_filter` */
@@ -744,6 +747,10 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 		return 0;
 	}
 	proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	/* An exited process's entry serves its own last samples (in do_exit), not a new process that
+	 * took its pid before user space forgot it. */
+	if (proc && proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))
+		proc = NULL;
 	if (!proc) {
 		count_on(state, GP_COUNTER_UNWIND_BEFORE_TABLES);
 		*no_tables = true;
@@ -1072,8 +1079,14 @@ int gp_exit(void *ctx)
 
 	if (pid != tid || pid == 0) /* another thread: the process lives on */
 		return 0;
-	if (unwind_tables_on)
-		bpf_map_delete_elem(&unwind_procs, &pid);
+	if (unwind_tables_on) {
+		/* Kept for the samples of its exit (user space removes it when it forgets the process):
+		 * flagged, so that another process with the pid does not use it. */
+		struct gp_unwind_process *proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+
+		if (proc)
+			proc->exited = 1;
+	}
 	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
 		return 0; /* never announced: nothing to tell */
 	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */

@@ -179,7 +179,8 @@ struct gp_unwind_process {
 	__u32 first;
 	__u32 count;  /* at most GP_UNWIND_MAX_MAPPINGS */
 	__u32 serial; /* new at every write of the entry: tells the rule cache's old rows from new */
-	__u32 pad;
+	__u32 exited; /* set by the exit of the process's main thread: the entry serves only tasks
+		       * in do_exit until user space removes it */
 };
 
 /* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by pid and pc): the

@@ -49,7 +49,8 @@
 #   churn   The share of samples taken before their process's tables were loaded
 #           (unwind.before_tables / samples.kernel), system-wide at the first frequency for
 #           -r seconds, while a new short process (xz on 128 KiB, ~50 ms of CPU) starts about 10
-#           times a second; also against the short processes' own samples.
+#           times a second; and the short processes' own samples: whole, truncated, or neither
+#           (walked with frame pointers before their tables were in place).
 #   rss     gp-record --unwind dwarf -F 99's RSS every 30 s (every 10 s under 3 minutes) over
 #           -L MINUTES (default 2; 10 for the full figure) of steady load (one busy process per
 #           core at nice 19) and churn (a new process of a few different binaries ~10/s).
@@ -454,8 +455,14 @@ if part churn; then
   printf 'churn: gp-record%s -F %d, whole system, %ss, a new xz (128 KiB, ~50 ms of CPU) about 10 times a second\n' \
     "$([ "$has_unwind" = 1 ] && echo ' --unwind dwarf')" "$hz" "$record_seconds"
   if [ "$has_unwind" = 1 ]; then
-    printf 'samples before their tables: %s of %s = %s%% of all samples; %s%% of the short processes'"'"' %s samples (%s processes sampled)\n' \
-      "$before" "$samples" "$(pct "$before" "$samples")" "$(pct "$before" "$xz_samples")" "$xz_samples" "$xz_runs"
+    printf 'samples before their tables: %s of %s = %s%% of all samples (every process on the machine, the recorder'"'"'s start included)\n' \
+      "$before" "$samples" "$(pct "$before" "$samples")"
+    # The short processes' own: a stack walked before the tables (frame pointers, which xz has
+    # not) does not reach _start.
+    read -r xz_whole xz_total _ _ xz_cut < <(whole_stacks "$tmp/churn.sym.gpa" xz)
+    printf 'the short processes: %s samples (%s processes sampled), %s%% whole, %s%% under [truncated], %s%% neither (walked before their tables)\n' \
+      "$xz_samples" "$xz_runs" "$(pct "$xz_whole" "$xz_total")" "$(pct "$xz_cut" "$xz_total")" \
+      "$(pct $((xz_total - xz_whole - xz_cut)) "$xz_total")"
   else
     printf '(no --unwind: no tables to wait for) %s samples, %s of the short processes (%s processes sampled)\n' \
       "$samples" "$xz_samples" "$xz_runs"

@@ -621,6 +621,24 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
   EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/lib/libc.so.6");
 }
 
+TEST(SessionAssembler, LooksAgainUntilLibcIsMappedAfterTheOtherDependencies) {
+  FakeSource src;  // xz: ld.so maps liblzma first, then libc
+  add_loader_only_process(src, 10, "/usr/bin/xz");
+  src.maps[10].push_back(user_map(10, 0x5000, 0x6000, 0x1000, "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1"));
+  SessionAssembler a(src, "");
+  model::Session s;
+  announce_at(a, s, 10, 1000);
+  const int64_t first = 1000 + SessionAssembler::kFollowUpDelayNs;
+  EXPECT_EQ(a.next_follow_up_ns(), first);  // liblzma is there, libc not yet
+  a.follow_up(first);
+  EXPECT_EQ(src.mapping_calls, 2);
+  EXPECT_EQ(a.next_follow_up_ns(), first + SessionAssembler::kFollowUpDelayNs);
+  src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  a.follow_up(first + SessionAssembler::kFollowUpDelayNs);
+  EXPECT_EQ(src.mapping_calls, 3);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
+}
+
 TEST(SessionAssembler, AFollowUpThatFindsTheSameMappingsKeepsTheKnownStacks) {
   FakeSource src;  // the loader still starting at every read: the mappings never change
   add_loader_only_process(src, 10, "/bin/slow");

@@ -145,6 +145,9 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
 
 void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings) {
   reuse_released();
+  // No mappings: the process is gone (announced again by a sample of its exit). Its entry, if
+  // any, stays for the rest of its exit's samples.
+  if (mappings.empty()) return;
   bool changed = false;
   auto entries = tables_.update(pid, mappings, &changed);
   if (!changed) return;

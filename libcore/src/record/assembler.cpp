@@ -31,8 +31,9 @@ int64_t monotonic_ns() {
   return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
-// True while the dynamic loader may still be mapping libraries: the loader is mapped and no
-// file-backed code other than its own and the executable's is.
+// True while the dynamic loader may still be mapping libraries: the loader is mapped and the C
+// library is not yet (it comes after the executable's other dependencies: xz maps liblzma, then
+// libc). A program without libc is followed up to kMaxFollowUps reads.
 bool loader_starting(const TrackedProcess& p) {
   bool loader = false;
   for (const model::Mapping& m : p.mappings) {
@@ -41,7 +42,7 @@ bool loader_starting(const TrackedProcess& p) {
     name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
     if (name.starts_with("ld-linux") || name.starts_with("ld-musl") || name.starts_with("ld.so")) {
       loader = true;
-    } else if (m.path != p.meta.exe) {
+    } else if (name.starts_with("libc.so") || name.starts_with("libc-") || name.starts_with("libc.musl")) {
       return false;
     }
   }
