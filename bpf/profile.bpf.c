@@ -59,6 +59,7 @@ const volatile bool include_idle = false;  /* keep samples of the idle task (pid
 const volatile bool user_stacks = true;    /* false with --kernel-only */
 const volatile bool kernel_stacks = true;  /* false with --user-only */
 const volatile bool kernel_only = false;   /* drop samples taken in user mode */
+const volatile bool unwind_tables_on = false; /* user stacks unwound with tables (--unwind dwarf|auto) */
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
@@ -206,9 +207,26 @@ static __always_inline bool wanted(__u32 pid, __u32 tid)
 	return true;
 }
 
+/* New processes, for the unwinder's own reader (--unwind): it loads their tables while the
+ * recorder's thread may be busy with a flush. Only pids; a lost one waits for `events`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1); /* resized: 64 KiB with --unwind */
+} unwind_events SEC(".maps");
+
 static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 {
-	struct gp_event *event = bpf_ringbuf_reserve(&events, sizeof(*event), 0);
+	struct gp_event *event;
+
+	if (unwind_tables_on && type == GP_EVENT_NEW_PROCESS) {
+		__u32 *news = bpf_ringbuf_reserve(&unwind_events, sizeof(*news), 0);
+
+		if (news) {
+			*news = pid;
+			bpf_ringbuf_submit(news, BPF_RB_FORCE_WAKEUP);
+		}
+	}
+	event = bpf_ringbuf_reserve(&events, sizeof(*event), 0);
 
 	if (!event) {
 		count(GP_COUNTER_EVENTS_LOST);
@@ -440,8 +458,6 @@ struct {
 	__type(value, struct gp_unwind_cached);
 } unwind_cache SEC(".maps");
 
-/* True when samples are unwound with tables (--unwind dwarf|auto). */
-const volatile bool unwind_tables_on = false;
 
 /* Offsets in the signal frame on x86-64: at a sigreturn trampoline's rsp is the ucontext, whose
  * mcontext (struct sigcontext) starts 40 bytes in. */

@@ -17,6 +17,7 @@
 #include "perf_events.h"
 #include "profile.skel.h"
 #include "sampler.h"
+#include "unwind_announcer.h"
 #include "unwind_maps.h"
 
 extern "C" {
@@ -120,6 +121,7 @@ class BpfSampler final : public Sampler {
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
   bool unwind_tables_ = false;  // --unwind dwarf|auto with gp_sample: tables loaded, walked in BPF
   std::unique_ptr<BpfUnwinder> unwinder_;
+  std::unique_ptr<UnwindAnnouncer> announcer_;  // after unwinder_: stopped before it goes
 };
 
 Status BpfSampler::configure_and_load(std::string* hint) {
@@ -149,7 +151,9 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_tables, limits.slots);
     bpf_map__set_max_entries(skel_->maps.unwind_mappings, kUnwindMappings);
     bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
+    bpf_map__set_max_entries(skel_->maps.unwind_events, 64 * 1024);
   } else {
+    bpf_map__set_max_entries(skel_->maps.unwind_events, static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
     // Unused: no mmapable arrays (Linux 5.5) asked of a kernel that may not have them.
     bpf_map__set_map_flags(skel_->maps.unwind_rows, 0);
     bpf_map__set_map_flags(skel_->maps.unwind_pages, 0);
@@ -264,6 +268,9 @@ Status BpfSampler::open(std::string* hint) {
       config_.before_sampling(*unwinder_);
       unwinder_->wait_idle();
     }
+    auto announcer = UnwindAnnouncer::start(skel_->maps.unwind_events, *unwinder_);
+    if (!announcer) return announcer.error();
+    announcer_ = std::move(*announcer);
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));

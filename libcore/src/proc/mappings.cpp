@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include "gp/elf/build_id.h"
 #include "gp/proc/process.h"
@@ -180,6 +182,21 @@ Result<std::vector<model::Mapping>> executable_mappings(int32_t pid, const Snaps
     out.push_back(std::move(mapping));
   }
   return out;
+}
+
+bool loader_still_mapping(const std::vector<model::Mapping>& mappings) {
+  bool loader = false;
+  for (const model::Mapping& m : mappings) {
+    if (m.kind != model::MappingKind::user) continue;
+    std::string_view name(m.path);
+    name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
+    if (name.starts_with("ld-linux") || name.starts_with("ld-musl") || name.starts_with("ld.so")) {
+      loader = true;
+    } else if (name.starts_with("libc.so") || name.starts_with("libc-") || name.starts_with("libc.musl")) {
+      return false;
+    }
+  }
+  return loader;
 }
 
 }  // namespace gp::proc

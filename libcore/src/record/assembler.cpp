@@ -1,11 +1,13 @@
 // Session assembly for gp-record: raw sampled addresses -> normalized archive tables.
 #include "gp/record/assembler.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <limits>
 #include <string_view>
 
-#include <time.h>
+#include "gp/proc/process.h"
 
 namespace gp::record {
 
@@ -31,23 +33,7 @@ int64_t monotonic_ns() {
   return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
-// True while the dynamic loader may still be mapping libraries: the loader is mapped and the C
-// library is not yet (it comes after the executable's other dependencies: xz maps liblzma, then
-// libc). A program without libc is followed up to kMaxFollowUps reads.
-bool loader_starting(const TrackedProcess& p) {
-  bool loader = false;
-  for (const model::Mapping& m : p.mappings) {
-    if (m.kind != model::MappingKind::user) continue;
-    std::string_view name(m.path);
-    name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
-    if (name.starts_with("ld-linux") || name.starts_with("ld-musl") || name.starts_with("ld.so")) {
-      loader = true;
-    } else if (name.starts_with("libc.so") || name.starts_with("libc-") || name.starts_with("libc.musl")) {
-      return false;
-    }
-  }
-  return loader;
-}
+bool loader_starting(const TrackedProcess& p) { return proc::loader_still_mapping(p.mappings); }
 
 // A re-read of a process that had code mapped and now has none: it is exiting (its address
 // space is gone; a zombie's maps file is empty). What was read before is still the truth.

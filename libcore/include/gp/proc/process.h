@@ -90,6 +90,12 @@ Result<std::vector<model::Mapping>> executable_mappings(int32_t pid,
                                                         const SnapshotOptions& options = {},
                                                         BuildIdCache* cache = nullptr);
 
+// True while the dynamic loader may still be mapping a process's libraries: the loader is among
+// its mappings and the C library is not yet (it comes after the executable's other dependencies:
+// xz maps liblzma, then libc). A dynamic program without libc stays "still mapping": callers
+// bound how often they look again.
+bool loader_still_mapping(const std::vector<model::Mapping>& mappings);
+
 // Every process (thread-group) id in <proc_root>, ascending. Threads are not listed: procfs
 // shows them only under /proc/PID/task. Empty when proc_root cannot be read.
 std::vector<int32_t> list_processes(const std::string& proc_root = "/proc");
