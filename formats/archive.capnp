@@ -16,7 +16,7 @@ const archiveMagic :UInt64 = 0x3176686372617067;
 const formatMajor :UInt16 = 1;
 # Readers reject a Header whose formatMajor is greater than theirs.
 
-const formatMinor :UInt16 = 1;
+const formatMinor :UInt16 = 2;
 # Bumped when fields are added; readers accept any minor.
 
 struct Message {
@@ -218,6 +218,7 @@ struct Function {
   package @4 :Data;
   # Python: the installed package the file belongs to, as gProfiler shows it after the line
   # ("requests==2.31.0", "standard-library==3.11.2"); empty when unknown or not asked for.
+  # Since 1.2: archives written before it read as empty (unknown).
 }
 
 struct Line {
@@ -284,6 +285,7 @@ struct Sample {
   # The process's name (its main thread's comm) when these samples were taken; empty when the
   # producer did not record it, and then the newest Process entry names them. A process that
   # exec'd has samples under its old and its new name; (pid, tid, stack, comm) is the key.
+  # Since 1.2: archives written before it read as empty (the newest Process entry names them).
 }
 
 struct KernelSymbol {

@@ -367,3 +367,34 @@ for stack, weight in zip(p["samples"], p["weights"]):
   run gp-fold -f folded --no-truncated-marker out.folded
   assert_line 'app;deep;deep;spin 3'
 }
+
+@test "every committed format version (format-*.gpa) folds with today's gp-fold as it should" {
+  # One fixture per format version, written once by that version's writer (see
+  # tests/unit/archive_compat_test.cpp); a new version adds its fixture and its lines here.
+  # 1.0: no stack ends, comm at sample time nor packages. 1.1: stack ends ([truncated]).
+  # 1.2: the name before an exec (gunicorn) and the Python package ([flask==3.0.0]).
+  local f seen=0 expected
+  for f in "$GP_SOURCE_DIR"/tests/fixtures/archives/format-*.gpa; do
+    case "${f##*/}" in
+      format-1.0.gpa)
+        expected='python3;main;handle (/srv/app.py:12) (/srv/app.py:12) 10
+python3;main;main;inlined_helper 14' ;;
+      format-1.1.gpa)
+        expected='python3;[truncated];main;main;inlined_helper 14
+python3;main;handle (/srv/app.py:12) (/srv/app.py:12) 10
+python3;main;main;inlined_helper 8' ;;
+      format-1.2.gpa)
+        expected='gunicorn;[truncated];main;main;inlined_helper 14
+python3;[truncated];main;main;inlined_helper 4
+python3;main;handle (/srv/app.py:12) (/srv/app.py:12 [flask==3.0.0]) 10
+python3;main;main;inlined_helper 8' ;;
+      *) fail "no expected output for ${f##*/}: add it to this test" ;;
+    esac
+    run --separate-stderr gp-fold -f folded "$f"
+    assert_success
+    assert_equal "$stderr" ""
+    assert_output "$expected"
+    seen=$((seen + 1))
+  done
+  [ "$seen" -eq 3 ]
+}

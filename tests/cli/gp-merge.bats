@@ -142,3 +142,17 @@ imports() {
   assert_line 'app;[truncated];deep;deep;spin 6'
   assert_line 'app;main;loop;spin 14'
 }
+
+@test "archives of different format versions merge and keep the newer fields" {
+  # format-1.0/1.1/1.2.gpa: 1.1 added stack ends, 1.2 the comm at sample time and Python
+  # packages. The merge folds as the three inputs fold together, in both modes.
+  local dir="$GP_SOURCE_DIR/tests/fixtures/archives"
+  local inputs=("$dir/format-1.0.gpa" "$dir/format-1.1.gpa" "$dir/format-1.2.gpa")
+  gp-fold -f folded "${inputs[@]}" > expected.folded
+  grep -q '^gunicorn;\[truncated\];main;main;inlined_helper 14$' expected.folded
+  grep -q '(/srv/app.py:12 \[flask==3.0.0\]) 10$' expected.folded
+  gp-merge "${inputs[@]}" -o merged.gpa
+  gp-fold -f folded merged.gpa | diff -u expected.folded -
+  gp-merge --aggregate "${inputs[@]}" -o aggregated.gpa
+  gp-fold -f folded aggregated.gpa | diff -u expected.folded -
+}

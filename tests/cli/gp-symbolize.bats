@@ -274,3 +274,13 @@ move_build_id() {
   assert_success
   gp-fold -f folded out.gpa | diff -u expected.folded -
 }
+
+@test "symbolizing keeps the comm at sample time and Python packages (format 1.2)" {
+  local archive="$GP_SOURCE_DIR/tests/fixtures/archives/format-1.2.gpa"
+  gp-fold -f folded "$archive" > expected.folded
+  grep -q '^gunicorn;' expected.folded
+  grep -q '\[flask==3.0.0\])' expected.folded
+  run --separate-stderr gp-symbolize "$archive" -o out.gpa
+  assert_success
+  gp-fold -f folded out.gpa | diff -u expected.folded -
+}

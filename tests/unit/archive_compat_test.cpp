@@ -1,8 +1,8 @@
 // Backward-read test (STYLE.md §L5): archives written by earlier gp versions must keep reading
-// the same. tests/fixtures/archives/format-1.0.gpa and format-1.1.gpa were each written once by
-// this file's generator (with the writer of their version) and are checked in; they are never
-// regenerated after a release, only joined by newer fixtures (format-1.2.gpa, ...) when the
-// schema grows. The writer of today writes the newest version only, so only its fixture is
+// the same. tests/fixtures/archives/format-1.0.gpa, format-1.1.gpa and format-1.2.gpa were each
+// written once by this file's generator (with the writer of their version) and are checked in;
+// they are never regenerated after a release, only joined by newer fixtures (format-1.3.gpa, ...)
+// when the schema grows. The writer of today writes the newest version only, so only its fixture is
 // (re)written by GP_UPDATE_GOLDEN=1.
 //
 // The same generator writes the archive fuzzer's seed corpus (tests/fuzz/corpus/archive/), and
@@ -27,6 +27,7 @@ namespace {
 const std::string kDataDir = GP_TEST_DATA_DIR;
 const std::string kFixture = kDataDir + "/fixtures/archives/format-1.0.gpa";
 const std::string kFixture11 = kDataDir + "/fixtures/archives/format-1.1.gpa";
+const std::string kFixture12 = kDataDir + "/fixtures/archives/format-1.2.gpa";
 const std::string kSeedDir = kDataDir + "/fuzz/corpus/archive";
 
 bool updating() {
@@ -156,6 +157,27 @@ model::Session format_1_1_expected(int variant) {
   return s;
 }
 
+// Format 1.2 added Sample.comm and Function.package: 1.1's content, the Python function's
+// package, the first sample under the name its process had before an exec, and a sample of the
+// same (pid, tid, stack) under the current name (another sample: comm is part of the key).
+// Never change this function.
+model::Session format_1_2_session(int variant) {
+  model::Session s = format_1_1_session(variant);
+  s.functions[2].package = "flask==3.0.0";
+  s.samples[0].comm = "gunicorn";
+  s.samples.push_back({4242, 4243, 1, 2, 3, 20202020, "python3"});
+  return s;
+}
+
+model::Session format_1_2_expected(int variant) {
+  model::Session s = format_1_1_expected(variant);
+  model::Session v = format_1_2_session(variant);
+  s.header.format_minor = 2;
+  s.functions = v.functions;
+  s.samples = v.samples;
+  return s;
+}
+
 std::string write(model::Session s, bool compress, size_t chunk_bytes = 512u << 10,
                   bool clean = true) {
   std::string bytes;
@@ -204,7 +226,8 @@ std::string dump(const model::Session& s) {
       << std::dec << q(m.path) << q(m.build_id) << m.dev << " " << m.inode << " " << int(m.kind)
       << "\n";
   for (const auto& f : s.functions)
-    o << "function " << q(f.name) << q(f.system_name) << q(f.file_name) << f.start_line << "\n";
+    o << "function " << q(f.name) << q(f.system_name) << q(f.file_name) << f.start_line
+      << q(f.package) << "\n";
   for (const auto& l : s.locations) {
     o << "location " << l.mapping_id << std::hex << " " << l.address << " " << l.file_offset
       << std::dec << " kind=" << int(l.kind) << " status=" << int(l.status)
@@ -220,7 +243,7 @@ std::string dump(const model::Session& s) {
   }
   for (const auto& sm : s.samples)
     o << "sample " << sm.pid << " " << sm.tid << " " << sm.stack_id << " " << sm.count << " "
-      << sm.cpu << " " << sm.weight << "\n";
+      << sm.cpu << " " << sm.weight << q(sm.comm) << "\n";
   for (const auto& k : s.kernel_symbols)
     o << "ksym " << std::hex << k.address << std::dec << q(k.name) << q(k.module) << k.type << "\n";
   for (const auto& j : s.jit_maps) {
@@ -266,8 +289,6 @@ TEST(ArchiveCompat, Format1_0StacksReadAsUnknownEnd) {
 }
 
 TEST(ArchiveCompat, ReadsFormat1_1Archive) {
-  if (updating())
-    spit(kFixture11, write(format_1_1_session(1), false) + write(format_1_1_session(2), true));
   auto a = read_file(kFixture11);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_FALSE(a->truncated) << a->problem;
@@ -281,6 +302,42 @@ TEST(ArchiveCompat, ReadsFormat1_1Archive) {
     EXPECT_EQ(got.stacks[2].end, model::StackEnd::unknown);
     ASSERT_TRUE(got.trailer.has_value());
     EXPECT_EQ(got.trailer->sample_count, 16u);
+  }
+}
+
+// 1.0 and 1.1 archives have no Sample.comm nor Function.package: both read as empty (checked by
+// the dumps above too), so samples are named after their process and frames carry no package.
+TEST(ArchiveCompat, Format1_0And1_1ReadEmptyCommAndPackage) {
+  for (const std::string& path : {kFixture, kFixture11}) {
+    auto a = read_file(path);
+    ASSERT_TRUE(a.ok()) << path << ": " << a.error().message;
+    ASSERT_FALSE(a->sessions.empty()) << path;
+    for (const auto& s : a->sessions) {
+      for (const auto& f : s.functions) EXPECT_EQ(f.package, "") << path;
+      for (const auto& smp : s.samples) EXPECT_EQ(smp.comm, "") << path;
+    }
+  }
+}
+
+TEST(ArchiveCompat, ReadsFormat1_2Archive) {
+  if (updating())
+    spit(kFixture12, write(format_1_2_session(1), false) + write(format_1_2_session(2), true));
+  auto a = read_file(kFixture12);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_FALSE(a->truncated) << a->problem;
+  ASSERT_EQ(a->sessions.size(), 2u);
+  for (int variant = 1; variant <= 2; ++variant) {
+    const auto& got = a->sessions[variant - 1];
+    EXPECT_EQ(dump(got), dump(format_1_2_expected(variant))) << "session " << variant;
+    EXPECT_EQ(got.header.format_minor, 2u);
+    ASSERT_EQ(got.functions.size(), 3u);
+    EXPECT_EQ(got.functions[2].package, "flask==3.0.0");
+    ASSERT_EQ(got.samples.size(), 4u);
+    EXPECT_EQ(got.samples[0].comm, "gunicorn");
+    EXPECT_EQ(got.samples[1].comm, "");
+    EXPECT_EQ(got.samples[3].comm, "python3");
+    ASSERT_TRUE(got.trailer.has_value());
+    EXPECT_EQ(got.trailer->sample_count, 18u);
   }
 }
 

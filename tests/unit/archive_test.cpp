@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "archive.capnp.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
 #include "gp/model/builder.h"
@@ -187,6 +188,28 @@ TEST(ArchiveReader, RejectsNewerMajorFormat) {
   auto a = read(bytes);
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.error().message.find("newer"), std::string::npos);
+}
+
+// Readers accept any minor of their major (formats/README.md §7): an archive written by a newer
+// minor is read as it is, with the fields this version knows, and no warning.
+TEST(ArchiveReader, ReadsNewerMinorFormat) {
+  model::Session s = make_session(2, 3);
+  auto bytes = write(s, false);
+  std::string magic("gparchv1", 8);
+  auto pos = bytes.find(magic);
+  ASSERT_NE(pos, std::string::npos);
+  // formatMinor (u16) follows formatMajor in the header's data section.
+  ASSERT_EQ(static_cast<uint8_t>(bytes[pos + 10]), schema::FORMAT_MINOR);
+  bytes[pos + 10] = static_cast<char>(schema::FORMAT_MINOR + 7);
+  auto a = read(bytes);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_FALSE(a->truncated) << a->problem;
+  ASSERT_EQ(a->sessions.size(), 1u);
+  const model::Session& got = a->sessions[0];
+  EXPECT_EQ(got.header.format_major, schema::FORMAT_MAJOR);
+  EXPECT_EQ(got.header.format_minor, schema::FORMAT_MINOR + 7);
+  EXPECT_EQ(got.samples.size(), s.samples.size());
+  EXPECT_EQ(got.total_samples(), s.total_samples());
 }
 
 TEST(ArchiveReader, UnclosedSessionIsTruncated) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "archive.capnp.h"
+#include "gp/archive/reader.h"
+#include "gp/archive/writer.h"
 #include "gp/merge/merge.h"
 #include "gp/util/json.h"
 #include "merge_fixture.h"
@@ -77,6 +80,47 @@ TEST(MergeAggregate, SameHostKeepsPidsAndHost) {
   EXPECT_EQ(total(*out, 100), 7u);
   // Tables were re-interned: one function per name.
   EXPECT_EQ(out->sessions[0].functions.size(), 3u);
+}
+
+// Archives of different format minors (the checked-in 1.0, 1.1 and 1.2 fixtures) merge into
+// one archive of today's version that keeps 1.2's fields (Sample.comm, Function.package) and
+// 1.1's (Stack.end): it folds as the inputs fold together, in both modes.
+TEST(MergeAggregate, ArchivesOfDifferentMinorsKeepTheNewFields) {
+  const std::string dir = std::string(GP_TEST_DATA_DIR) + "/fixtures/archives/";
+  model::Archive all;
+  std::vector<model::Archive> inputs;
+  for (const char* v : {"1.0", "1.1", "1.2"}) {
+    auto a = archive::read_archive(dir + "format-" + v + ".gpa");
+    ASSERT_TRUE(a) << v << ": " << a.error().message;
+    for (const auto& s : a->sessions) all.sessions.push_back(s);
+    inputs.push_back(std::move(*a));
+  }
+  const Lines expected = folded(all);
+  for (bool aggregate : {false, true}) {
+    auto merged = gp::merge::merge_archives(inputs, {.aggregate = aggregate});
+    ASSERT_TRUE(merged) << merged.error().message;
+    std::string bytes;
+    auto out = archive::OutputStream::to_string(&bytes, false);
+    ASSERT_TRUE(archive::write_archive(*out, *merged));
+    ASSERT_TRUE(out->close());
+    auto in = archive::InputStream::from_memory(bytes);
+    auto back = archive::read_archive(*in);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(folded(*back), expected) << "aggregate=" << aggregate;
+    uint64_t gunicorn = 0, named_python3 = 0, flask = 0;
+    for (const auto& s : back->sessions) {
+      EXPECT_EQ(s.header.format_minor, schema::FORMAT_MINOR);
+      for (const auto& smp : s.samples) {
+        if (smp.comm == "gunicorn") gunicorn += smp.count;
+        if (smp.comm == "python3") named_python3 += smp.count;
+      }
+      for (const auto& f : s.functions) flask += f.package == "flask==3.0.0";
+    }
+    // Both 1.2 sessions: 7 + 7 samples named before the exec, 2 + 2 under the new name.
+    EXPECT_EQ(gunicorn, 14u) << "aggregate=" << aggregate;
+    EXPECT_EQ(named_python3, 4u) << "aggregate=" << aggregate;
+    EXPECT_GE(flask, 1u) << "aggregate=" << aggregate;
+  }
 }
 
 }  // namespace
