@@ -1,7 +1,9 @@
 // model::StringTable: interning keys, and a table emptied again and again (a sample index).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gp/model/string_table.h"
 
@@ -41,6 +43,26 @@ TEST(StringTable, AClearedTableForgetsItsKeysAndTakesNewOnesAcrossManyRounds) {
   t.insert("after", 6);
   EXPECT_EQ(*t.find("after"), 6);
   EXPECT_EQ(t.find(std::string(600000, 'k')), nullptr);
+}
+
+TEST(StringTable, KeepsEveryKeyIntactAcrossBlocksOfGrowingSize) {
+  // Keys start in a small block and move to ever larger ones; some are larger than the first
+  // blocks (up to the largest key that still shares a block). Each key's bytes are its own, so
+  // an overlap or a cut copy changes what find() matches.
+  StringTable<size_t> t;
+  std::vector<std::string> keys;
+  const size_t lengths[] = {1, 100, 4000, 4097, 9000, 30000, 100000, 262144, 7, 262144, 50};
+  for (size_t round = 0; round < 40; ++round) {
+    for (size_t len : lengths) {
+      std::string key(len, static_cast<char>('a' + keys.size() % 26));
+      key.replace(0, std::min<size_t>(len, 8), std::to_string(keys.size()).substr(0, len));
+      if (t.find(key)) continue;
+      t.insert(key, keys.size());
+      keys.push_back(std::move(key));
+    }
+  }
+  ASSERT_EQ(t.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(*t.find(keys[i]), i) << "key " << i;
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ std::string errno_text(int err) { return ::strerror(err); }
 
 // ---------------------------------------------------------------- input
 
+// A stream over memory (fd -1) holds the bytes themselves in raw_: no read buffer to allocate.
 InputStream::InputStream(int fd, bool owns_fd, std::string name)
-    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), raw_(kRawBuffer) {}
+    : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), raw_(fd >= 0 ? kRawBuffer : 0) {}
 
 InputStream::~InputStream() {
   if (dctx_) LZ4F_freeDecompressionContext(dctx_);
@@ -169,7 +170,7 @@ Status InputStream::at_message_boundary() {
   }
   in_lz4_ = true;
   decoded_pos_ = decoded_len_ = 0;
-  if (decoded_.empty()) decoded_.resize(kDecodedBuffer);
+  if (decoded_.empty()) decoded_.reset(kDecodedBuffer);
   return ok_status();
 }
 
@@ -268,7 +269,8 @@ Status OutputStream::begin_frame_if_needed() {
   prefs.frameInfo.blockSizeID = LZ4F_max256KB;
   prefs.frameInfo.contentChecksumFlag = LZ4F_noContentChecksum;
   prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;  // detect corruption per block
-  out_.resize(std::max<size_t>(LZ4F_HEADER_SIZE_MAX, LZ4F_compressBound(1 << 16, &prefs)));
+  const size_t need = std::max<size_t>(LZ4F_HEADER_SIZE_MAX, LZ4F_compressBound(1 << 16, &prefs));
+  if (out_.size() < need) out_.reset(need);
   size_t n = LZ4F_compressBegin(cctx_, out_.data(), out_.size(), &prefs);
   if (LZ4F_isError(n)) return make_error(std::string("LZ4 error: ") + LZ4F_getErrorName(n));
   frame_open_ = true;
@@ -283,7 +285,7 @@ Status OutputStream::write(const void* src, size_t n) {
   while (n > 0) {
     size_t take = std::min<size_t>(n, 1 << 16);
     size_t bound = LZ4F_compressBound(take, nullptr);
-    if (out_.size() < bound) out_.resize(bound);
+    if (out_.size() < bound) out_.reset(bound);
     size_t c = LZ4F_compressUpdate(cctx_, out_.data(), out_.size(), p, take, nullptr);
     if (LZ4F_isError(c)) return make_error(std::string("LZ4 error: ") + LZ4F_getErrorName(c));
     st = write_fd(out_.data(), c);
@@ -297,7 +299,7 @@ Status OutputStream::write(const void* src, size_t n) {
 Status OutputStream::flush() {
   if (!compress_ || !frame_open_) return ok_status();
   size_t bound = LZ4F_compressBound(0, nullptr);
-  if (out_.size() < bound) out_.resize(bound);
+  if (out_.size() < bound) out_.reset(bound);
   size_t c = LZ4F_flush(cctx_, out_.data(), out_.size(), nullptr);
   if (LZ4F_isError(c)) return make_error(std::string("LZ4 error: ") + LZ4F_getErrorName(c));
   return write_fd(out_.data(), c);
@@ -306,7 +308,7 @@ Status OutputStream::flush() {
 Status OutputStream::end_frame() {
   if (!compress_ || !frame_open_) return ok_status();
   size_t bound = LZ4F_compressBound(0, nullptr);
-  if (out_.size() < bound) out_.resize(bound);
+  if (out_.size() < bound) out_.reset(bound);
   size_t c = LZ4F_compressEnd(cctx_, out_.data(), out_.size(), nullptr);
   frame_open_ = false;
   if (LZ4F_isError(c)) return make_error(std::string("LZ4 error: ") + LZ4F_getErrorName(c));

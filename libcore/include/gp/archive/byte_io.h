@@ -16,6 +16,24 @@ struct LZ4F_cctx_s;
 
 namespace gp::archive {
 
+// A work buffer the LZ4 layer overwrites before reading: sizing it does not zero it (a stream
+// over a few bytes would otherwise clear and fault in hundreds of KiB), and the content is not
+// kept when it is sized again.
+class ScratchBuffer {
+ public:
+  char* data() { return bytes_.get(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void reset(size_t n) {
+    bytes_ = std::make_unique_for_overwrite<char[]>(n);
+    size_ = n;
+  }
+
+ private:
+  std::unique_ptr<char[]> bytes_;
+  size_t size_ = 0;
+};
+
 class InputStream {
  public:
   // Opens a path, or standard input for "-". The error text names the path.
@@ -59,7 +77,7 @@ class InputStream {
   bool in_lz4_ = false;
   bool ended_in_frame_ = false;
   LZ4F_dctx_s* dctx_ = nullptr;
-  std::vector<char> decoded_;
+  ScratchBuffer decoded_;
   size_t decoded_pos_ = 0;
   size_t decoded_len_ = 0;
   uint64_t position_ = 0;
@@ -104,7 +122,7 @@ class OutputStream {
   std::string* sink_;
   LZ4F_cctx_s* cctx_ = nullptr;
   bool frame_open_ = false;
-  std::vector<char> out_;
+  ScratchBuffer out_;
   int last_errno_ = 0;
   bool closed_ = false;
 };

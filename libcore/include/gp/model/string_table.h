@@ -1,7 +1,9 @@
 #pragma once
 // A flat, open-addressing hash table from byte strings to small values,
 // for interning on hot paths: the importer's tables (one lookup per perf script line), the
-// SessionBuilder's tables and gp-fold's aggregation. Keys live in 1 MiB blocks, so an entry
+// SessionBuilder's tables and gp-fold's aggregation. Keys live in blocks that start at 4 KiB and
+// double up to 1 MiB (a table of a few keys, as in a small .col file, does not map and fault in
+// a whole MiB; a large one still allocates once per MiB of keys), so an entry
 // costs no allocation of its own, the table is freed in a few blocks, and growing never copies
 // the keys — std::unordered_map<std::string> spent a third of gp-import's time in node
 // allocation, pointer chasing and teardown. Lookups take a string_view: callers build keys in a
@@ -95,7 +97,8 @@ class StringTable {
       used_ = 0;
     } else {
       block_ = nullptr;
-      used_ = kBlockBytes;
+      block_bytes_ = 0;
+      used_ = 0;
     }
     if (slots_.size() <= kKeptSlots) {
       std::fill(slots_.begin(), slots_.end(), Slot{});
@@ -109,8 +112,10 @@ class StringTable {
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kFirstBlockBytes = 4096;
   static constexpr size_t kBlockBytes = 1 << 20;
   static constexpr size_t kKeptSlots = 4096;
+  static constexpr size_t kFirstSlots = 16;  // a table of a few keys zeroes 512 bytes, not 32 KiB
   struct Slot {
     uint64_t hash = 0;
     const char* key = nullptr;
@@ -126,9 +131,13 @@ class StringTable {
       std::memcpy(blocks_.back().get(), key.data(), key.size());
       return blocks_.back().get();
     }
-    if (key.size() > kBlockBytes - used_) {
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
+    if (key.size() > block_bytes_ - used_) {
+      // Each new block is twice the last, up to kBlockBytes, and large enough for the key.
+      size_t bytes = block_ ? std::min(block_bytes_ * 2, kBlockBytes) : kFirstBlockBytes;
+      while (bytes < key.size()) bytes *= 2;
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));
       block_ = blocks_.back().get();
+      block_bytes_ = bytes;
       used_ = 0;
     }
     char* at = block_ + used_;
@@ -144,7 +153,7 @@ class StringTable {
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    slots_.assign(old.empty() ? kFirstSlots : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     for (Slot& o : old) {
       if (o.len == kEmpty) continue;
@@ -156,8 +165,9 @@ class StringTable {
   }
   std::vector<Slot> slots_;
   std::vector<std::unique_ptr<char[]>> blocks_;
-  char* block_ = nullptr;      // the block new keys go to
-  size_t used_ = kBlockBytes;  // bytes used in block_
+  char* block_ = nullptr;     // the block new keys go to
+  size_t block_bytes_ = 0;    // its size
+  size_t used_ = 0;           // bytes used in block_
   size_t count_ = 0;
   size_t mask_ = 0;
 };
