@@ -25,7 +25,7 @@ const char* kFakeAsprof = R"SH(#!/bin/bash
 # Stand-in for async-profiler's asprof: only gp's documented command lines are accepted.
 pid=@PID@
 echo "$*" >> "@LOG@"
-file_re="(/tmp/gp-ap-$pid-[0-9a-f]{16}/collapsed\.txt)"
+file_re="(/tmp/gp-ap-$pid-r[0-9]+\.[0-9]+-[0-9a-f]{16}/collapsed\.txt)"  # the run (pid.start) that made it, then random
 start_re="^start -e cpu -i 20000000 -a -g -t -o collapsed -f $file_re --timeout 34 $pid\$"
 stop_re="^stop -a -g -t -o collapsed -f $file_re $pid\$"
 if [[ "$*" =~ $start_re ]]; then
