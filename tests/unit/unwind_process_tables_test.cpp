@@ -11,60 +11,16 @@
 
 #include "gp/proc/process.h"
 #include "gp/unwind/process_tables.h"
+#include "unwind_memory.h"
 
 namespace gp::test::unwind {
 namespace {
 
-using gp::unwind::MappingTable;
-using gp::unwind::PackedPage;
-using gp::unwind::PackedRow;
 using gp::unwind::PackedRule;
 using gp::unwind::ProcessTables;
 using gp::unwind::Segment;
 using gp::unwind::StoreLimits;
-using gp::unwind::TableSlot;
 using gp::unwind::TableStore;
-
-struct ArrayMemory : gp::unwind::TableMemory {
-  explicit ArrayMemory(StoreLimits l) : rules(l.rules), rows(l.rows), pages(l.pages), slots(l.slots) {}
-  bool write_rules(uint32_t at, std::span<const PackedRule> r) override {
-    std::copy(r.begin(), r.end(), rules.begin() + at);
-    return true;
-  }
-  bool write_rows(uint32_t at, std::span<const PackedRow> r) override {
-    std::copy(r.begin(), r.end(), rows.begin() + at);
-    return true;
-  }
-  bool write_pages(uint32_t at, std::span<const PackedPage> p) override {
-    std::copy(p.begin(), p.end(), pages.begin() + at);
-    return true;
-  }
-  bool write_slot(uint32_t slot, const TableSlot& where) override {
-    slots[slot] = where;
-    return true;
-  }
-  std::vector<PackedRule> rules;
-  std::vector<PackedRow> rows;
-  std::vector<PackedPage> pages;
-  std::vector<TableSlot> slots;
-
-  // What the BPF walker does: mapping -> page -> the row in force at the page's start, or the
-  // last of the page's own rows at or below the offset in the page -> its shared rule.
-  const PackedRule* rule_at(const std::vector<MappingTable>& entries, uint64_t address) const {
-    for (const auto& e : entries) {
-      if (address < e.start || address >= e.end) continue;
-      const TableSlot& t = slots[e.slot];
-      uint64_t rel = address - e.bias;
-      if ((rel >> 12) >= t.page_count) return nullptr;
-      const PackedPage& p = pages[t.page_base + (rel >> 12)];
-      uint32_t found = 0;
-      for (uint32_t i = 1; i < p.count; ++i)
-        if (rows[t.row_base + p.first_row + i].pc <= (rel & 4095)) found = i;
-      return &rules[rows[t.row_base + p.first_row + found].rule];
-    }
-    return nullptr;
-  }
-};
 
 std::vector<model::Mapping> own_mappings() {
   proc::SnapshotOptions options;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gp/unwind/table_store.h"
+#include "unwind_memory.h"
 
 namespace gp::test::unwind {
 namespace {
@@ -16,39 +17,6 @@ using gp::unwind::PackedRule;
 using gp::unwind::StoreLimits;
 using gp::unwind::TableSlot;
 using gp::unwind::TableStore;
-
-// Arrays in memory, with every write bounds-checked.
-struct VectorMemory : gp::unwind::TableMemory {
-  explicit VectorMemory(StoreLimits l) : rules(l.rules), rows(l.rows), pages(l.pages), slots(l.slots) {}
-  bool write_rules(uint32_t at, std::span<const PackedRule> r) override {
-    EXPECT_LE(at + r.size(), rules.size());
-    if (at + r.size() > rules.size()) return false;
-    std::copy(r.begin(), r.end(), rules.begin() + at);
-    return true;
-  }
-  bool write_rows(uint32_t at, std::span<const PackedRow> r) override {
-    EXPECT_LE(at + r.size(), rows.size());
-    if (at + r.size() > rows.size()) return false;
-    std::copy(r.begin(), r.end(), rows.begin() + at);
-    return true;
-  }
-  bool write_pages(uint32_t at, std::span<const PackedPage> p) override {
-    EXPECT_LE(at + p.size(), pages.size());
-    if (at + p.size() > pages.size()) return false;
-    std::copy(p.begin(), p.end(), pages.begin() + at);
-    return true;
-  }
-  bool write_slot(uint32_t slot, const TableSlot& where) override {
-    EXPECT_LT(slot, slots.size());
-    if (slot >= slots.size()) return false;
-    slots[slot] = where;
-    return true;
-  }
-  std::vector<PackedRule> rules;
-  std::vector<PackedRow> rows;
-  std::vector<PackedPage> pages;
-  std::vector<TableSlot> slots;
-};
 
 // A table of n rows whose pcs are tag, tag + 1, ... (so where it landed can be checked), with
 // rules of CFA offsets 8 and 16 in turn.
@@ -71,7 +39,7 @@ TableStore::Builder builder(uint32_t n, uint32_t tag, int* builds) {
 
 TEST(TableStore, BuildsATableOnceForEveryProcessThatMapsIt) {
   StoreLimits limits{100, 10, 4};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto a = store.acquire("libc", builder(10, 500, &builds));
@@ -89,7 +57,7 @@ TEST(TableStore, BuildsATableOnceForEveryProcessThatMapsIt) {
 
 TEST(TableStore, KeepsAnUnusedTableUntilItsRoomIsNeeded) {
   StoreLimits limits{30, 10, 8};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto a = store.acquire("a", builder(10, 100, &builds));
@@ -113,7 +81,7 @@ TEST(TableStore, KeepsAnUnusedTableUntilItsRoomIsNeeded) {
 
 TEST(TableStore, EvictsTheLeastRecentlyUsedUnusedTableFirst) {
   StoreLimits limits{30, 10, 8};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto a = store.acquire("a", builder(10, 100, &builds));
@@ -132,7 +100,7 @@ TEST(TableStore, EvictsTheLeastRecentlyUsedUnusedTableFirst) {
 
 TEST(TableStore, NeverWritesPastTheArrays) {
   StoreLimits limits{25, 10, 8};
-  VectorMemory mem(limits);  // asserts every write's bounds
+  ArrayMemory mem(limits);  // asserts every write's bounds
   TableStore store(mem, limits);
   int builds = 0;
   EXPECT_FALSE(store.acquire("huge", builder(26, 1, &builds)));
@@ -146,7 +114,7 @@ TEST(TableStore, NeverWritesPastTheArrays) {
 
 TEST(TableStore, MergesFreedRoomSoALargerTableFits) {
   StoreLimits limits{30, 10, 8};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto a = store.acquire("a", builder(10, 1, &builds));
@@ -164,7 +132,7 @@ TEST(TableStore, MergesFreedRoomSoALargerTableFits) {
 
 TEST(TableStore, RemembersABinaryWithoutATable) {
   StoreLimits limits{30, 10, 8};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto fail = [&]() -> Result<LoadedBinary> {
@@ -181,7 +149,7 @@ TEST(TableStore, RemembersABinaryWithoutATable) {
 
 TEST(TableStore, SharesEachRuleOnceAcrossTables) {
   StoreLimits limits{100, 10, 8, 3};
-  VectorMemory mem(limits);
+  ArrayMemory mem(limits);
   TableStore store(mem, limits);
   int builds = 0;
   auto a = store.acquire("a", builder(10, 100, &builds));
