@@ -203,6 +203,9 @@ Result<ReadEvent> Reader::step(model::Session* full) {
     if (!d) {
       why = d.error().message;
       offset = raw->offset;
+      // A message that does not decode adds no samples: those decoded before the fault were
+      // never summed (nor checked against 64 bits), and a re-written archive would read otherwise.
+      into->samples.resize(samples_before);
     } else if (d->kind == Kind::chunk && !add_samples(*into, samples_before, samples_)) {
       // No honest session counts 2^64 samples; wrapping would misstate every share.
       why = "the session's sample counts overflow 64 bits";
