@@ -2,6 +2,7 @@
 complete -c gp-record -s h -l help -d 'Print this help message and exit'
 complete -c gp-record -l version -d 'Display program version information and exit'
 complete -c gp-record -s F -l frequency -d 'Samples per second per CPU (up to kernel.perf_event_max_sample_rate)' -x
+complete -c gp-record -l period -d 'Sample every N events instead of at a frequency (nanoseconds for cpu-clock and task-clock)' -x
 complete -c gp-record -s d -l duration -d 'Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)' -x
 complete -c gp-record -s p -l pid -d 'Only these processes (comma-separated or repeated)' -x
 complete -c gp-record -s t -l tid -d 'Only these threads (comma-separated or repeated)' -x

@@ -153,6 +153,12 @@ record() {
   stderr_has "is above kernel.perf_event_max_sample_rate"
 }
 
+@test "--period and --frequency exclude each other" {
+  run -2 --separate-stderr gp-record --period 1000000 -F 99 -d 1 -o "$OUT/x.gpa"
+  stderr_has "excludes"
+  [ ! -e "$OUT/x.gpa" ]
+}
+
 @test "without privileges, system-wide recording fails with a paranoid hint" {
   [ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] || skip "perf_event_paranoid < 1 allows it"
@@ -238,6 +244,33 @@ delivered_and_counted() {
   local busy
   busy=$(awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }' <<<"$output")
   [ "$busy" -ge $((delivered * 3 / 4)) ]
+}
+
+# utime + stime of process $1, in ms.
+cpu_ms() {
+  awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
+
+@test "--period samples every N events: task-clock every 4 ms gives one sample per 4 ms of CPU, and the .col says so" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/recurse" 5 6 &
+  local pid=$! before after samples
+  sleep 0.3
+  before=$(cpu_ms "$pid")
+  run -0 --separate-stderr record 3 -e task-clock --period 4000000 -p "$pid" -v
+  after=$(cpu_ms "$pid")
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  stderr_has "every 4000000 task-clock events"
+  samples=$(fold "$OUT/rec.gpa" | awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }')
+  # The CPU it used while recorded (the recorder's start and end trim a little), in 4 ms units.
+  local expected=$(((after - before) / 4))
+  [ "$expected" -ge 50 ] || fail "the workload ran only $((after - before)) ms"
+  [ "$samples" -ge $((expected * 6 / 10)) ] && [ "$samples" -le $((expected * 11 / 10 + 5)) ] ||
+    fail "$samples samples for $((after - before)) ms of CPU (expected about $expected)"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -o "$OUT/rec.col"
+  head -1 "$OUT/rec.col" | grep -q '"sampling_event": "task-clock", "sampling_mode": "period", "sampling_period": 4000000'
 }
 
 # The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2 and

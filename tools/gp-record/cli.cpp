@@ -32,19 +32,32 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
 // (2-CPU VM, 999 Hz: the recorder used 0.036% of a core flushing every 1 s, 0.026% every 2 s).
 constexpr double kFlushSamplesPerCpu = 2000.0;
 
+double expected_sample_rate(const RecordArgs& args) {
+  if (args.period == 0) return std::max(1u, args.frequency);
+  if (args.event == "cpu-clock" || args.event == "task-clock")
+    return std::max(1.0, 1e9 / static_cast<double>(args.period));
+  return kCountedEventRate;
+}
+
 double flush_interval_seconds(const RecordArgs& args, size_t cpus) {
   if (args.flush_interval > 0) return args.flush_interval;
-  const double hz = std::max(1u, args.frequency);
+  const double hz = expected_sample_rate(args);
   // Never longer than the CPUs take to fill the sample map with distinct stacks.
   const double fill = args.stack_storage_size / (hz * static_cast<double>(std::max<size_t>(1, cpus)));
   return std::clamp(std::min(kFlushSamplesPerCpu / hz, fill), 1.0, 10.0);
 }
 
 void add_cli(CLI::App& app, RecordArgs& args) {
-  app.add_option("-F,--frequency", args.frequency, "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
-      ->type_name("HZ")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000000u));
+  auto* frequency =
+      app.add_option("-F,--frequency", args.frequency, "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
+          ->type_name("HZ")
+          ->capture_default_str()
+          ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--period", args.period,
+                 "Sample every N events instead of at a frequency (nanoseconds for cpu-clock and task-clock)")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 62))
+      ->excludes(frequency);
   app.add_option("-d,--duration", args.duration, "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
       ->type_name("SECONDS")
       ->check(gp::cli::positive_number());

@@ -15,6 +15,7 @@ namespace gp::record_tool {
 struct RecordArgs {
   gp::cli::CommonArgs common;
   uint32_t frequency = 11;            // Hz, gProfiler's default
+  uint64_t period = 0;                // events per sample (--period); 0: sample at -F Hz
   double duration = 0;                // seconds; 0 = until SIGINT/SIGTERM (60 with --continuous)
   std::vector<int32_t> pids;
   std::vector<int32_t> tids;
@@ -46,6 +47,12 @@ void add_cli(CLI::App& app, RecordArgs& args);
 // low frequencies it flushes less often. Never longer, above 1 s, than the CPUs take for
 // --stack-storage-size samples: an interval of distinct stacks still fits the sample map.
 double flush_interval_seconds(const RecordArgs& args, size_t cpus);
+
+// Samples per second per busy CPU to size buffers and flushes for: -F, or with --period the
+// rate a clock event's period gives (1e9 / ns), or for a counted event (cycles, ...), whose rate
+// depends on the load, kCountedEventRate.
+inline constexpr double kCountedEventRate = 1000.0;
+double expected_sample_rate(const RecordArgs& args);
 
 // Parses a CPU list such as "0,2-3"; false on a malformed list.
 bool parse_cpu_list(const std::string& text, std::vector<int>* cpus);

@@ -86,6 +86,10 @@ Result<perf_event_attr> sampling_attr(const SamplerConfig& config) {
   if (!perf_event_spec(config.event, &attr.type, &event_config))
     return make_error("unknown event '" + config.event + "'");
   attr.config = event_config;
+  if (config.period > 0) {
+    attr.sample_period = config.period;
+    return attr;
+  }
   uint32_t limit = max_sample_rate();
   if (limit != 0 && config.frequency_hz > limit)
     return make_error("frequency " + std::to_string(config.frequency_hz) +

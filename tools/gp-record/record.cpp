@@ -55,6 +55,8 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   SamplerConfig c;
   c.event = args.event;
   c.frequency_hz = args.frequency;
+  c.period = args.period;
+  c.expected_rate = expected_sample_rate(args);
   if (!args.cpus.empty() && !parse_cpu_list(args.cpus, &c.cpus))
     return make_error("invalid CPU list '" + args.cpus + "': expected numbers and ranges such as 0,2-3");
   long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -452,8 +454,10 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     return kExitFailure;
   }
   std::ostringstream sampling;
-  sampling << "sampling with the " << (*sampler)->name() << " sampler at " << args.frequency
-           << " Hz, flushing every " << std::setprecision(3) << config->flush_interval << " s";
+  sampling << "sampling with the " << (*sampler)->name() << " sampler ";
+  if (args.period > 0) sampling << "every " << args.period << " " << args.event << " events";
+  else sampling << "at " << args.frequency << " Hz";
+  sampling << ", flushing every " << std::setprecision(3) << config->flush_interval << " s";
   gp::cli::info(1, sampling.str());
   record::PerfMapTails perf_maps;
   LiveProcessSource source(args.redact_cmdline, perf_maps, (*sampler)->unwinder());

@@ -23,6 +23,8 @@ class Unwinder;
 struct SamplerConfig {
   std::string event = "cpu-clock";  // see perf_event_spec()
   uint32_t frequency_hz = 11;
+  uint64_t period = 0;               // events per sample; 0: frequency_hz
+  double expected_rate = 11;         // samples per second per busy CPU, for sizing
   std::vector<int> cpus;             // empty: every online CPU
   std::vector<int32_t> pids, tids;   // empty: no filter
   std::string cgroup;                // cgroup v2 directory, "" for none

@@ -176,7 +176,7 @@ Status BpfSampler::configure_and_load(std::string* hint) {
 // hash bucket, so at low frequencies a smaller map is a cheaper drain.
 uint32_t BpfSampler::counts_map_size() const {
   double cpus = static_cast<double>(sampled_cpus(config_).size());
-  double most = 4.0 * config_.frequency_hz * cpus * config_.flush_interval;
+  double most = 4.0 * config_.expected_rate * cpus * config_.flush_interval;
   uint64_t entries = std::bit_ceil(static_cast<uint64_t>(std::max(1024.0, std::min(most, 1e9))));
   return static_cast<uint32_t>(std::min<uint64_t>(entries, config_.stack_storage_size));
 }

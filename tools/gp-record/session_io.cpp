@@ -66,7 +66,8 @@ model::Header make_header(const RecordArgs& args, const std::vector<std::string>
   model::start_session_now(h);
   h.host = host;
   h.sampling.event = args.event;
-  h.sampling.frequency_hz = args.frequency;
+  if (args.period > 0) h.sampling.period = args.period;
+  else h.sampling.frequency_hz = args.frequency;
   h.sampling.mode = "fp";
   h.sampling.duration_ns = static_cast<int64_t>(duration_s * 1e9);
   h.metadata_json = std::string("{\"sampler\":\"") + sampler + "\"}";
