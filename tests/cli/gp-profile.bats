@@ -123,6 +123,29 @@ profile_nofp() {
   assert_line --regexp ';_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
 }
 
+@test "--perf-event and --perf-event-period: gp-record samples that event every N, without runtime profilers" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  local before after samples expected
+  before=$(awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$busy/stat")
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 3 -o out --pids "$busy" --no-flamegraph \
+    --perf-event task-clock --perf-event-period 2000000 -vv
+  after=$(awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$busy/stat")
+  [[ "$stderr" == *"3 s sessions every 2000000 task-clock events"* ]] || fail "$stderr"
+  [[ "$stderr" == *"gp-record --period 2000000 -e task-clock "* ]] || fail "$stderr"
+  [[ "$stderr" != *"gp-runtime"* ]] || fail "a runtime profiler ran: $stderr"
+  head -1 out/last_profile.col |
+    grep -q '"sampling_event": "task-clock", "sampling_mode": "period", "sampling_period": 2000000' ||
+    fail "$(head -c 2000 out/last_profile.col)"
+  # One sample per 2 ms of the shell's CPU while gp-record ran (its start-up and the rest of the
+  # session are outside: an upper bound, and at least half of it).
+  samples=$(awk 'NR > 1 && /;sh;/ { s += $NF } END { print s + 0 }' out/last_profile.col)
+  expected=$(((after - before) / 2))
+  [ "$samples" -ge 100 ] && [ "$samples" -le $((expected + 5)) ] && [ "$samples" -ge $((expected / 2)) ] ||
+    fail "$samples samples for $((after - before)) ms of CPU"
+}
+
 @test "--perf-mode fp walks frame pointers only" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -336,6 +359,8 @@ LIST
     "--mode allocation -f 10|-f|--frequency is only allowed in cpu profiling (--mode=cpu)"
     "--perf-event x --perf-event-period 5 -f 10|--perf-event-period and -f/--frequency are mutually exclusive"
     "--perf-event-period 5|--perf-event-period requires --perf-event to be specified"
+    "--perf-event page-faults|--perf-event 'page-faults' is not an event gp-record can sample (cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses)"
+    "--perf-event task-clock --perf-event-period -3|--perf-event-period must not be negative"
     "--hw-events-file f|--hw-events-file requires --perf-event to be specified"
     "--perf-event x --mode allocation|--perf-event is only supported in cpu profiling mode (--mode=cpu)"
     "--perf-dwarf-stack-size 65529|--perf-dwarf-stack-size maximum size is 65528"

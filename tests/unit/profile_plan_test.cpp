@@ -120,6 +120,18 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--no-profile-spawned-processes"), 0);
 }
 
+TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {
+  Options o = with_output();
+  o.duration_s = 5;
+  o.perf_event = "task-clock";
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args,
+            (Args{"-F", "11", "-e", "task-clock", "-d", "5", "-o", "s.gpa", "--unwind", "auto"}));
+  o.perf_event_period = 250000;  // a period replaces the frequency
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args,
+            (Args{"--period", "250000", "-e", "task-clock", "-d", "5", "-o", "s.gpa", "--unwind",
+                  "auto"}));
+}
+
 TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
   Options o = with_output();
   o.frequency = 4999;

@@ -1,6 +1,7 @@
 // gp-profile's parsed arguments → gp::profile::Options, with gProfiler's checks and messages
 // (parse_cmd_args in gprofiler/main.py; argparse's "argument X: invalid ... value" wording).
 // Every refusal is a CLI::ValidationError: one line, exit 2.
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
@@ -253,11 +254,20 @@ void check_rules(const Checked& k, const std::string& mode, bool frequency_given
       refuse("--enable-heartbeat-server requires --service-name to be provided");
   }
   bool event = k.given("perf-event") && !k.text("perf-event").empty();
+  if (k.given("perf-event-period") && k.integer("perf-event-period", 0) < 0)
+    refuse("--perf-event-period must not be negative");
   if (period && !event) refuse("--perf-event-period requires --perf-event to be specified");
   if (k.given("hw-events-file") && !k.text("hw-events-file").empty() && !event)
     refuse("--hw-events-file requires --perf-event to be specified");
   if (event && mode != "cpu")
     refuse("--perf-event is only supported in cpu profiling mode (--mode=cpu)");
+  const auto& events = gp::profile::perf_events();
+  if (event && std::find(events.begin(), events.end(), k.text("perf-event")) == events.end()) {
+    std::string names;
+    for (const auto& e : events) names += (names.empty() ? "" : ", ") + e;
+    refuse("--perf-event '" + k.text("perf-event") + "' is not an event gp-record can sample (" +
+           names + ")");
+  }
 }
 
 // gProfiler's run_arguments: its argparse namespace. Ours: each option under its long name with
@@ -312,6 +322,13 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.perf_mode =
       no_perf ? gp::profile::PerfMode::disabled : gp::profile::parse_perf_mode(perf_mode).value();
   set_runtimes(k, o);
+  if (k.given("perf-event") && !k.text("perf-event").empty()) {
+    // gProfiler's custom-event runs: the system profiler alone, walking frame pointers.
+    o.perf_event = k.text("perf-event");
+    o.perf_event_period = static_cast<uint64_t>(k.integer("perf-event-period", 0));
+    o.perf_mode = gp::profile::PerfMode::fp;
+    for (auto& r : o.runtimes) r.mode = "disabled";
+  }
   if (mode == "none") {
     // No profiler supports the mode "none": gProfiler ends with "All profilers are disabled!".
     o.perf_mode = gp::profile::PerfMode::disabled;

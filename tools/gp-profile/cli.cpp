@@ -229,10 +229,11 @@ void add_python_php(Builder& b) {
 
 void add_events_and_deprecated(Builder& b) {
   const std::string ni = " (not implemented)";
-  b.unimplemented(b.value("--perf-event", "--perf-event", ValueType::text, "EVENT",
-                          "Sample this perf event instead of CPU time" + ni));
-  b.unimplemented(b.value("--perf-event-period", "--perf-event-period", ValueType::integer, "N",
-                          "Sample every N events (with --perf-event)" + ni));
+  b.value("--perf-event", "--perf-event", ValueType::text, "EVENT",
+          "Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, "
+          "cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)");
+  b.value("--perf-event-period", "--perf-event-period", ValueType::integer, "N",
+          "Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)");
   b.unimplemented(b.value("--hw-events-file", "--hw-events-file", ValueType::text, "FILE",
                           "JSON definitions of PMU events (with --perf-event)" + ni));
   // gProfiler's deprecated no-ops: accepted and ignored, as gProfiler does.

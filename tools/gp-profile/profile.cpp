@@ -291,9 +291,13 @@ int run(ProfileArgs& args) {
   const json::Value agent = gp::profile::static_metadata(spawn_time, args.run_arguments);
   std::unique_ptr<gp::profile::MetricsMonitor> metrics;
   if (o.collect_metrics) metrics = std::make_unique<gp::profile::MetricsMonitor>();
+  std::string event = o.perf_event.empty() ? "cpu-clock" : o.perf_event;
+  std::string rate = o.perf_event_period != 0
+                         ? "every " + std::to_string(o.perf_event_period) + " " + event + " events"
+                         : "at " + std::to_string(o.frequency) + " Hz" +
+                               (o.perf_event.empty() ? "" : " of " + event);
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
-                  " s sessions at " + std::to_string(o.frequency) + " Hz" +
-                  (o.continuous ? ", continuous" : ""));
+                  " s sessions " + rate + (o.continuous ? ", continuous" : ""));
   return profile_loop(args, *tools, work, log, agent, metrics.get());
 }
 

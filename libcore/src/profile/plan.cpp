@@ -77,9 +77,18 @@ std::optional<std::string> validate(const Options& o, bool running_as_root) {
   return std::nullopt;
 }
 
+const std::vector<std::string>& perf_events() {
+  static const std::vector<std::string> names = {"cpu-clock",    "task-clock",   "cycles",
+                                                 "instructions", "cache-misses", "branch-misses"};
+  return names;
+}
+
 Command record_command(const Options& o, const std::string& out) {
-  Command c{"gp-record",
-            {"-F", std::to_string(o.frequency), "-d", std::to_string(o.duration_s), "-o", out}};
+  Command c{"gp-record", {}};
+  if (o.perf_event_period != 0) c.args.insert(c.args.end(), {"--period", std::to_string(o.perf_event_period)});
+  else c.args.insert(c.args.end(), {"-F", std::to_string(o.frequency)});
+  if (!o.perf_event.empty()) c.args.insert(c.args.end(), {"-e", o.perf_event});
+  c.args.insert(c.args.end(), {"-d", std::to_string(o.duration_s), "-o", out});
   if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
   // gProfiler's perf modes on gp-record's unwinder: fp walks frame pointers; dwarf and smart
   // unwind with .eh_frame tables (smart: gProfiler picks fp or dwarf per process; gp-record takes

@@ -49,6 +49,10 @@ struct Options {
   bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
   bool python_versions = true;             // false: --no-python-versions (no "[pkg==ver]")
   bool collect_metrics = true;             // false: --disable-metrics-collection
+  // gProfiler's --perf-event / --perf-event-period: gp-record samples this event ("" = CPU time),
+  // every `perf_event_period` events when not 0 (instead of at `frequency`).
+  std::string perf_event;
+  uint64_t perf_event_period = 0;
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;
@@ -93,6 +97,9 @@ struct SessionTimes {
 
 // gp-runtime's highest -F; higher -f values are clamped for it (gp-record gets them as asked).
 inline constexpr unsigned kMaxRuntimeFrequency = 1000;
+
+// The events gp-record can sample, as --perf-event takes them.
+const std::vector<std::string>& perf_events();
 
 Command record_command(const Options& options, const std::string& out);
 Command runtime_command(const Options& options, const std::string& out);
