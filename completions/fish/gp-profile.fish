@@ -28,7 +28,7 @@ complete -c gp-profile -l java-mode -d 'Profiler for java processes, run by gp-r
 complete -c gp-profile -l no-java -d 'Same as --java-mode disabled'
 complete -c gp-profile -l python-mode -d 'Profiler for python processes, run by gp-runtime' -x -a 'auto pyspy gp disabled py-spy pyperf none'
 complete -c gp-profile -l no-python -d 'Same as --python-mode disabled'
-complete -c gp-profile -l ruby-mode -d 'Profiler for ruby processes, run by gp-runtime' -x -a 'rbspy disabled none'
+complete -c gp-profile -l ruby-mode -d 'Profiler for ruby processes, run by gp-runtime' -x -a 'auto rbspy gp disabled none'
 complete -c gp-profile -l no-ruby -d 'Same as --ruby-mode disabled'
 complete -c gp-profile -l php-mode -d 'Profiler for php processes, run by gp-runtime' -x -a 'phpspy disabled none'
 complete -c gp-profile -l no-php -d 'Same as --php-mode disabled'

@@ -10,7 +10,7 @@ complete -c gp-runtime -l java-mode -d 'Profiler for java processes: auto|ap|jfr
 complete -c gp-runtime -l no-java -d 'Do not profile java processes (= --java-mode disabled)'
 complete -c gp-runtime -l python-mode -d 'Profiler for python processes: auto|pyspy|gp|disabled (default auto); auto: py-spy when installed, else gp'\''s sampler' -x -a 'auto pyspy gp disabled py-spy pyperf none'
 complete -c gp-runtime -l no-python -d 'Do not profile python processes (= --python-mode disabled)'
-complete -c gp-runtime -l ruby-mode -d 'Profiler for ruby processes: rbspy|disabled (default rbspy)' -x -a 'rbspy disabled none'
+complete -c gp-runtime -l ruby-mode -d 'Profiler for ruby processes: auto|rbspy|gp|disabled (default auto)' -x -a 'auto rbspy gp disabled none'
 complete -c gp-runtime -l no-ruby -d 'Do not profile ruby processes (= --ruby-mode disabled)'
 complete -c gp-runtime -l php-mode -d 'Profiler for php processes: phpspy|disabled (default disabled)' -x -a 'phpspy disabled none'
 complete -c gp-runtime -l no-php -d 'Do not profile php processes (= --php-mode disabled)'

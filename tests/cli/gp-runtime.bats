@@ -121,7 +121,7 @@ rbspy_installed() {
   rbspy_installed && skip "rbspy is installed here: the ruby process would be profiled"
   start_python
   start_ruby
-  run --separate-stderr gp-runtime -d 3 --python-mode gp -p "$PY_PID,$RB_PID" -o out.gpa
+  run --separate-stderr gp-runtime -d 3 --python-mode gp --ruby-mode rbspy -p "$PY_PID,$RB_PID" -o out.gpa
   assert_success
   stderr_has "gp-runtime: warning: pid $RB_PID (ruby): ruby (mode rbspy): [Profiling skipped: rbspy is not installed"
   stderr_has "gp-runtime: pid $PY_PID (python3): python via gp-python:"
@@ -154,7 +154,7 @@ rbspy_installed() {
 @test "all targets skipped: exit 1, the archive still says why" {
   rbspy_installed && skip "rbspy is installed here: the ruby process would be profiled"
   start_ruby
-  run --separate-stderr gp-runtime -d 1 -p "$RB_PID" -o out.gpa
+  run --separate-stderr gp-runtime -d 1 --ruby-mode rbspy -p "$RB_PID" -o out.gpa
   assert_failure 1
   run gp-fold out.gpa
   assert_success

@@ -1,5 +1,6 @@
 #pragma once
 // A live Python target for the sampler tests: runs tests/fixtures/runtime/python/target.py
+// (or any script taking the snapshot path as its argument, e.g. the Ruby sampler's target.rb)
 // under an interpreter, waits until its threads have settled and it has written what
 // sys._current_frames() reports (its "snapshot"), and kills it on destruction.
 
@@ -95,6 +96,7 @@ class PythonTarget {
   }
   pid_t pid() const { return pid_; }
   std::vector<SnapshotThread> snapshot() const { return parse_snapshot(snapshot_path_); }
+  const std::string& snapshot_path() const { return snapshot_path_; }
 
  private:
   static std::string make_dir() {

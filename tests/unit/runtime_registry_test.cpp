@@ -46,7 +46,7 @@ TEST(RuntimeRegistry, BadModeNamesTheOptionAndTheChoices) {
   auto r = normalize_mode(Runtime::ruby, "pyspy");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
-            "invalid --ruby-mode 'pyspy': expected one of rbspy, disabled, none");
+            "invalid --ruby-mode 'pyspy': expected one of auto, rbspy, gp, disabled, none");
   EXPECT_FALSE(normalize_mode(Runtime::java, "py-spy").ok());
   EXPECT_FALSE(normalize_mode(Runtime::php, "auto").ok());
 }
@@ -54,7 +54,7 @@ TEST(RuntimeRegistry, BadModeNamesTheOptionAndTheChoices) {
 TEST(RuntimeRegistry, DefaultsAsGprofiler) {
   EXPECT_EQ(runtime_modes(Runtime::java).default_mode, "auto");
   EXPECT_EQ(runtime_modes(Runtime::python).default_mode, "auto");
-  EXPECT_EQ(runtime_modes(Runtime::ruby).default_mode, "rbspy");
+  EXPECT_EQ(runtime_modes(Runtime::ruby).default_mode, "auto");  // rbspy when installed, else gp
   EXPECT_EQ(runtime_modes(Runtime::php).default_mode, "disabled");
   EXPECT_EQ(runtime_modes(Runtime::dotnet).default_mode, "disabled");
   EXPECT_EQ(runtime_modes(Runtime::node).default_mode, "disabled");

@@ -1,7 +1,8 @@
 // gp-runtime: profiles the language runtimes on the host — Java, Python, Ruby, PHP, .NET, Node —
-// with each runtime's own profiler (async-profiler or JFR, py-spy or gp's CPython sampler, rbspy,
-// phpspy, dotnet-trace, Node perf maps or inspector) and writes their stacks as a runtime archive
-// that gp-merge folds into a gp-record system archive, as gProfiler merges its profilers.
+// with each runtime's own profiler (async-profiler or JFR, py-spy or gp's CPython sampler, rbspy
+// or gp's CRuby sampler, phpspy, dotnet-trace, Node perf maps or inspector) and writes their
+// stacks as a runtime archive that gp-merge folds into a gp-record system archive, as gProfiler
+// merges its profilers.
 //
 //   gp-record -d 60 -o system.gpa & gp-runtime -d 60 -o runtime.gpa; wait
 //   gp-merge system.gpa runtime.gpa | gp-fold > profile.col
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
       "  gp-runtime -d 30 -o runtime.gpa            # every runtime process, 30 s\n"
       "  gp-runtime -d 10 -p 1234 | gp-fold         # one process, Java/Python frames\n"
       "  gp-runtime -d 60 --java-mode jfr --no-python -o java.gpa\n"
+      "  gp-runtime -d 30 --ruby-mode gp -o ruby.gpa  # gp's own Ruby sampler, no rbspy\n"
       "  gp-record -d 60 -o sys.gpa & gp-runtime -d 60 -o rt.gpa; wait\n"
       "  gp-merge sys.gpa rt.gpa | gp-fold > merged.col\n");
   gp::runtime_tool::add_cli(*app, args);

@@ -1,5 +1,7 @@
 # gp-runtime's core: adapter contract helpers, registry (mode -> adapter), subprocess runner,
-# discovery, appids and the driver. Adapters list their own sources in src/runtime/<dir>/.
+# discovery, appids and the driver; remote/: reading a live process's memory and the symbols
+# of its mapped files (gp's interpreter samplers). Adapters list their own sources in
+# src/runtime/<dir>/.
 target_sources(gp_core PRIVATE
   src/runtime/adapter.cpp
   src/runtime/app_metadata.cpp
@@ -8,6 +10,9 @@ target_sources(gp_core PRIVATE
   src/runtime/driver.cpp
   src/runtime/profile_to_session.cpp
   src/runtime/registry.cpp
+  src/runtime/remote/mapped_symbols.cpp
+  src/runtime/remote/remote_memory.cpp
+  src/runtime/remote/sampling_clock.cpp
   src/runtime/root_path.cpp
   src/runtime/subprocess.cpp
   src/runtime/work_dir.cpp

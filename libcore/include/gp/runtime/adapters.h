@@ -22,6 +22,9 @@ std::unique_ptr<Adapter> make_node_perf_adapter();         // --perf-basic-prof 
 std::unique_ptr<Adapter> make_node_attach_maps_adapter();  // turns perf maps on in a running node
 std::unique_ptr<Adapter> make_node_inspector_adapter();    // JS stacks via the inspector Profiler
 
+// Ruby (libcore/src/runtime/ruby/)
+std::unique_ptr<Adapter> make_gp_ruby_adapter();  // gp's own CRuby 3.1 sampler
+
 // Ruby, PHP, .NET (libcore/src/runtime/spies/)
 std::unique_ptr<Adapter> make_rbspy_adapter();
 std::unique_ptr<Adapter> make_phpspy_adapter();

@@ -16,9 +16,12 @@
 #include <vector>
 
 #include "runtime/python/python_layout.h"
-#include "runtime/python/remote_memory.h"
+#include "runtime/remote/remote_memory.h"
 
 namespace gp::runtime::python {
+
+using remote::ReadStatus;
+using remote::RemoteMemory;
 
 struct PyFrameInfo {
   std::string name;  // co_qualname (3.11+), else co_name

@@ -3,14 +3,12 @@
 // holds the thread that owns the GIL, frames are aggregated per function (first line).
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <fstream>
 #include <map>
-#include <mutex>
 #include <tuple>
 
 #include "gp/runtime/adapters.h"
 #include "runtime/python/python_sampler.h"
+#include "runtime/remote/sampling_clock.h"
 
 namespace gp::runtime {
 namespace {
@@ -21,14 +19,6 @@ using python::WalkStatus;
 
 // gProfiler's limit_frequency for py-spy (gprofiler.md §5.1).
 constexpr int kMaxFrequencyHz = 50;
-
-std::string thread_name(pid_t pid, int32_t tid) {
-  if (tid <= 0) return {};
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name;
-}
 
 // Samples aggregated by thread and stack (names, files, first and current lines).
 class StackCounter {
@@ -44,7 +34,7 @@ class StackCounter {
       Stack& s = it->second;
       s.tid = t.native_tid;
       s.thread_name =
-          names_.try_emplace(t.native_tid, thread_name(pid, t.native_tid)).first->second;
+          names_.try_emplace(t.native_tid, remote::thread_name(pid, t.native_tid)).first->second;
       for (const auto& f : t.frames) {
         s.frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line, {}});
       }
@@ -61,14 +51,6 @@ class StackCounter {
   std::map<std::string, Stack> stacks_;
   std::map<int32_t, std::string> names_;
 };
-
-// Sleeps until `when` or until stop is requested; false when stopped.
-bool sleep_until(std::chrono::steady_clock::time_point when, std::stop_token stop) {
-  std::mutex m;
-  std::condition_variable_any cv;
-  std::unique_lock lock(m);
-  return !cv.wait_until(lock, stop, when, [] { return false; }) && !stop.stop_requested();
-}
 
 class GpPythonAdapter final : public Adapter {
  public:
@@ -119,23 +101,22 @@ class GpPythonAdapter final : public Adapter {
   // or its memory became unreadable.
   static WalkStatus run(PythonSampler& sampler, pid_t pid, int hz,
                         std::chrono::milliseconds duration, std::stop_token stop, Profile& out) {
-    using clock = std::chrono::steady_clock;
-    const auto period = std::chrono::microseconds(1000000 / hz);
-    const auto start = clock::now();
-    const auto end = start + duration;
     StackCounter counter;
     std::vector<ThreadSample> threads;
-    for (auto tick = start; tick < end; tick += period) {
-      if (!sleep_until(tick, stop)) break;
+    WalkStatus final_status = WalkStatus::ok;
+    remote::every_tick(hz, duration, stop, [&] {
       WalkStatus st = sampler.sample(threads);
-      if (st == WalkStatus::gone || st == WalkStatus::denied) return st;
-      if (st != WalkStatus::ok) continue;
+      if (st == WalkStatus::gone || st == WalkStatus::denied) {
+        final_status = st;
+        return false;
+      }
+      if (st != WalkStatus::ok) return true;
       for (const auto& t : threads) {
         if (t.holds_gil && !t.frames.empty()) counter.add(pid, t);
       }
-      // A late tick (the machine was busy) is not made up with a burst of samples.
-      if (auto now = clock::now(); now > tick + period) tick = now - period;
-    }
+      return true;
+    });
+    if (final_status != WalkStatus::ok) return final_status;
     out.stacks = counter.take();
     return WalkStatus::ok;
   }

@@ -1,10 +1,8 @@
 #pragma once
 // Finds the CPython interpreter inside a running process: which mapped file holds it (the
-// python executable, or libpython3.X.so when the executable links it), where that file is
-// loaded (its load bias, from /proc/PID/maps), and the run-time addresses of the symbols the
-// sampler needs (_PyRuntime, PyCode_Type, Py_Version) from the file's .dynsym/.symtab.
-// The file is read through /proc/PID/map_files (works across mount namespaces and for deleted
-// files), else through /proc/PID/root.
+// python executable, or libpython3.X.so when the executable links it), and the run-time
+// addresses of the symbols the sampler needs (_PyRuntime, PyCode_Type, Py_Version), through
+// the shared mapped-file lookup (runtime/remote/mapped_symbols.h).
 
 #include <sys/types.h>
 
@@ -15,23 +13,17 @@
 
 #include "gp/util/result.h"
 #include "runtime/python/python_version.h"
-#include "runtime/python/remote_memory.h"
+#include "runtime/remote/mapped_symbols.h"
+#include "runtime/remote/remote_memory.h"
 
 namespace gp::runtime::python {
 
-struct MapsEntry {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  uint64_t offset = 0;
-  std::string path;
-};
-
-// The file-backed lines of a /proc/PID/maps text.
-std::vector<MapsEntry> parse_maps(std::string_view text);
+using remote::ReadStatus;
+using remote::RemoteMemory;
 
 // The interpreter file among the mappings: libpython when mapped, else the python executable;
 // its lowest mapping (the one the load bias is computed from). nullptr when none.
-const MapsEntry* pick_interpreter_mapping(const std::vector<MapsEntry>& maps);
+const remote::MapsEntry* pick_interpreter_mapping(const std::vector<remote::MapsEntry>& maps);
 
 struct InterpreterInfo {
   std::string path;       // as /proc/PID/maps prints it

@@ -13,7 +13,6 @@
 #include "runtime/python/frame_walker.h"
 #include "runtime/python/interpreter_locator.h"
 #include "runtime/python/python_layout.h"
-#include "runtime/python/remote_memory.h"
 
 namespace gp::runtime::python {
 

@@ -11,5 +11,4 @@ target_sources(gp_core PRIVATE
   src/runtime/python/python_layout.cpp
   src/runtime/python/python_sampler.cpp
   src/runtime/python/python_version.cpp
-  src/runtime/python/remote_memory.cpp
 )

@@ -1,8 +1,8 @@
 #pragma once
 // Reads another process's memory with process_vm_readv (no ptrace, the target keeps running),
-// so every read is a snapshot of a moving target: callers validate what they read and retry
-// or drop a torn sample. Needs the right to ptrace-read the target (root, or same uid with
-// ptrace_scope permitting, or CAP_SYS_PTRACE).
+// for gp's interpreter samplers (CPython, Ruby). Every read is a snapshot of a moving target:
+// callers validate what they read and retry or drop a torn sample. Needs the right to
+// ptrace-read the target (root, or same uid with ptrace_scope permitting, or CAP_SYS_PTRACE).
 
 #include <sys/types.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <type_traits>
 
-namespace gp::runtime::python {
+namespace gp::runtime::remote {
 
 enum class ReadStatus { ok, fault, gone, denied };
 
@@ -38,4 +38,4 @@ class RemoteMemory {
   uint64_t reads_ = 0;
 };
 
-}  // namespace gp::runtime::python
+}  // namespace gp::runtime::remote

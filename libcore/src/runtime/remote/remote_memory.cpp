@@ -1,12 +1,12 @@
 // process_vm_readv wrapper (see remote_memory.h).
-#include "runtime/python/remote_memory.h"
+#include "runtime/remote/remote_memory.h"
 
 #include <sys/uio.h>
 
 #include <cerrno>
 #include <cstring>
 
-namespace gp::runtime::python {
+namespace gp::runtime::remote {
 
 ReadStatus RemoteMemory::read(uint64_t address, void* out, size_t size) {
   ++reads_;
@@ -23,4 +23,4 @@ ReadStatus RemoteMemory::read(uint64_t address, void* out, size_t size) {
   return last_failure_;
 }
 
-}  // namespace gp::runtime::python
+}  // namespace gp::runtime::remote

@@ -1,0 +1,445 @@
+// gp's CRuby sampler (see ruby_sampler.h).
+#include "runtime/ruby/ruby_sampler.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/remote/mapped_symbols.h"
+#include "runtime/ruby/line_numbers.h"
+
+namespace gp::runtime::ruby {
+namespace {
+
+using remote::ReadStatus;
+
+bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+uint64_t u64_at(const std::string& bytes, size_t offset) {
+  uint64_t v = 0;
+  if (offset + sizeof v <= bytes.size()) std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+uint32_t u32_at(const std::string& bytes, size_t offset) {
+  uint32_t v = 0;
+  if (offset + sizeof v <= bytes.size()) std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+
+bool is_heap_object(uint64_t v) { return v != 0 && (v & 7) == 0; }
+
+bool is_libruby(std::string_view name) { return name.starts_with("libruby"); }
+bool is_ruby_exe(std::string_view name) { return name.starts_with("ruby"); }
+
+}  // namespace
+
+RubySampler::RubySampler(pid_t pid, RubyInterpreter info, RubyLayout layout, WalkLimits limits)
+    : memory_(pid), info_(std::move(info)), layout_(std::move(layout)), limits_(limits) {}
+
+std::variant<std::unique_ptr<RubySampler>, AttachFailure> RubySampler::attach(
+    pid_t pid, const std::string& proc_root, WalkLimits limits) {
+  using Kind = AttachFailure::Kind;
+  const AttachFailure gone{Kind::gone, "process went down during profiling"};
+  auto maps = remote::read_maps(pid, proc_root);
+  if (!maps) return gone;
+  const remote::MapsEntry* m = remote::lowest_mapping(*maps, is_libruby);
+  if (m == nullptr) m = remote::lowest_mapping(*maps, is_ruby_exe);
+  if (m == nullptr) return AttachFailure{Kind::not_ruby, "no ruby executable or libruby is mapped"};
+  auto syms = remote::mapped_symbols(
+      pid, *m, {"ruby_current_vm_ptr", "ruby_version", "ruby_global_symbols", "rb_id2str"},
+      proc_root);
+  if (!syms) {
+    if (!process_alive(pid)) return gone;
+    return AttachFailure{Kind::not_ruby, syms.error().message};
+  }
+  auto vm_ptr = syms->address("ruby_current_vm_ptr");
+  auto version_at = syms->address("ruby_version");
+  if (!vm_ptr || !version_at) {
+    return AttachFailure{Kind::not_ruby, "'" + m->path +
+                                             "' has no ruby_current_vm_ptr / ruby_version symbol "
+                                             "(not CRuby 2.5+, or stripped)"};
+  }
+  remote::RemoteMemory memory(pid);
+  char text[16] = {};
+  ReadStatus st = memory.read(*version_at, text, sizeof text - 1);
+  if (st == ReadStatus::gone || (st != ReadStatus::ok && !process_alive(pid))) return gone;
+  if (st == ReadStatus::denied) {
+    return AttachFailure{Kind::denied, "cannot read the process's memory: " + memory.last_error()};
+  }
+  std::string version_text(text, strnlen(text, sizeof text - 1));
+  auto version = parse_ruby_version(version_text);
+  if (!version) {
+    return AttachFailure{Kind::unsupported, "cannot read the Ruby version of '" + m->path + "'"};
+  }
+  auto layout = layout_for_version(*version);
+  if (!layout) {
+    return AttachFailure{Kind::unsupported, "ruby " + version->text() +
+                                                " is not supported by gp's sampler (" +
+                                                supported_versions() + ")"};
+  }
+  RubyInterpreter info;
+  info.path = m->path;
+  info.version = *version;
+  info.vm_ptr_address = *vm_ptr;
+  if (auto s = syms->address("ruby_global_symbols")) {
+    info.symbols_address = *s;
+  } else if (auto id2str = syms->address("rb_id2str")) {
+    info.symbols_address = find_global_symbols(memory, *layout, *id2str);
+  }
+  return std::make_unique<RubySampler>(pid, std::move(info), std::move(*layout), limits);
+}
+
+WalkStatus RubySampler::sample(std::vector<RubyThreadSample>& out, int retries) {
+  for (int attempt = 0; attempt <= retries; ++attempt) {
+    WalkStatus st = walk(out);
+    if (st == WalkStatus::ok) {
+      ++stats_.snapshots;
+      return st;
+    }
+    if (st != WalkStatus::torn) return st;
+    ++stats_.torn;
+    // A fault may also mean the process is exiting (its memory is being torn down).
+    if (!process_alive(memory_.pid())) return WalkStatus::gone;
+  }
+  ++stats_.given_up;
+  return WalkStatus::torn;
+}
+
+WalkStatus RubySampler::torn(std::string why) {
+  switch (memory_.last_failure()) {
+    case ReadStatus::gone:
+      return WalkStatus::gone;
+    case ReadStatus::denied:
+      return WalkStatus::denied;
+    default:
+      break;
+  }
+  torn_reason_ = std::move(why);
+  return WalkStatus::torn;
+}
+
+bool RubySampler::over_time() const { return std::chrono::steady_clock::now() > deadline_; }
+
+WalkStatus RubySampler::walk(std::vector<RubyThreadSample>& out) {
+  out.clear();
+  deadline_ = std::chrono::steady_clock::now() + limits_.max_snapshot_time;
+  uint64_t vm = 0, ractor = 0, running_ec = 0, node = 0;
+  if (!memory_.read_value(info_.vm_ptr_address, vm) || !is_heap_object(vm)) {
+    return torn("no VM");
+  }
+  if (!memory_.read_value(vm + layout_.vm_main_ractor, ractor) || !is_heap_object(ractor)) {
+    return torn("no main ractor");
+  }
+  memory_.read_value(ractor + layout_.ractor_running_ec, running_ec);
+  const uint64_t head = ractor + layout_.ractor_threads_head;
+  if (!memory_.read_value(head, node)) return torn("no thread list");
+  for (size_t n = 0; node != head; ++n) {
+    if (n >= limits_.max_threads || !is_heap_object(node)) return torn("thread list does not end");
+    std::string thread(std::max(layout_.thread_ec, layout_.thread_tid) + 8, '\0');
+    if (memory_.read(node, thread.data(), thread.size()) != ReadStatus::ok) {
+      return torn("thread unreadable");
+    }
+    RubyThreadSample& t = out.emplace_back();
+    t.tid = static_cast<int32_t>(u32_at(thread, layout_.thread_tid));
+    uint64_t ec = u64_at(thread, layout_.thread_ec);
+    t.holds_gvl = ec != 0 && ec == running_ec;
+    if (ec != 0) {
+      if (WalkStatus st = walk_thread(ec, t); st != WalkStatus::ok) return st;
+    }
+    node = u64_at(thread, 0);  // lt_node.next
+    if (over_time()) return torn("snapshot over its time budget");
+  }
+  return WalkStatus::ok;
+}
+
+WalkStatus RubySampler::walk_thread(uint64_t ec, RubyThreadSample& out) {
+  std::string head(24, '\0');
+  if (memory_.read(ec, head.data(), head.size()) != ReadStatus::ok) return torn("ec unreadable");
+  uint64_t stack = u64_at(head, layout_.ec_vm_stack);
+  uint64_t stack_size = u64_at(head, layout_.ec_vm_stack_size);
+  uint64_t cfp = u64_at(head, layout_.ec_cfp);
+  if (stack_size > (uint64_t{1} << 32)) return torn("VM stack size out of range");
+  uint64_t end = stack + stack_size * 8;
+  if (cfp < stack || cfp > end || (end - cfp) % layout_.cfp_size != 0) {
+    return torn("control frame outside its VM stack");
+  }
+  // The frame at the end of the stack is the VM's own (a new thread's dummy frame, the main
+  // thread's top-level frame under <main>): Ruby's backtraces do not show it, nor does gp.
+  size_t total = (end - cfp) / layout_.cfp_size;
+  size_t count = std::min(total >= 1 ? total - 1 : 0, limits_.max_depth);
+  std::string frames(count * layout_.cfp_size, '\0');
+  if (memory_.read(cfp, frames.data(), frames.size()) != ReadStatus::ok) {
+    return torn("control frames unreadable");
+  }
+  // Frames from the leaf (ec->cfp) towards the root; reversed at the end.
+  for (size_t i = 0; i < count; ++i) {
+    size_t base = i * layout_.cfp_size;
+    uint64_t iseq = u64_at(frames, base + layout_.cfp_iseq);
+    uint64_t pc = u64_at(frames, base + layout_.cfp_pc);
+    uint64_t ep = u64_at(frames, base + layout_.cfp_ep);
+    RubyFrame f;
+    if (iseq != 0) {
+      if (pc == 0) continue;  // a frame without a pc is not shown (Ruby's own backtrace skips it)
+      if (WalkStatus st = ruby_frame(iseq, pc, f); st != WalkStatus::ok) return st;
+    } else {
+      bool is_cfunc = false;
+      if (WalkStatus st = cfunc_frame(ep, f, is_cfunc); st != WalkStatus::ok) return st;
+      if (!is_cfunc) continue;
+    }
+    out.frames.push_back(std::move(f));
+    if (over_time()) return torn("snapshot over its time budget");
+  }
+  std::reverse(out.frames.begin(), out.frames.end());
+  return WalkStatus::ok;
+}
+
+WalkStatus RubySampler::ruby_frame(uint64_t iseq, uint64_t pc, RubyFrame& out) {
+  WalkStatus st = WalkStatus::ok;
+  const IseqInfo* info = iseq_info(iseq, st);
+  if (info == nullptr) return st;
+  out.label = info->label;
+  out.path = info->path;
+  out.line = info->first_line;
+  auto pos = instruction_index(pc, info->iseq_encoded, info->iseq_size);
+  if (!pos) return torn("pc outside its iseq");
+  std::optional<uint32_t> index;
+  uint32_t entries = static_cast<uint32_t>(info->entries.size() / layout_.insn_info_entry_size);
+  if (entries == 1) {
+    index = 0;
+  } else if (!info->positions.empty()) {
+    index = insn_info_from_positions(info->positions, *pos);
+  } else {
+    index = insn_info_from_succ_table(info->succ_table, *pos);
+  }
+  if (index && *index < entries) {
+    int32_t line =
+        static_cast<int32_t>(u32_at(info->entries, *index * layout_.insn_info_entry_size));
+    if (line >= 0) out.line = static_cast<uint32_t>(line);
+  }
+  return WalkStatus::ok;
+}
+
+const RubySampler::IseqInfo* RubySampler::iseq_info(uint64_t iseq, WalkStatus& status) {
+  std::string head(layout_.iseq_body + 8, '\0');
+  uint64_t flags = 0;
+  if (memory_.read(iseq, head.data(), head.size()) != ReadStatus::ok) {
+    status = torn("iseq unreadable");
+    return nullptr;
+  }
+  flags = u64_at(head, 0);
+  if ((flags & layout_.flags_type_mask) != layout_.type_imemo ||
+      ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != 7 /* imemo_iseq */) {
+    status = torn("a frame's iseq is not an iseq");
+    return nullptr;
+  }
+  uint64_t body = u64_at(head, layout_.iseq_body);
+  std::string header(layout_.body_read_size, '\0');
+  if (!is_heap_object(body) || memory_.read(body, header.data(), header.size()) != ReadStatus::ok) {
+    status = torn("iseq body unreadable");
+    return nullptr;
+  }
+  auto it = iseqs_.find(iseq);
+  if (it != iseqs_.end() && it->second.body == body && it->second.body_header == header) {
+    return &it->second;
+  }
+  IseqInfo info;
+  if (!load_iseq(body, header, info)) {
+    status = torn("iseq fields unreadable");
+    return nullptr;
+  }
+  if (iseqs_.size() > 65536) iseqs_.clear();  // bound the cache (code reloaded over and over)
+  return &(iseqs_[iseq] = std::move(info));
+}
+
+bool RubySampler::load_iseq(uint64_t body, const std::string& header, IseqInfo& info) {
+  info.body = body;
+  info.body_header = header;
+  info.iseq_size = u32_at(header, layout_.body_iseq_size);
+  info.iseq_encoded = u64_at(header, layout_.body_iseq_encoded);
+  if (!read_string(u64_at(header, layout_.body_label), info.label)) return false;
+  uint64_t pathobj = u64_at(header, layout_.body_pathobj);
+  uint64_t path = pathobj;
+  if (type_is(pathobj, layout_.type_array)) {
+    uint64_t real = 0;
+    if (!read_array_entry(pathobj, 0, path)) return false;
+    if (read_array_entry(pathobj, 1, real) && type_is(real, layout_.type_string)) path = real;
+  }
+  if (!read_string(path, info.path)) return false;
+  uint64_t first = u64_at(header, layout_.body_first_lineno);
+  if ((first & 1) == 0) return false;  // a Fixnum
+  info.first_line = static_cast<uint32_t>(static_cast<int64_t>(first) >> 1);
+  uint32_t size = u32_at(header, layout_.body_insns_size);
+  uint64_t entries = u64_at(header, layout_.body_insns_body);
+  uint64_t positions = u64_at(header, layout_.body_insns_positions);
+  uint64_t succ = u64_at(header, layout_.body_insns_succ_table);
+  size_t entry_bytes = size_t{size} * layout_.insn_info_entry_size;
+  if (size == 0 || entry_bytes > limits_.max_line_table) return true;  // first line only
+  info.entries.resize(entry_bytes);
+  if (memory_.read(entries, info.entries.data(), entry_bytes) != ReadStatus::ok) return false;
+  if (size == 1) return true;
+  if (positions != 0) {
+    info.positions.resize(size);
+    return memory_.read(positions, info.positions.data(), size_t{size} * 4) == ReadStatus::ok;
+  }
+  size_t succ_bytes = succ_table_bytes(info.iseq_size);
+  if (succ == 0 || succ_bytes > limits_.max_line_table) {
+    info.entries.clear();
+    return true;
+  }
+  info.succ_table.resize(succ_bytes);
+  return memory_.read(succ, info.succ_table.data(), succ_bytes) == ReadStatus::ok;
+}
+
+WalkStatus RubySampler::cfunc_frame(uint64_t ep, RubyFrame& out, bool& is_cfunc) {
+  // ep[-2] (method entry or cref), ep[-1] (specval), ep[0] (frame flags)
+  int32_t low = std::min(layout_.ep_me_cref, layout_.ep_flags);
+  int32_t high = std::max(layout_.ep_me_cref, layout_.ep_flags);
+  std::string env(size_t(high - low + 1) * 8, '\0');
+  if (ep == 0 || memory_.read(ep + int64_t{low} * 8, env.data(), env.size()) != ReadStatus::ok) {
+    return torn("frame environment unreadable");
+  }
+  uint64_t flags = u64_at(env, size_t(layout_.ep_flags - low) * 8);
+  if ((flags & layout_.frame_magic_mask) != layout_.frame_magic_cfunc) return WalkStatus::ok;
+  is_cfunc = true;
+  out.cfunc = true;
+  uint64_t me = u64_at(env, size_t(layout_.ep_me_cref - low) * 8);
+  std::string entry(layout_.me_def + 8, '\0');
+  uint64_t me_flags = 0;
+  if (!is_heap_object(me) || memory_.read(me, entry.data(), entry.size()) != ReadStatus::ok) {
+    return torn("method entry unreadable");
+  }
+  me_flags = u64_at(entry, 0);
+  if ((me_flags & layout_.flags_type_mask) != layout_.type_imemo ||
+      ((me_flags >> layout_.imemo_shift) & layout_.imemo_mask) != layout_.imemo_ment) {
+    return torn("a C frame's method entry is not one");
+  }
+  uint64_t def = u64_at(entry, layout_.me_def);
+  uint64_t id = 0;
+  if (!is_heap_object(def) || !memory_.read_value(def + layout_.def_original_id, id)) {
+    return torn("method definition unreadable");
+  }
+  if (!id_name(id, out.label)) out.label = "(unknown)";
+  return WalkStatus::ok;
+}
+
+bool RubySampler::type_is(uint64_t value, uint32_t type, uint64_t* flags) {
+  uint64_t f = 0;
+  if (!is_heap_object(value) || !memory_.read_value(value, f)) return false;
+  if (flags != nullptr) *flags = f;
+  return (f & layout_.flags_type_mask) == type;
+}
+
+bool RubySampler::read_string(uint64_t value, std::string& out) {
+  std::string obj(layout_.string_embed_data + 24, '\0');
+  if (!is_heap_object(value) || memory_.read(value, obj.data(), obj.size()) != ReadStatus::ok) {
+    return false;
+  }
+  uint64_t flags = u64_at(obj, 0);
+  if ((flags & layout_.flags_type_mask) != layout_.type_string) return false;
+  if ((flags & layout_.string_noembed) == 0) {
+    size_t len = (flags >> layout_.string_embed_len_shift) & layout_.string_embed_len_mask;
+    if (layout_.string_embed_data + len > obj.size()) return false;
+    out.assign(obj.data() + layout_.string_embed_data, std::min(len, limits_.max_string));
+    return true;
+  }
+  int64_t len = static_cast<int64_t>(u64_at(obj, layout_.string_heap_len));
+  uint64_t ptr = u64_at(obj, layout_.string_heap_ptr);
+  if (len < 0 || ptr == 0) return false;
+  out.resize(std::min(static_cast<size_t>(len), limits_.max_string));
+  return memory_.read(ptr, out.data(), out.size()) == ReadStatus::ok;
+}
+
+bool RubySampler::read_array_entry(uint64_t value, uint64_t index, uint64_t& out) {
+  std::string obj(std::max(layout_.array_heap_ptr, layout_.array_heap_len) + 8, '\0');
+  if (!is_heap_object(value) || memory_.read(value, obj.data(), obj.size()) != ReadStatus::ok) {
+    return false;
+  }
+  uint64_t flags = u64_at(obj, 0);
+  if ((flags & layout_.flags_type_mask) != layout_.type_array) return false;
+  if (flags & layout_.array_embed) {
+    uint64_t len = (flags >> layout_.array_embed_len_shift) & layout_.array_embed_len_mask;
+    if (index >= len) return false;
+    out = u64_at(obj, layout_.array_embed_data + index * 8);
+    return true;
+  }
+  int64_t len = static_cast<int64_t>(u64_at(obj, layout_.array_heap_len));
+  uint64_t ptr = u64_at(obj, layout_.array_heap_ptr);
+  if (len < 0 || index >= static_cast<uint64_t>(len) || ptr == 0) return false;
+  return memory_.read_value(ptr + index * 8, out);
+}
+
+bool RubySampler::id_name(uint64_t id, std::string& out) {
+  if (auto it = id_names_.find(id); it != id_names_.end()) {
+    out = it->second;
+    return true;
+  }
+  if (info_.symbols_address == 0) return false;
+  uint64_t serial = id > layout_.last_op_id ? id >> layout_.id_scope_shift : id;
+  uint32_t last_id = 0;
+  uint64_t ids = 0, chunk = 0, str = 0;
+  if (!memory_.read_value(info_.symbols_address + layout_.symbols_last_id, last_id) ||
+      serial == 0 || serial > last_id ||
+      !memory_.read_value(info_.symbols_address + layout_.symbols_ids, ids) ||
+      !read_array_entry(ids, serial / layout_.id_entry_unit, chunk) ||
+      !read_array_entry(chunk, (serial % layout_.id_entry_unit) * 2, str) ||
+      !read_string(str, out)) {
+    return false;
+  }
+  if (id_names_.size() < 65536) id_names_[id] = out;
+  return true;
+}
+
+uint64_t find_global_symbols(remote::RemoteMemory& memory, const RubyLayout& layout,
+                             uint64_t rb_id2str) {
+  // Code regions: rb_id2str itself and what its first jumps/calls reach.
+  std::vector<uint64_t> regions = {rb_id2str};
+  std::string code(64, '\0');
+  if (memory.read(rb_id2str, code.data(), code.size()) != ReadStatus::ok) return 0;
+  for (size_t i = 0; i + 5 <= code.size(); ++i) {
+    auto op = static_cast<uint8_t>(code[i]);
+    if (op != 0xe9 && op != 0xe8) continue;
+    int32_t rel = 0;
+    std::memcpy(&rel, code.data() + i + 1, 4);
+    uint64_t target = rb_id2str + i + 5 + static_cast<int64_t>(rel);
+    if (target != rb_id2str && regions.size() < 8) regions.push_back(target);
+  }
+  // RIP-relative memory operands (ModRM mod=00 rm=101) of mov/cmp/lea: their targets.
+  std::vector<uint64_t> candidates;
+  for (uint64_t region : regions) {
+    std::string bytes(192, '\0');
+    if (memory.read(region, bytes.data(), bytes.size()) != ReadStatus::ok) continue;
+    for (size_t i = 0; i + 6 <= bytes.size(); ++i) {
+      auto op = static_cast<uint8_t>(bytes[i]);
+      auto modrm = static_cast<uint8_t>(bytes[i + 1]);
+      if ((op != 0x8b && op != 0x39 && op != 0x3b && op != 0x8d) || (modrm & 0xc7) != 0x05) {
+        continue;
+      }
+      int32_t disp = 0;
+      std::memcpy(&disp, bytes.data() + i + 2, 4);
+      uint64_t target = region + i + 6 + static_cast<int64_t>(disp);
+      for (uint64_t c : {target, target - layout.symbols_ids}) {
+        if (std::find(candidates.begin(), candidates.end(), c) == candidates.end())
+          candidates.push_back(c);
+      }
+    }
+  }
+  for (uint64_t c : candidates) {
+    RubyInterpreter probe;
+    probe.symbols_address = c;
+    RubySampler s(memory.pid(), probe, layout, WalkLimits{});
+    bool all = !layout.known_ids.empty();
+    for (const auto& [id, name] : layout.known_ids) {
+      std::string got;
+      if (!s.id_name(id, got) || got != name) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return c;
+  }
+  return 0;
+}
+
+}  // namespace gp::runtime::ruby
