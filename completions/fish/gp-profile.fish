@@ -91,7 +91,7 @@ complete -c gp-profile -l app-id-args-filter -d 'Java arguments to add to appids
 complete -c gp-profile -l disable-application-metadata -d 'No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)'
 complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut, in the .col and the flamegraph (gp-fold --no-truncated-marker)'
 complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x
-complete -c gp-profile -l external-metadata -d 'Static and per-process metadata to add (not implemented)' -x
+complete -c gp-profile -l external-metadata -d 'JSON {"static": {...}, "application": {"PID": {...}}}: static goes in every header, each entry into that process'\''s app metadata (used while at most 5 minutes old)' -r -F
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'
 complete -c gp-profile -l diagnostics -d 'Log extra diagnostics (not implemented)'
 complete -c gp-profile -l heartbeat-file -d 'Touched after every session' -r -F

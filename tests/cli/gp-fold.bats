@@ -398,3 +398,28 @@ python3;main;main;inlined_helper 8' ;;
   done
   [ "$seen" -eq 3 ]
 }
+
+@test "--external-metadata: the static part in the header, pid entries in the app metadata" {
+  cat >ext.json <<'JSON'
+{"static": {"team": "infra", "region": "eu"}, "application": {"300": {"tier": "gold"}}}
+JSON
+  run -0 --separate-stderr gp-fold --external-metadata ext.json "$ARCHIVE"
+  local header
+  header=$(head -1 <<<"$output")
+  [[ "$header" == *'"external_metadata": {"team": "infra", "region": "eu"}'* ]] || fail "$header"
+  [[ "$header" == *'{"tier": "gold"}'* ]] || fail "$header"
+  # The native process (pid 300) had no metadata: its lines now carry a non-zero index.
+  assert_line --regexp '^[1-9][0-9]*;;server;main;'
+  refute_line --regexp '^0;;server;'
+}
+
+@test "--external-metadata: a missing or malformed file is named, exit 1, nothing written" {
+  run -1 --separate-stderr gp-fold --external-metadata no-such.json -o out.col "$ARCHIVE"
+  [[ "$stderr" == "gp-fold: error: cannot read 'no-such.json': No such file or directory" ]] || fail "$stderr"
+  echo '{"application": {"web": {}}}' >bad.json
+  run -1 --separate-stderr gp-fold --external-metadata bad.json -o out.col "$ARCHIVE"
+  [[ "$stderr" == *"gp-fold: error: 'bad.json': \"application\" key \"web\" is not a pid"* ]] || fail "$stderr"
+  [ ! -e out.col ]
+  run -2 --separate-stderr gp-fold --external-metadata bad.json -f folded "$ARCHIVE"
+  [[ "$stderr" == *"--external-metadata applies to --format col only"* ]] || fail "$stderr"
+}

@@ -146,6 +146,27 @@ profile_nofp() {
     fail "$samples samples for $((after - before)) ms of CPU"
 }
 
+@test "--external-metadata: static part in the header, the pid's entry in its app metadata; a stale file stops the start" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  printf '{"static": {"team": "infra"}, "application": {"%s": {"tier": "gold"}}}' "$busy" >ext.json
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$busy" \
+    --no-flamegraph --external-metadata ext.json
+  local header
+  header=$(head -1 out/last_profile.col)
+  [[ "$header" == *'"external_metadata": {"team": "infra"}'* ]] || fail "$header"
+  [[ "$header" == *'"tier": "gold"'* ]] || fail "$header"
+  grep -qE '^[1-9][0-9]*;[^;]*;sh;' out/last_profile.col || fail "$(head -c 1500 out/last_profile.col)"
+  touch -d '10 minutes ago' ext.json
+  run -1 --separate-stderr timeout -s KILL 60 gp-profile -d 2 -o out2 --pids "$busy" --external-metadata ext.json
+  [[ "$stderr" == *"gp-profile: error: external metadata file 'ext.json' was last modified "*" s ago, more than 5 minutes"* ]] ||
+    fail "$stderr"
+  run -2 --separate-stderr gp-profile upload-file --file-path out/last_profile.col --token t \
+    --service-name s --external-metadata ext.json
+  [[ "$stderr" == *"--external-metadata cannot be used with upload-file"* ]] || fail "$stderr"
+}
+
 @test "--perf-mode fp walks frame pointers only" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -132,6 +132,16 @@ TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {
                   "auto"}));
 }
 
+TEST(ProfilePlan, ExternalMetadataReachesGpFoldUnlessAppMetadataIsOff) {
+  Options o = with_output();
+  o.external_metadata = "/etc/ext.json";
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "out.col").args,
+            (Args{"-f", "col", "-o", "out.col", "--external-metadata", "/etc/ext.json", "in.gpa"}));
+  o.application_metadata = false;
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "out.col").args,
+            (Args{"-f", "col", "-o", "out.col", "--no-app-metadata", "in.gpa"}));
+}
+
 TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
   Options o = with_output();
   o.frequency = 4999;

@@ -26,6 +26,12 @@ void add_cli(CLI::App& app, FoldArgs& args) {
                    {"v1", "v2"});
   app.add_flag("--no-app-metadata", args.no_app_metadata,
                "col: no application-metadata index frame (gProfiler's --disable-application-metadata)");
+  gp::cli::hint_value(app.add_option("--external-metadata", args.external_metadata,
+                                     "col: gProfiler's external metadata file: its \"static\" object "
+                                     "goes in the header, its \"application\" entries into their "
+                                     "pids' application metadata")
+                          ->type_name("FILE"),
+                      ValueHint::file);
 
   auto* pid = app.add_option("-p,--pid", args.pids, "Only samples of these pids (comma-separated or repeated)")
                   ->delimiter(',')

@@ -18,6 +18,7 @@ struct FoldArgs {
   std::string format;  // col | folded | pprof | speedscope; empty: from -o's extension, else col
   std::string profile_api_version = "v2";
   bool no_app_metadata = false;
+  std::string external_metadata;  // gProfiler's --external-metadata file (col)
   // filters (every format)
   std::vector<int32_t> pids;
   std::vector<std::string> comms;

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "gp/fold/col.h"
+#include "gp/fold/external_metadata.h"
 #include "gp/fold/filter.h"
 #include "gp/fold/folded.h"
 #include "gp/fold/pprof.h"
@@ -66,8 +67,11 @@ bool check_switches(const FoldArgs& a, const std::string& format) {
                   "--format folded, speedscope and --top");
   if ((a.annotate || a.kernel_delimiter) && (top || format != "folded"))
     return refuse(a.annotate ? "--annotate" : "--kernel-delimiter", "--format folded");
-  if ((a.profile_api_version != "v2" || a.no_app_metadata) && (top || format != "col"))
-    return refuse(a.no_app_metadata ? "--no-app-metadata" : "--profile-api-version",
+  if ((a.profile_api_version != "v2" || a.no_app_metadata || !a.external_metadata.empty()) &&
+      (top || format != "col"))
+    return refuse(a.no_app_metadata              ? "--no-app-metadata"
+                  : !a.external_metadata.empty() ? "--external-metadata"
+                                                 : "--profile-api-version",
                   "--format col");
   return true;
 }
@@ -107,7 +111,7 @@ fold::StackOptions stack_options(const FoldArgs& a) {
 }
 
 Status write_format(const std::string& format, const model::Archive& archive, const FoldArgs& a,
-                    std::ostream& out) {
+                    const json::Value& external_static, std::ostream& out) {
   if (a.top != 0) {
     fold::StackOptions o = stack_options(a);
     o.process_frame = false;
@@ -119,6 +123,7 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     o.profile_api_version = a.profile_api_version;
     o.application_metadata = !a.no_app_metadata;
     o.truncated_marker = !a.no_truncated_marker;
+    o.external_metadata = external_static;
     return fold::write_col(archive, o, out);
   }
   if (format == "folded") {
@@ -146,13 +151,14 @@ std::string temp_name_for(const std::string& path) {
 }
 
 // Writes to stdout or a file; reports failures. Returns false on a reported error.
-bool emit(const std::string& format, const model::Archive& archive, const FoldArgs& a) {
+bool emit(const std::string& format, const model::Archive& archive, const FoldArgs& a,
+          const json::Value& external_static) {
   if (a.output == "-") {
     if (format == "pprof" && a.top == 0 && gp::cli::is_terminal(STDOUT_FILENO)) {
       error("refusing to write gzipped pprof data to a terminal: use -o FILE or redirect");
       return false;
     }
-    auto st = write_format(format, archive, a, std::cout);
+    auto st = write_format(format, archive, a, external_static, std::cout);
     if (!st) {
       error(st.error().message);
       return false;
@@ -171,7 +177,7 @@ bool emit(const std::string& format, const model::Archive& archive, const FoldAr
     error("cannot create '" + a.output + "': " + std::strerror(errno));
     return false;
   }
-  auto st = write_format(format, archive, a, file);
+  auto st = write_format(format, archive, a, external_static, file);
   file.close();
   if (!st || !file) {
     const int e = errno;
@@ -198,9 +204,21 @@ int run(FoldArgs& args) {
   ::mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::string format = format_for(args);
   if (!check_switches(args, format)) return kExitUsage;
+  json::Value external_static;  // null: none given
+  std::optional<fold::ExternalMetadata> external;
+  if (!args.external_metadata.empty()) {
+    auto read = fold::read_external_metadata(args.external_metadata);
+    if (!read) {
+      error(read.error().message);
+      return kExitFailure;
+    }
+    external = std::move(*read);
+    external_static = external->static_part;
+  }
   bool partial = false;
   auto archive = load(args.inputs, partial);
   if (!archive) return kExitFailure;
+  if (external && !args.no_app_metadata) fold::apply_external_app_metadata(*archive, *external);
   fold::SampleFilter filter;
   filter.pids = args.pids;
   filter.comms = args.comms;
@@ -222,7 +240,7 @@ int run(FoldArgs& args) {
   fold::Weight weight = fold::Weight::period;
   fold::parse_weight(args.weight, weight);
   if (format != "pprof" || args.top != 0) fold::apply_weight(*archive, weight);
-  bool written = emit(format, *archive, args);
+  bool written = emit(format, *archive, args, external_static);
   // The process ends right after: the OS takes the memory back at once, while the destructor
   // would free a few allocations per location and stack (hundreds of thousands on a 200k-sample
   // recording). Deliberately kept, not leaked by accident.

@@ -243,6 +243,8 @@ void check_rules(const Checked& k, const std::string& mode, bool frequency_given
     refuse("Must pass at least one output method (--upload-results / --output-dir)");
   if (a.extract_resources && a.resources_dest.empty())
     refuse("Must provide --resources-dest when extract-resources");
+  if (a.upload_file && k.given("external-metadata") && !k.text("external-metadata").empty())
+    refuse("--external-metadata cannot be used with upload-file");
   if (k.integer("perf-dwarf-stack-size", 8192) > 65528)
     refuse("--perf-dwarf-stack-size maximum size is 65528");
   if (o.profile_spawned_processes && k.given("pids"))
@@ -341,6 +343,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.profile_spawned_processes = k.flag("profile-spawned-processes");
   o.python_versions = !k.flag("no-python-versions");
   o.collect_metrics = !k.flag("disable-metrics-collection");
+  if (k.given("external-metadata")) o.external_metadata = k.text("external-metadata");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
   args.log_rotate_backup_count = k.integer("log-rotate-backup-count", args.log_rotate_backup_count);

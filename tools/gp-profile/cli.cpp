@@ -316,8 +316,12 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
          "the flamegraph (gp-fold --no-truncated-marker)");
   b.value("--controller-pid", "--controller-pid", ValueType::integer, "PID",
           "Exit when this process exits");
-  b.unimplemented(b.value("--external-metadata", "--external-metadata", ValueType::text, "FILE",
-                          "Static and per-process metadata to add" + ni));
+  gp::cli::hint_value(
+      b.value("--external-metadata", "--external-metadata", ValueType::text, "FILE",
+              "JSON {\"static\": {...}, \"application\": {\"PID\": {...}}}: static goes in "
+              "every header, each entry into that process's app metadata (used while at most 5 "
+              "minutes old)"),
+      ValueHint::file);
   b.flag("--profile-spawned-processes",
          "Also profile processes that start during a session (default: only those running at "
          "its start)");

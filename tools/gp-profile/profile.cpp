@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "cli.h"
+#include "gp/fold/external_metadata.h"
+#include "gp/profile/agent.h"
 #include "gp/profile/child.h"
 #include "gp/profile/instance.h"
 #include "gp/runtime/work_dir.h"
@@ -288,7 +290,22 @@ int run(ProfileArgs& args) {
     log.info(1, "The connection to the server was successfully established (service '" +
                     o.service_name + "')");
   }
-  const json::Value agent = gp::profile::static_metadata(spawn_time, args.run_arguments);
+  json::Value agent = gp::profile::static_metadata(spawn_time, args.run_arguments);
+  if (!o.external_metadata.empty()) {
+    // gProfiler reads the static part once, and refuses to start on a stale file.
+    auto age = gp::profile::file_age(o.external_metadata);
+    if (age && *age > gp::profile::kExternalMetadataMaxAge) {
+      log.error("external metadata file '" + o.external_metadata + "' was last modified " +
+                std::to_string(age->count()) + " s ago, more than 5 minutes");
+      return gp::cli::kExitFailure;
+    }
+    auto external = gp::fold::read_external_metadata(o.external_metadata);
+    if (!external) {
+      log.error(external.error().message);
+      return gp::cli::kExitFailure;
+    }
+    agent.set("external_metadata", external->static_part);
+  }
   std::unique_ptr<gp::profile::MetricsMonitor> metrics;
   if (o.collect_metrics) metrics = std::make_unique<gp::profile::MetricsMonitor>();
   std::string event = o.perf_event.empty() ? "cpu-clock" : o.perf_event;

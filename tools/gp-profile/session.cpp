@@ -344,7 +344,18 @@ SessionOutcome run_session(const SessionContext& c, int number) {
   std::string archive = combine(s, rec);
   if (c.stop.load()) return SessionOutcome::stopped;
   std::string col = (s.dir / "profile.col").string();
-  auto folded = run(s, c.tools.fold, gp::profile::fold_command(c.options, archive, col), "folding");
+  gp::profile::Options fold_options = c.options;
+  if (!fold_options.external_metadata.empty()) {
+    // gProfiler ignores the file in a session where it is older than 5 minutes.
+    auto age = gp::profile::file_age(fold_options.external_metadata);
+    if (!age || *age > gp::profile::kExternalMetadataMaxAge) {
+      c.log.warning(s.label() + ": external metadata file '" + fold_options.external_metadata +
+                    "' " + (age ? "is older than 5 minutes" : "cannot be read") +
+                    ": not used in this session");
+      fold_options.external_metadata.clear();
+    }
+  }
+  auto folded = run(s, c.tools.fold, gp::profile::fold_command(fold_options, archive, col), "folding");
   if (c.stop.load()) return SessionOutcome::stopped;
   if (folded.state != StageState::ok || !has_data(col)) {
     c.log.error(s.label() + ": no profile: gp-fold failed (" + folded.why + ")");

@@ -97,6 +97,7 @@ Value metadata(const model::Session* s, const ColOptions& options) {
   // The indexer reads this key to know whether lines carry the container frame.
   args->set("profile_api_version", Value::from_string(options.profile_api_version));
   set_default(md, "profiling_mode", Value::from_string("cpu"));
+  if (!options.external_metadata.is_null()) md.set("external_metadata", options.external_metadata);
   add_sampling(h.sampling, md);
   json::remove_keys_containing(md, "token");
   return md;

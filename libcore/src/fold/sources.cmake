@@ -8,6 +8,7 @@ target_sources(gp_core PRIVATE
   src/fold/col_context.cpp
   src/fold/col_header.cpp
   src/fold/col_writer.cpp
+  src/fold/external_metadata.cpp
   src/fold/folded_writer.cpp
   src/fold/top.cpp
   src/fold/weight.cpp

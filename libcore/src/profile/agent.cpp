@@ -6,10 +6,13 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -270,6 +273,15 @@ json::Value static_metadata(int64_t spawn_time, const json::Value& run_arguments
   md.set("external_metadata", Value::object());
   json::remove_keys_containing(md, "token");
   return md;
+}
+
+Result<std::chrono::seconds> file_age(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return make_error("cannot read '" + path + "': " + std::strerror(errno));
+  auto modified = std::chrono::system_clock::from_time_t(st.st_mtime);
+  auto age = std::chrono::system_clock::now() - modified;
+  return std::max(std::chrono::seconds(0), std::chrono::duration_cast<std::chrono::seconds>(age));
 }
 
 std::optional<CpuTimes> parse_proc_stat(std::string_view text) {

@@ -24,6 +24,9 @@ struct ColOptions {
   bool application_metadata = true;  // the index frame and the header's list
   bool include_idle = true;          // gProfiler keeps swapper stacks
   bool truncated_marker = true;      // "[truncated]" after the prefix frames of cut stacks
+  // metadata.external_metadata (the static part of gProfiler's --external-metadata file); null
+  // keeps the recorded one, if any.
+  json::Value external_metadata;
 };
 
 // The header object. The base is the first session's Header.metadata_json (gProfiler's

@@ -46,6 +46,12 @@ inline constexpr const char* kGprofilerAgentVersion = "1.57.1";
 // SystemInfo field). `spawn_time` is UNIX seconds; `run_arguments` goes in as it is.
 json::Value static_metadata(int64_t spawn_time, const json::Value& run_arguments);
 
+// gProfiler uses an --external-metadata file only while it was modified at most 5 minutes
+// ago: a stale file stops the start, and later sessions go without it.
+inline constexpr std::chrono::seconds kExternalMetadataMaxAge{300};
+// Seconds since `path` was last modified; an error naming it when it cannot be stat'ed.
+Result<std::chrono::seconds> file_age(const std::string& path);
+
 // Aggregate CPU times of the first line of /proc/stat (USER_HZ ticks).
 struct CpuTimes {
   uint64_t total = 0;  // every field except guest and guest_nice (counted in user/nice)

@@ -53,6 +53,9 @@ struct Options {
   // every `perf_event_period` events when not 0 (instead of at `frequency`).
   std::string perf_event;
   uint64_t perf_event_period = 0;
+  // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
+  // is fresh (see external_metadata_age in agent.h); "" for none.
+  std::string external_metadata;
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;
@@ -108,6 +111,7 @@ Command runtime_command(const Options& options, const std::string& out);
 std::optional<Command> merge_command(const Options& options, const std::string& system,
                                      const std::string& runtime, const std::string& out);
 Command symbolize_command(const std::string& in, const std::string& out);
+// With `external_metadata`, gp-fold gets --external-metadata (the caller clears it when stale).
 Command fold_command(const Options& options, const std::string& in, const std::string& out);
 Command flame_command(const std::string& col, const std::string& out, const SessionTimes& times);
 // The token never goes in a command line (visible in ps): gp-upload reads GPROFILER_TOKEN from
