@@ -486,6 +486,23 @@ PY
   [ -z "$(ls tmp)" ] || fail "temporary files left: $(ls -R tmp)"
 }
 
+@test "a Ruby workload after the merge: gp's Ruby sampler's _[rb] frames under its appid, ruby_version metadata" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local busy_rb="$GP_SOURCE_DIR/tests/fixtures/runtime/ruby/busy.rb"
+  /usr/bin/ruby "$busy_rb" "$BATS_TEST_TMPDIR/rb-ready" &
+  local rb=$!
+  PIDS+=("$rb")
+  for _ in $(seq 600); do [ -e "$BATS_TEST_TMPDIR/rb-ready" ] && break; sleep 0.1; done
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 3 -f 99 -o out --pids "$rb" \
+    --ruby-mode gp --no-flamegraph
+  check_col out/last_profile.col
+  # The system profile's stacks of the ruby process became its Ruby stacks (gProfiler's merge).
+  local chain="ruby;appid: ruby: $busy_rb ($busy_rb);block (2 levels) in <main> - $busy_rb:15_[rb];outer - $busy_rb:12_[rb];inner - $busy_rb:7_[rb];times [c function] - (unknown):0_[rb]"
+  grep -q -F ";$chain" out/last_profile.col || fail "no merged Ruby stack: $(tail -n 5 out/last_profile.col)"
+  grep -q -F '"ruby_version": "ruby 3.' out/last_profile.col || fail "no ruby_version app metadata"
+}
+
 @test "Python frames show [pkg==ver] as gProfiler's do, and not with --no-python-versions" {
   start_venv_target
   PIDS+=("$PY_PID")

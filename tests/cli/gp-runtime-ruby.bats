@@ -87,26 +87,47 @@ start_ruby() {
   stderr_has "ruby sampling frequency limited to 100 Hz (asked 500 Hz), as gProfiler does"
 }
 
-@test "an unknown Ruby version is skipped with gProfiler's frame naming the version" {
-  # The same libruby with its version constant changed: a Ruby gp has no layout for.
-  local version lib
-  version=$(/usr/bin/ruby --disable-gems -e 'print RUBY_VERSION')
+# A copy of the system libruby in $OUT/lib, under its soname, with the bytes "\0$1\0" (found
+# exactly once) replaced by "\0$2\0" (same length); ruby runs on it with LD_LIBRARY_PATH=$OUT/lib.
+patched_libruby() {
+  local lib soname
   lib=$(ldd /usr/bin/ruby | awk '/libruby/ { print $3 }')
+  soname=$(ldd /usr/bin/ruby | awk '/libruby/ { print $1 }')
   mkdir -p "$OUT/lib"
-  python3 - "$lib" "$OUT/lib/$(basename "$(ldd /usr/bin/ruby | awk '/libruby/ { print $1 }')")" "$version" <<'PY'
+  python3 - "$lib" "$OUT/lib/$soname" "$1" "$2" <<'PY'
 import sys
-src, dst, version = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+src, dst, old, new = sys.argv[1], sys.argv[2], sys.argv[3].encode(), sys.argv[4].encode()
+assert len(old) == len(new)
 data = open(src, "rb").read()
-old, new = b"\0" + version + b"\0", b"\0" + b"9.9.9"[:len(version)] + b"\0"
+old, new = b"\0" + old + b"\0", b"\0" + new + b"\0"
 assert data.count(old) == 1, data.count(old)
 open(dst, "wb").write(data.replace(old, new))
 PY
+}
+
+@test "an unknown Ruby version is skipped with gProfiler's frame naming the version" {
+  # The same libruby with its version constant changed: a Ruby gp has no layout for.
+  local version
+  version=$(/usr/bin/ruby --disable-gems -e 'print RUBY_VERSION')
+  patched_libruby "$version" "9.9.9"
   LD_LIBRARY_PATH="$OUT/lib" start_ruby /usr/bin/ruby --disable-gems -e 'sleep 120'
   grep -q "$OUT/lib/libruby" "/proc/$RB_PID/maps" || fail "the patched libruby is not the one mapped"
   run -1 --separate-stderr gp-runtime --ruby-mode gp -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
   stderr_has "pid $RB_PID (ruby): ruby via gp-ruby: [Profiling skipped: ruby 9.9.9 is not supported by gp's sampler (3.1)]"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "ruby;[Profiling skipped: ruby 9.9.9 is not supported by gp's sampler (3.1)] 1"
+}
+
+@test "a libruby stripped of the VM's symbol is skipped naming what is missing, never guessed" {
+  # Its exported ruby_current_vm_ptr renamed: "vm" -> "wL" keeps the name's GNU hash (33 * 1 - 33
+  # = 0), so libruby's own references to it still resolve and ruby runs.
+  patched_libruby ruby_current_vm_ptr ruby_current_wL_ptr
+  LD_LIBRARY_PATH="$OUT/lib" start_ruby /usr/bin/ruby --disable-gems -e 'loop { }'
+  run -1 --separate-stderr gp-runtime --ruby-mode gp -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
+  stderr_has "[Profiling skipped: '$OUT/lib/libruby"
+  stderr_has "' has no ruby_current_vm_ptr / ruby_version symbol (not CRuby 2.5+, or stripped)]"
+  run -0 gp-fold "$OUT/rt.gpa"
+  refute_output --partial "_[rb]"
 }
 
 @test "a 'ruby' without CRuby's symbols is skipped, and the other processes are profiled" {

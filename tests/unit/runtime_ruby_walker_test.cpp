@@ -110,6 +110,26 @@ TEST(RuntimeRubyWalker, StacksMatchTheTargetsOwnBacktraceLocations) {
     EXPECT_EQ(describe(again[i].frames), describe(threads[i].frames));
 }
 
+TEST(RuntimeRubyWalker, DeepStacksAreCutAtTheRootEnd) {
+  test::PythonTarget target("/usr/bin/ruby", kScript);
+  ASSERT_TRUE(target.wait_ready());
+  auto expected = read_expected(target.snapshot_path());
+  ASSERT_FALSE(expected.empty());
+  WalkLimits limits;
+  limits.max_depth = 4;  // control frames read per thread, from the leaf
+  auto attached = RubySampler::attach(target.pid(), "/proc", limits);
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<RubySampler>>(attached));
+  auto& sampler = *std::get<std::unique_ptr<RubySampler>>(attached);
+  std::vector<RubyThreadSample> threads;
+  ASSERT_EQ(sampler.sample(threads, 10), WalkStatus::ok);
+  const auto& deep = expected[0];  // sleep, park, descend, block in descend, each, ...
+  ASSERT_GT(deep.frames.size(), 4u);
+  std::vector<RubyFrame> leaf_end(deep.frames.end() - 4, deep.frames.end());
+  for (const auto& t : threads) {
+    if (t.tid == deep.tid) EXPECT_EQ(describe(t.frames), describe(leaf_end));
+  }
+}
+
 TEST(RuntimeRubyWalker, AProcessThatExitsIsGone) {
   test::PythonTarget target("/usr/bin/ruby", kScript);
   ASSERT_TRUE(target.wait_ready());
