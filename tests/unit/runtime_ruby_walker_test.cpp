@@ -130,6 +130,35 @@ TEST(RuntimeRubyWalker, DeepStacksAreCutAtTheRootEnd) {
   }
 }
 
+TEST(RuntimeRubyWalker, StringsAndSnapshotTimeAreBounded) {
+  test::PythonTarget target("/usr/bin/ruby", kScript);
+  ASSERT_TRUE(target.wait_ready());
+  WalkLimits limits;
+  limits.max_string = 5;
+  auto attached = RubySampler::attach(target.pid(), "/proc", limits);
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<RubySampler>>(attached));
+  std::vector<RubyThreadSample> threads;
+  ASSERT_EQ(std::get<std::unique_ptr<RubySampler>>(attached)->sample(threads, 10), WalkStatus::ok);
+  size_t frames = 0;
+  for (const auto& t : threads) {
+    for (const auto& f : t.frames) {
+      EXPECT_LE(f.label.size(), 5u);
+      EXPECT_LE(f.path.size(), 5u);
+      ++frames;
+    }
+  }
+  EXPECT_GT(frames, 20u);
+  // No time at all for a snapshot: it is given up as torn, never finished late.
+  limits = WalkLimits{};
+  limits.max_snapshot_time = std::chrono::milliseconds(0);
+  attached = RubySampler::attach(target.pid(), "/proc", limits);
+  ASSERT_TRUE(std::holds_alternative<std::unique_ptr<RubySampler>>(attached));
+  auto& sampler = *std::get<std::unique_ptr<RubySampler>>(attached);
+  EXPECT_EQ(sampler.sample(threads, 2), WalkStatus::torn);
+  EXPECT_EQ(sampler.last_torn_reason(), "snapshot over its time budget");
+  EXPECT_EQ(sampler.stats().given_up, 1u);
+}
+
 TEST(RuntimeRubyWalker, AProcessThatExitsIsGone) {
   test::PythonTarget target("/usr/bin/ruby", kScript);
   ASSERT_TRUE(target.wait_ready());
