@@ -72,6 +72,21 @@ start_ruby() {
   [ -z "$bad" ] || fail "unexpected frames: $bad"
 }
 
+@test "--ruby-mode gp: a Ruby process in its own pid namespace (as in a container) is sampled" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (unshare --pid)"
+  unshare --pid --fork --mount-proc /usr/bin/ruby "$BUSY" "$OUT/ready" &
+  pids+=("$!")
+  for _ in $(seq 1 600); do [ -e "$OUT/ready" ] && break; sleep 0.1; done
+  RB_PID=$(pgrep -f -n "^/usr/bin/ruby $BUSY $OUT/ready")
+  pids+=("$RB_PID")
+  # Ruby knows its threads by their tids in that namespace (1, 2, 3): gp maps them to its own.
+  grep -q -P '^NSpid:\t[0-9]+\t1$' "/proc/$RB_PID/status" || fail "not in its own pid namespace"
+  run -0 --separate-stderr gp-runtime --ruby-mode gp -F 50 -p "$RB_PID" -d 2 -o "$OUT/rt.gpa"
+  run -0 gp-fold -f folded --with-tid "$OUT/rt.gpa"
+  assert_output --regexp "ruby-$RB_PID/[0-9]+;<main> - $BUSY:17;outer - "
+  refute_output --regexp "ruby-$RB_PID/[123];"
+}
+
 @test "--ruby-mode auto without rbspy is gp's sampler, and auto is the default" {
   rbspy_installed && skip "rbspy is installed here: auto takes it"
   start_busy

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <unordered_map>
 
 #include "gp/runtime/adapters.h"
 #include "runtime/remote/sampling_clock.h"
@@ -84,16 +85,28 @@ class GpRubyAdapter final : public Adapter {
     StackCounter counter;
     std::vector<RubyThreadSample> threads;
     WalkStatus final_status = WalkStatus::ok;
+    std::unordered_map<int32_t, int32_t> tids;  // the process's tids -> gp's
     remote::every_tick(hz, params.duration, stop, [&] {
+      bool refreshed = false;
       WalkStatus st = sampler.sample(threads);
       if (st == WalkStatus::gone || st == WalkStatus::denied) {
         final_status = st;
         return false;
       }
       if (st != WalkStatus::ok) return true;
-      for (const auto& t : threads) {
-        if (!t.frames.empty() && remote::thread_on_cpu(target.pid, t.tid))
-          counter.add(target.pid, t);
+      for (auto& t : threads) {
+        if (t.frames.empty()) continue;
+        // Ruby records each thread's tid in its own pid namespace (a container's): gp's is
+        // looked up once per new thread.
+        auto host = tids.find(t.tid);
+        if (host == tids.end() && !refreshed) {
+          tids = remote::namespace_tids(target.pid);
+          refreshed = true;
+          host = tids.find(t.tid);
+        }
+        if (host == tids.end()) continue;  // a thread that already exited
+        t.tid = host->second;
+        if (remote::thread_on_cpu(target.pid, t.tid)) counter.add(target.pid, t);
       }
       return true;
     });
