@@ -5,6 +5,8 @@ complete -c gp-fold -s o -l output -d 'File to write; '\''-'\'' for standard out
 complete -c gp-fold -s f -l format -d 'Output format (default: col, or from the -o extension)' -x -a 'col folded pprof speedscope'
 complete -c gp-fold -l profile-api-version -d 'col: v1 writes lines without the app-metadata index and container frames, as gProfiler'\''s --profile-api-version v1' -x -a 'v1 v2'
 complete -c gp-fold -l no-app-metadata -d 'col: no application-metadata index frame (gProfiler'\''s --disable-application-metadata)'
+complete -c gp-fold -l no-container-names -d 'col: no container names in the header or the lines (gProfiler'\''s --disable-container-names)'
+complete -c gp-fold -l no-metadata -d 'col: the header'\''s metadata holds only hostname, profiling_mode and the sampling fields (gProfiler'\''s --disable-metadata-collection)'
 complete -c gp-fold -l external-metadata -d 'col: gProfiler'\''s external metadata file: its "static" object goes in the header, its "application" entries into their pids'\'' application metadata' -r -F
 complete -c gp-fold -s p -l pid -d 'Only samples of these pids (comma-separated or repeated)' -x
 complete -c gp-fold -l comm -d 'Only processes with this comm (repeatable)' -x

@@ -80,12 +80,12 @@ complete -c gp-profile -l log-file -d 'Also append the log to this file (rotated
 complete -c gp-profile -l log-rotate-max-size -d 'Rotate the log file at this size' -x
 complete -c gp-profile -l log-rotate-backup-count -d 'Rotated log files kept' -x
 complete -c gp-profile -l dont-send-logs -d 'Do not send logs to the server (gp-profile never does)'
-complete -c gp-profile -l disable-container-names -d 'No container names (not implemented)'
+complete -c gp-profile -l disable-container-names -d 'No container names in the .col (header and lines)'
 complete -c gp-profile -s c -l continuous -d 'Profile session after session until SIGTERM/SIGINT'
 complete -c gp-profile -l profile-api-version -d 'v1: the Studio'\''s legacy API (.col lines without the index and container frames)' -x -a 'v1'
 complete -c gp-profile -l disable-pidns-check -d 'Do not require the host'\''s pid namespace'
 complete -c gp-profile -l disable-metrics-collection -d 'Send no cpu_avg/mem_avg to the Studio'
-complete -c gp-profile -l disable-metadata-collection -d 'No system metadata (not implemented)'
+complete -c gp-profile -l disable-metadata-collection -d 'Header metadata only hostname, profiling_mode and the sampling fields (the Studio refuses such profiles, as gProfiler'\''s)'
 complete -c gp-profile -l disable-application-identifiers -d 'No '\''appid: ...'\'' frames (gp-runtime'\''s application identifiers)'
 complete -c gp-profile -l app-id-args-filter -d 'Java arguments to add to appids (not implemented)' -x
 complete -c gp-profile -l disable-application-metadata -d 'No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)'

@@ -167,6 +167,22 @@ profile_nofp() {
   [[ "$stderr" == *"--external-metadata cannot be used with upload-file"* ]] || fail "$stderr"
 }
 
+@test "--disable-metadata-collection and --disable-container-names: the header as gProfiler's" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$busy" \
+    --no-flamegraph --disable-metadata-collection --disable-container-names
+  run -0 python3 -c '
+import json, sys
+h = json.loads(open(sys.argv[1]).readline()[2:])
+print(sorted(h["metadata"]))
+print(h["containers"], h["container_names_enabled"], h["metrics"] is not None)' out/last_profile.col
+  assert_line "['hostname', 'profiling_mode', 'sampling_event', 'sampling_frequency', 'sampling_mode']"
+  assert_line "[] False True"
+  grep -qE '^[0-9]+;;sh;' out/last_profile.col || fail "$(head -c 800 out/last_profile.col)"
+}
+
 @test "--perf-mode fp walks frame pointers only" {
   # bats test_tags=root,bpf
   require_root_bpf

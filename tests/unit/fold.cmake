@@ -5,5 +5,5 @@ target_sources(gp_unit_tests PRIVATE
   unit/folded_switches_test.cpp
   unit/stack_end_test.cpp  # stack ends from builder and archive to every output
   unit/fold_weight_test.cpp
-  unit/fold_external_metadata_test.cpp
+  unit/fold_agent_options_test.cpp
 )

@@ -26,6 +26,12 @@ void add_cli(CLI::App& app, FoldArgs& args) {
                    {"v1", "v2"});
   app.add_flag("--no-app-metadata", args.no_app_metadata,
                "col: no application-metadata index frame (gProfiler's --disable-application-metadata)");
+  app.add_flag("--no-container-names", args.no_container_names,
+               "col: no container names in the header or the lines (gProfiler's "
+               "--disable-container-names)");
+  app.add_flag("--no-metadata", args.no_metadata,
+               "col: the header's metadata holds only hostname, profiling_mode and the sampling "
+               "fields (gProfiler's --disable-metadata-collection)");
   gp::cli::hint_value(app.add_option("--external-metadata", args.external_metadata,
                                      "col: gProfiler's external metadata file: its \"static\" object "
                                      "goes in the header, its \"application\" entries into their "

@@ -19,6 +19,8 @@ struct FoldArgs {
   std::string profile_api_version = "v2";
   bool no_app_metadata = false;
   std::string external_metadata;  // gProfiler's --external-metadata file (col)
+  bool no_container_names = false;  // col: gProfiler's --disable-container-names
+  bool no_metadata = false;         // col: gProfiler's --disable-metadata-collection
   // filters (every format)
   std::vector<int32_t> pids;
   std::vector<std::string> comms;

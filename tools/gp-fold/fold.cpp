@@ -67,10 +67,13 @@ bool check_switches(const FoldArgs& a, const std::string& format) {
                   "--format folded, speedscope and --top");
   if ((a.annotate || a.kernel_delimiter) && (top || format != "folded"))
     return refuse(a.annotate ? "--annotate" : "--kernel-delimiter", "--format folded");
-  if ((a.profile_api_version != "v2" || a.no_app_metadata || !a.external_metadata.empty()) &&
+  if ((a.profile_api_version != "v2" || a.no_app_metadata || !a.external_metadata.empty() ||
+       a.no_container_names || a.no_metadata) &&
       (top || format != "col"))
     return refuse(a.no_app_metadata              ? "--no-app-metadata"
                   : !a.external_metadata.empty() ? "--external-metadata"
+                  : a.no_container_names         ? "--no-container-names"
+                  : a.no_metadata                ? "--no-metadata"
                                                  : "--profile-api-version",
                   "--format col");
   return true;
@@ -124,6 +127,8 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     o.application_metadata = !a.no_app_metadata;
     o.truncated_marker = !a.no_truncated_marker;
     o.external_metadata = external_static;
+    o.container_names = !a.no_container_names;
+    o.metadata_collection = !a.no_metadata;
     return fold::write_col(archive, o, out);
   }
   if (format == "folded") {

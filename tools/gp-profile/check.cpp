@@ -344,6 +344,8 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.python_versions = !k.flag("no-python-versions");
   o.collect_metrics = !k.flag("disable-metrics-collection");
   if (k.given("external-metadata")) o.external_metadata = k.text("external-metadata");
+  o.container_names = !k.flag("disable-container-names");
+  o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
   args.log_rotate_backup_count = k.integer("log-rotate-backup-count", args.log_rotate_backup_count);

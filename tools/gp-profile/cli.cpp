@@ -297,14 +297,16 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.value("--log-rotate-backup-count", "--log-rotate-backup-count", ValueType::positive_integer,
           "N", "Rotated log files kept", "1");
   b.flag("--dont-send-logs", "Do not send logs to the server (gp-profile never does)");
-  b.unimplemented(b.flag("--disable-container-names", "No container names" + ni));
+  b.flag("--disable-container-names", "No container names in the .col (header and lines)");
   app.add_flag("--continuous,-c", args.options.continuous,
                "Profile session after session until SIGTERM/SIGINT");
   b.choice("--profile-api-version", "--profile-api-version", {"v1"},
            "v1: the Studio's legacy API (.col lines without the index and container frames)");
   b.flag("--disable-pidns-check", "Do not require the host's pid namespace");
   b.flag("--disable-metrics-collection", "Send no cpu_avg/mem_avg to the Studio");
-  b.unimplemented(b.flag("--disable-metadata-collection", "No system metadata" + ni));
+  b.flag("--disable-metadata-collection",
+         "Header metadata only hostname, profiling_mode and the sampling fields (the Studio "
+         "refuses such profiles, as gProfiler's)");
   b.flag("--disable-application-identifiers",
          "No 'appid: ...' frames (gp-runtime's application identifiers)");
   b.unimplemented(b.list("--app-id-args-filter", "--app-id-args-filter", ValueType::text, "REGEX",

@@ -364,7 +364,12 @@ SessionOutcome run_session(const SessionContext& c, int number) {
   if (c.agent != nullptr) {
     gp::profile::MetricsMonitor::Metrics metrics;
     if (c.metrics != nullptr) metrics = c.metrics->take();
-    if (auto st = gp::profile::apply_agent_header(col, *c.agent, rec.times.end, metrics); !st)
+    // Without metadata collection gProfiler's header metadata has no agent fields, no time.
+    static const json::Value nothing = json::Value::object();
+    const bool collect = c.options.metadata_collection;
+    if (auto st = gp::profile::apply_agent_header(col, collect ? *c.agent : nothing,
+                                                  collect ? rec.times.end : "", metrics);
+        !st)
       c.log.warning(s.label() + ": " + st.error().message);
   }
   uint64_t samples = col_samples(col);

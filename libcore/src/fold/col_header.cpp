@@ -98,6 +98,13 @@ Value metadata(const model::Session* s, const ColOptions& options) {
   args->set("profile_api_version", Value::from_string(options.profile_api_version));
   set_default(md, "profiling_mode", Value::from_string("cpu"));
   if (!options.external_metadata.is_null()) md.set("external_metadata", options.external_metadata);
+  if (!options.metadata_collection) {
+    // gProfiler's _snapshot without metadata collection: these keys only.
+    Value few = Value::object();
+    few.set("hostname", *md.find("hostname"));
+    few.set("profiling_mode", *md.find("profiling_mode"));
+    md = std::move(few);
+  }
   add_sampling(h.sampling, md);
   json::remove_keys_containing(md, "token");
   return md;
@@ -115,9 +122,11 @@ json::Value detail::make_col_header(const model::Archive& archive, const ColOpti
   Value md = metadata(first, options);
   Value doc = Value::object();
   Value containers = Value::array();
-  for (const std::string& c : ctx.containers) containers.push_back(Value::from_string(c));
+  if (options.container_names)
+    for (const std::string& c : ctx.containers) containers.push_back(Value::from_string(c));
   doc.set("containers", std::move(containers));
-  doc.set("container_names_enabled", Value::from_bool(ctx.container_names_enabled));
+  doc.set("container_names_enabled",
+          Value::from_bool(options.container_names && ctx.container_names_enabled));
   std::string mode = md.get_string("profiling_mode", "cpu");
   doc.set("metadata", std::move(md));
   Value metrics = Value::object();

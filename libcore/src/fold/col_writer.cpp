@@ -24,7 +24,8 @@ void prefix_frames(const detail::ProcessTable& procs, const detail::ColContext& 
         idx = ctx.app_index.at(p->app_metadata_json);
       out.push_back(t.frame(std::to_string(idx), FrameKind::pseudo));
     }
-    out.push_back(t.frame(p != nullptr ? p->container_name : std::string(), FrameKind::pseudo));
+    bool named = o.container_names && p != nullptr;
+    out.push_back(t.frame(named ? p->container_name : std::string(), FrameKind::pseudo));
   }
   out.push_back(t.frame(procs.comm(smp), FrameKind::pseudo));
   if (p != nullptr && !p->appid.empty())

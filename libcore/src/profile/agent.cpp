@@ -382,7 +382,7 @@ Status apply_agent_header(const std::string& path, const json::Value& agent,
     md = header->find("metadata");
   }
   for (const auto& [key, value] : agent.members) md->set(key, value);
-  md->set("current_time", Value::from_string(current_time));
+  if (!current_time.empty()) md->set("current_time", Value::from_string(current_time));
   Value m = Value::object();
   m.set("cpu_avg", metrics.cpu_avg ? Value::from_double(*metrics.cpu_avg) : Value::null());
   m.set("mem_avg", metrics.mem_avg ? Value::from_double(*metrics.mem_avg) : Value::null());

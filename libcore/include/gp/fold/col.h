@@ -27,6 +27,11 @@ struct ColOptions {
   // metadata.external_metadata (the static part of gProfiler's --external-metadata file); null
   // keeps the recorded one, if any.
   json::Value external_metadata;
+  // false: gProfiler's --disable-container-names (no names in the header, empty container frames).
+  bool container_names = true;
+  // false: gProfiler's --disable-metadata-collection (metadata holds only hostname,
+  // profiling_mode and the sampling fields).
+  bool metadata_collection = true;
 };
 
 // The header object. The base is the first session's Header.metadata_json (gProfiler's

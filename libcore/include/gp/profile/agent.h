@@ -90,6 +90,7 @@ class MetricsMonitor {
 // Rewrites the header line of the .col at `path`: `agent` members are set in its metadata
 // (over gp-fold's), metadata.current_time becomes `current_time`, and the top-level
 // "metrics" holds `metrics` (null members when absent). The stacks are kept byte for byte.
+// (`current_time` empty: not set.)
 Status apply_agent_header(const std::string& path, const json::Value& agent,
                           const std::string& current_time, const MetricsMonitor::Metrics& metrics);
 

@@ -56,6 +56,8 @@ struct Options {
   // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
+  bool container_names = true;      // false: --disable-container-names
+  bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;

@@ -1,6 +1,7 @@
-// gProfiler's --external-metadata file: parsing, and what it changes in a .col (header and
-// app-metadata indices), on the fold fixture (python3 pid 200 with metadata, server pid 300
-// without).
+// What gProfiler's agent options change in a .col: the --external-metadata file (parsing, the
+// header and the app-metadata indices), --disable-container-names and
+// --disable-metadata-collection, on the fold fixture (python3 pid 200 in container "web" with
+// metadata, server pid 300 without).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -96,6 +97,38 @@ TEST(ExternalMetadata, WithoutTheFileTheHeaderKeepsWhatWasRecorded) {
   std::string col = col_of(fold_fixture::archive(), {});
   EXPECT_EQ(header_of(col).find("metadata")->find("external_metadata"), nullptr);
   EXPECT_TRUE(metadata_of_line(col, ";server;").is_null());
+}
+
+}  // namespace
+}  // namespace gp::test::fold
+
+namespace gp::test::fold {
+namespace {
+
+// gProfiler's --disable-container-names and --disable-metadata-collection, on the same fixture
+// (python3 runs in container "web").
+TEST(ColSwitches, WithoutContainerNamesTheFrameIsEmptyAndTheHeaderSaysSo) {
+  gp::fold::ColOptions o;
+  std::string with = col_of(fold_fixture::archive(), o);
+  ASSERT_NE(with.find(";web;python3;"), std::string::npos);
+  o.container_names = false;
+  std::string col = col_of(fold_fixture::archive(), o);
+  json::Value header = header_of(col);
+  EXPECT_EQ(json::dump(*header.find("containers")), "[]");
+  EXPECT_EQ(json::dump(*header.find("container_names_enabled")), "false");
+  EXPECT_EQ(col.find(";web;"), std::string::npos);
+  EXPECT_NE(col.find(";;python3;"), std::string::npos);
+}
+
+TEST(ColSwitches, WithoutMetadataCollectionOnlyHostModeAndSamplingRemain) {
+  gp::fold::ColOptions o;
+  o.metadata_collection = false;
+  json::Value md = *header_of(col_of(fold_fixture::archive(), o)).find("metadata");
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : md.members) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"hostname", "profiling_mode", "sampling_event",
+                                            "sampling_mode", "sampling_frequency"}));
+  EXPECT_EQ(md.get_string("hostname"), "web-1");
 }
 
 }  // namespace
