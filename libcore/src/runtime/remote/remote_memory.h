@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -14,12 +15,22 @@ namespace gp::runtime::remote {
 
 enum class ReadStatus { ok, fault, gone, denied };
 
+// One piece of a gathered read: size bytes at address into out.
+struct ReadRequest {
+  uint64_t address = 0;
+  void* out = nullptr;
+  size_t size = 0;
+};
+
 class RemoteMemory {
  public:
   explicit RemoteMemory(pid_t pid) : pid_(pid) {}
 
   // Copies size bytes at address; ok only when all of them were read.
   ReadStatus read(uint64_t address, void* out, size_t size);
+  // Several reads in as few system calls as the kernel allows (IOV_MAX pieces each); ok only
+  // when every piece was read whole (a piece in unmapped memory makes the whole batch fail).
+  ReadStatus read_many(std::span<const ReadRequest> requests);
   template <typename T>
   bool read_value(uint64_t address, T& out) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -28,10 +39,12 @@ class RemoteMemory {
   // Status of the last failed read (ok when none failed), and its errno text.
   ReadStatus last_failure() const { return last_failure_; }
   const std::string& last_error() const { return last_error_; }
-  uint64_t reads() const { return reads_; }
+  uint64_t reads() const { return reads_; }  // system calls made
   pid_t pid() const { return pid_; }
 
  private:
+  ReadStatus failed(ssize_t got);  // records why a read returned `got` bytes (or -1)
+
   pid_t pid_;
   ReadStatus last_failure_ = ReadStatus::ok;
   std::string last_error_;

@@ -173,84 +173,110 @@ WalkStatus RubySampler::walk_thread(uint64_t ec, RubyThreadSample& out) {
   if (memory_.read(cfp, frames.data(), frames.size()) != ReadStatus::ok) {
     return torn("control frames unreadable");
   }
-  // Frames from the leaf (ec->cfp) towards the root; reversed at the end.
+  // Frames from the leaf (ec->cfp) towards the root. What they need is read in three gathered
+  // reads (a system call each, not one per field): Ruby frames' iseq heads and the other
+  // frames' environments; then iseq bodies and C frames' method entries; then the method
+  // definitions' ids. A frame with an iseq but no pc is not shown (Ruby's backtraces skip it).
+  const int32_t env_low = std::min(layout_.ep_me_cref, layout_.ep_flags);
+  const size_t env_bytes = size_t(std::max(layout_.ep_me_cref, layout_.ep_flags) - env_low + 1) * 8;
+  slots_.clear();
   for (size_t i = 0; i < count; ++i) {
     size_t base = i * layout_.cfp_size;
     uint64_t iseq = u64_at(frames, base + layout_.cfp_iseq);
     uint64_t pc = u64_at(frames, base + layout_.cfp_pc);
+    if (iseq != 0 && pc == 0) continue;
+    Slot& slot = slots_.emplace_back();
+    slot.ruby = iseq != 0;
+    slot.iseq = iseq;
+    slot.pc = pc;
     uint64_t ep = u64_at(frames, base + layout_.cfp_ep);
-    RubyFrame f;
-    if (iseq != 0) {
-      if (pc == 0) continue;  // a frame without a pc is not shown (Ruby's own backtrace skips it)
-      if (WalkStatus st = ruby_frame(iseq, pc, f); st != WalkStatus::ok) return st;
+    if (!slot.ruby && ep == 0) return torn("frame environment unreadable");
+    slot.head.assign(slot.ruby ? layout_.iseq_body + 8 : env_bytes, '\0');
+    slot.head_at = slot.ruby ? iseq : ep + int64_t{env_low} * 8;
+  }
+  requests_.clear();
+  for (auto& slot : slots_) requests_.push_back({slot.head_at, slot.head.data(), slot.head.size()});
+  if (memory_.read_many(requests_) != ReadStatus::ok) return torn("frames unreadable");
+  requests_.clear();
+  for (auto& slot : slots_) {
+    if (slot.ruby) {
+      uint64_t flags = u64_at(slot.head, 0);
+      if ((flags & layout_.flags_type_mask) != layout_.type_imemo ||
+          ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != 7 /* imemo_iseq */) {
+        return torn("a frame's iseq is not an iseq");
+      }
+      slot.body = u64_at(slot.head, layout_.iseq_body);
+      if (!is_heap_object(slot.body)) return torn("iseq body unreadable");
+      slot.detail.assign(layout_.body_read_size, '\0');
+      requests_.push_back({slot.body, slot.detail.data(), slot.detail.size()});
     } else {
-      bool is_cfunc = false;
-      if (WalkStatus st = cfunc_frame(ep, f, is_cfunc); st != WalkStatus::ok) return st;
-      if (!is_cfunc) continue;
+      uint64_t flags = u64_at(slot.head, size_t(layout_.ep_flags - env_low) * 8);
+      slot.shown = (flags & layout_.frame_magic_mask) == layout_.frame_magic_cfunc;
+      if (!slot.shown) continue;
+      uint64_t me = u64_at(slot.head, size_t(layout_.ep_me_cref - env_low) * 8);
+      if (!is_heap_object(me)) return torn("method entry unreadable");
+      slot.detail.assign(layout_.me_def + 8, '\0');
+      requests_.push_back({me, slot.detail.data(), slot.detail.size()});
     }
-    out.frames.push_back(std::move(f));
+  }
+  if (memory_.read_many(requests_) != ReadStatus::ok) return torn("iseqs or methods unreadable");
+  requests_.clear();
+  for (auto& slot : slots_) {
+    if (slot.ruby || !slot.shown) continue;
+    uint64_t flags = u64_at(slot.detail, 0);
+    if ((flags & layout_.flags_type_mask) != layout_.type_imemo ||
+        ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != layout_.imemo_ment) {
+      return torn("a C frame's method entry is not one");
+    }
+    uint64_t def = u64_at(slot.detail, layout_.me_def);
+    if (!is_heap_object(def)) return torn("method definition unreadable");
+    requests_.push_back({def + layout_.def_original_id, &slot.id, sizeof slot.id});
+  }
+  if (memory_.read_many(requests_) != ReadStatus::ok) return torn("method definitions unreadable");
+  // Names and lines, root first.
+  for (auto it = slots_.rbegin(); it != slots_.rend(); ++it) {
+    if (!it->shown) continue;
+    RubyFrame& f = out.frames.emplace_back();
+    if (it->ruby) {
+      if (WalkStatus st = ruby_frame(*it, f); st != WalkStatus::ok) return st;
+    } else {
+      f.cfunc = true;
+      if (!id_name(it->id, f.label)) f.label = "(unknown)";
+    }
     if (over_time()) return torn("snapshot over its time budget");
   }
-  std::reverse(out.frames.begin(), out.frames.end());
   return WalkStatus::ok;
 }
 
-WalkStatus RubySampler::ruby_frame(uint64_t iseq, uint64_t pc, RubyFrame& out) {
-  WalkStatus st = WalkStatus::ok;
-  const IseqInfo* info = iseq_info(iseq, st);
-  if (info == nullptr) return st;
-  out.label = info->label;
-  out.path = info->path;
-  out.line = info->first_line;
-  auto pos = instruction_index(pc, info->iseq_encoded, info->iseq_size);
+WalkStatus RubySampler::ruby_frame(const Slot& slot, RubyFrame& out) {
+  auto it = iseqs_.find(slot.iseq);
+  if (it == iseqs_.end() || it->second.body != slot.body || it->second.body_header != slot.detail) {
+    IseqInfo info;
+    if (!load_iseq(slot.body, slot.detail, info)) return torn("iseq fields unreadable");
+    if (iseqs_.size() > 65536) iseqs_.clear();  // bound the cache (code reloaded over and over)
+    it = iseqs_.insert_or_assign(slot.iseq, std::move(info)).first;
+  }
+  const IseqInfo& info = it->second;
+  out.label = info.label;
+  out.path = info.path;
+  out.line = info.first_line;
+  auto pos = instruction_index(slot.pc, info.iseq_encoded, info.iseq_size);
   if (!pos) return torn("pc outside its iseq");
   std::optional<uint32_t> index;
-  uint32_t entries = static_cast<uint32_t>(info->entries.size() / layout_.insn_info_entry_size);
+  uint32_t entries = static_cast<uint32_t>(info.entries.size() / layout_.insn_info_entry_size);
   if (entries == 1) {
     index = 0;
-  } else if (!info->positions.empty()) {
-    index = insn_info_from_positions(info->positions, *pos);
+  } else if (!info.positions.empty()) {
+    index = insn_info_from_positions(info.positions, *pos);
   } else {
-    index = insn_info_from_succ_table(info->succ_table, *pos);
+    index = insn_info_from_succ_table(info.succ_table, *pos);
   }
   if (index && *index < entries) {
     int32_t line =
-        static_cast<int32_t>(u32_at(info->entries, *index * layout_.insn_info_entry_size));
+        static_cast<int32_t>(u32_at(info.entries, *index * layout_.insn_info_entry_size));
     if (line >= 0) out.line = static_cast<uint32_t>(line);
   }
   return WalkStatus::ok;
-}
-
-const RubySampler::IseqInfo* RubySampler::iseq_info(uint64_t iseq, WalkStatus& status) {
-  std::string head(layout_.iseq_body + 8, '\0');
-  uint64_t flags = 0;
-  if (memory_.read(iseq, head.data(), head.size()) != ReadStatus::ok) {
-    status = torn("iseq unreadable");
-    return nullptr;
-  }
-  flags = u64_at(head, 0);
-  if ((flags & layout_.flags_type_mask) != layout_.type_imemo ||
-      ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != 7 /* imemo_iseq */) {
-    status = torn("a frame's iseq is not an iseq");
-    return nullptr;
-  }
-  uint64_t body = u64_at(head, layout_.iseq_body);
-  std::string header(layout_.body_read_size, '\0');
-  if (!is_heap_object(body) || memory_.read(body, header.data(), header.size()) != ReadStatus::ok) {
-    status = torn("iseq body unreadable");
-    return nullptr;
-  }
-  auto it = iseqs_.find(iseq);
-  if (it != iseqs_.end() && it->second.body == body && it->second.body_header == header) {
-    return &it->second;
-  }
-  IseqInfo info;
-  if (!load_iseq(body, header, info)) {
-    status = torn("iseq fields unreadable");
-    return nullptr;
-  }
-  if (iseqs_.size() > 65536) iseqs_.clear();  // bound the cache (code reloaded over and over)
-  return &(iseqs_[iseq] = std::move(info));
 }
 
 bool RubySampler::load_iseq(uint64_t body, const std::string& header, IseqInfo& info) {
@@ -290,38 +316,6 @@ bool RubySampler::load_iseq(uint64_t body, const std::string& header, IseqInfo& 
   }
   info.succ_table.resize(succ_bytes);
   return memory_.read(succ, info.succ_table.data(), succ_bytes) == ReadStatus::ok;
-}
-
-WalkStatus RubySampler::cfunc_frame(uint64_t ep, RubyFrame& out, bool& is_cfunc) {
-  // ep[-2] (method entry or cref), ep[-1] (specval), ep[0] (frame flags)
-  int32_t low = std::min(layout_.ep_me_cref, layout_.ep_flags);
-  int32_t high = std::max(layout_.ep_me_cref, layout_.ep_flags);
-  std::string env(size_t(high - low + 1) * 8, '\0');
-  if (ep == 0 || memory_.read(ep + int64_t{low} * 8, env.data(), env.size()) != ReadStatus::ok) {
-    return torn("frame environment unreadable");
-  }
-  uint64_t flags = u64_at(env, size_t(layout_.ep_flags - low) * 8);
-  if ((flags & layout_.frame_magic_mask) != layout_.frame_magic_cfunc) return WalkStatus::ok;
-  is_cfunc = true;
-  out.cfunc = true;
-  uint64_t me = u64_at(env, size_t(layout_.ep_me_cref - low) * 8);
-  std::string entry(layout_.me_def + 8, '\0');
-  uint64_t me_flags = 0;
-  if (!is_heap_object(me) || memory_.read(me, entry.data(), entry.size()) != ReadStatus::ok) {
-    return torn("method entry unreadable");
-  }
-  me_flags = u64_at(entry, 0);
-  if ((me_flags & layout_.flags_type_mask) != layout_.type_imemo ||
-      ((me_flags >> layout_.imemo_shift) & layout_.imemo_mask) != layout_.imemo_ment) {
-    return torn("a C frame's method entry is not one");
-  }
-  uint64_t def = u64_at(entry, layout_.me_def);
-  uint64_t id = 0;
-  if (!is_heap_object(def) || !memory_.read_value(def + layout_.def_original_id, id)) {
-    return torn("method definition unreadable");
-  }
-  if (!id_name(id, out.label)) out.label = "(unknown)";
-  return WalkStatus::ok;
 }
 
 bool RubySampler::type_is(uint64_t value, uint32_t type, uint64_t* flags) {

@@ -105,11 +105,20 @@ class RubySampler {
     std::string succ_table;
   };
 
+  // One shown control frame while a thread is walked.
+  struct Slot {
+    bool ruby = false;  // an iseq frame; else a frame whose environment says if it is a C one
+    bool shown = true;
+    uint64_t iseq = 0, pc = 0, body = 0;
+    uint64_t head_at = 0;
+    std::string head;    // iseq: flags, wrapper, body / environment: me_cref, specval, flags
+    std::string detail;  // iseq body header / method entry: flags, defined_class, def
+    uint64_t id = 0;     // C frame: its method's original_id
+  };
+
   WalkStatus walk(std::vector<RubyThreadSample>& out);
   WalkStatus walk_thread(uint64_t ec, RubyThreadSample& out);
-  WalkStatus ruby_frame(uint64_t iseq, uint64_t pc, RubyFrame& out);
-  WalkStatus cfunc_frame(uint64_t ep, RubyFrame& out, bool& is_cfunc);
-  const IseqInfo* iseq_info(uint64_t iseq, WalkStatus& status);
+  WalkStatus ruby_frame(const Slot& slot, RubyFrame& out);
   bool load_iseq(uint64_t body, const std::string& header, IseqInfo& info);
   bool read_string(uint64_t value, std::string& out);
   bool read_array_entry(uint64_t value, uint64_t index, uint64_t& out);
@@ -126,6 +135,8 @@ class RubySampler {
   WalkLimits limits_;
   SamplerStats stats_;
   std::unordered_map<uint64_t, IseqInfo> iseqs_;
+  std::vector<Slot> slots_;  // reused from thread to thread
+  std::vector<remote::ReadRequest> requests_;
   std::unordered_map<uint64_t, std::string> id_names_;
   std::chrono::steady_clock::time_point deadline_;
   std::string torn_reason_;
