@@ -5,7 +5,7 @@ complete -c gp-profile -l pid-file -d 'Write the process id here while running' 
 complete -c gp-profile -l config -d 'Config file: one '\''option = value'\'' per line (default: /etc/gprofiler/config.ini when it exists)' -r -F
 complete -c gp-profile -s f -s F -l profiling-frequency -d 'Samples per second per CPU (cpu mode only)' -x
 complete -c gp-profile -s d -l profiling-duration -d 'Seconds of one profiling session' -x
-complete -c gp-profile -l min-duration -d 'Skip processes younger than this (not implemented)' -x
+complete -c gp-profile -l min-duration -d 'Runtime profilers leave out processes younger than this when found' -x
 complete -c gp-profile -l insert-dso-name -d 'Add the DSO name to frames (not implemented)'
 complete -c gp-profile -s o -l output-dir -d 'Write profile_<time>.col (and .html) here, with the links last_profile.col and last_flamegraph.html' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l flamegraph -d 'Write the .html flamegraph with -o (the default)'

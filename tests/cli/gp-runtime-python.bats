@@ -81,3 +81,18 @@ start_target() {
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: py-spy is not installed (not on PATH)]"
 }
+
+@test "--min-duration leaves out a process younger than it, and profiles one that is older" {
+  start_target
+  run -0 --separate-stderr gp-runtime --python-mode gp -F 50 -p "$PY_PID" -d 2 --min-duration 3600 \
+    -v -o "$OUT/young.gpa"
+  [[ "$stderr" == *"not profiling pid $PY_PID (python3): it started "*" s ago, under --min-duration 3600 s"* ]] ||
+    fail "$stderr"
+  run -0 gp-fold -f folded "$OUT/young.gpa"
+  refute_output --partial "target.py:"
+  sleep 1.2  # now at least a second old
+  run -0 --separate-stderr gp-runtime --python-mode gp -F 50 -p "$PY_PID" -d 2 --min-duration 1 \
+    -o "$OUT/old.gpa"
+  run -0 gp-fold -f folded "$OUT/old.gpa"
+  assert_output --partial "target.py:"
+}

@@ -118,6 +118,10 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   o.profile_spawned_processes = true;
   rt = gp::profile::runtime_command(o, "r.gpa");
   EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--no-profile-spawned-processes"), 0);
+  o.min_duration_s = 30;
+  rt = gp::profile::runtime_command(o, "r.gpa");
+  EXPECT_EQ(std::vector<std::string>(rt.args.end() - 2, rt.args.end()),
+            (Args{"--min-duration", "30"}));
 }
 
 TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {

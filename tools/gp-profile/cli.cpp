@@ -90,8 +90,8 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
           "HZ", "Samples per second per CPU (cpu mode only)", "11");
   b.value("-d,--profiling-duration", "-d/--profiling-duration", ValueType::positive_integer,
           "SECONDS", "Seconds of one profiling session", "60");
-  b.unimplemented(b.value("--min-duration", "--min-duration", ValueType::positive_integer,
-                          "SECONDS", "Skip processes younger than this (not implemented)", "0"));
+  b.value("--min-duration", "--min-duration", ValueType::positive_integer, "SECONDS",
+          "Runtime profilers leave out processes younger than this when found", "0");
   b.unimplemented(b.flag("--insert-dso-name", "Add the DSO name to frames (not implemented)"));
   gp::cli::hint_value(app.add_option("-o,--output-dir", o.output_dir,
                                      "Write profile_<time>.col (and .html) here, with the links "

@@ -73,6 +73,11 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                "Python frames without gProfiler's package suffix: by default a frame of an "
                "installed package reads 'func (file.py:12 [pkg==1.0])', one of the standard "
                "library '[standard-library==3.11.2]'");
+  app.add_option("--min-duration", args.min_duration,
+                 "Leave out processes that started less than this many seconds before they are "
+                 "found (gProfiler's --min-duration)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1u, 1u << 30));
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

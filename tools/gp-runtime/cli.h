@@ -29,6 +29,7 @@ struct RuntimeArgs {
   bool no_app_ids = false;
   bool no_app_metadata = false;
   bool no_python_versions = false;
+  unsigned min_duration = 0;  // seconds; gProfiler's --min-duration
   double grace = 15;
   gp::cli::CommonArgs common;
 };

@@ -193,6 +193,18 @@ bool process_alive(int32_t pid, const std::string& proc_root) {
   return st || st.error().message.find("exited") == std::string::npos;
 }
 
+Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& proc_root) {
+  auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
+  if (!st) return st.error();
+  const long ticks = sysconf(_SC_CLK_TCK);
+  timespec boot{};
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  const int64_t now_ns = boot.tv_sec * 1'000'000'000LL + boot.tv_nsec;
+  const int64_t start_ns =
+      static_cast<int64_t>(st->start_ticks) * (1'000'000'000LL / (ticks > 0 ? ticks : 100));
+  return std::chrono::nanoseconds(std::max<int64_t>(0, now_ns - start_ns));
+}
+
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options) {
   const std::string dir = options.proc_root + "/" + std::to_string(pid);
   auto stat = live_stat(dir, pid);

@@ -117,6 +117,7 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   if (!o.python_versions) c.args.push_back("--no-python-versions");
+  if (o.min_duration_s > 0) c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
   return c;
 }
 

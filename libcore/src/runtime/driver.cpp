@@ -258,6 +258,15 @@ Result<DriverResult> run_session(const DriverOptions& o, std::stop_token stop) {
   while (!stop.stop_requested() && Clock::now() < end) {
     if (Clock::now() >= next_scan && (first || (o.profile_spawned && o.pids.empty()))) {
       for (Target& t : watcher.scan()) {
+        if (o.min_age.count() > 0) {
+          auto age = proc::process_age(t.pid, o.proc_root);
+          if (age && *age < o.min_age) {
+            ++result.too_young;
+            if (o.on_too_young)
+              o.on_too_young(t, std::chrono::duration_cast<milliseconds>(*age));
+            continue;
+          }
+        }
         slots.push_back(launch(std::move(t), o, *work, end));
         if (o.on_start) o.on_start(slots.back()->report);
       }

@@ -11,6 +11,7 @@
 // Thread-safety: the free functions are reentrant; a BuildIdCache must not be shared between
 // threads without external locking.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -46,6 +47,10 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
 // False when pid is gone or exited (the rule of snapshot_process: a zombie that no live thread
 // keeps); true while it lives, and when /proc/PID/stat cannot be read for another reason.
 bool process_alive(int32_t pid, const std::string& proc_root = "/proc");
+
+// How long ago the process started (CLOCK_BOOTTIME now minus its starttime); an error when it
+// is gone or its stat cannot be read.
+Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& proc_root = "/proc");
 
 // Build-ids keyed by file identity (st_dev, st_ino, size, mtime) as seen through
 // /proc/PID/map_files, so a library shared by hundreds of processes is parsed once per

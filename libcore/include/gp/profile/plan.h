@@ -56,6 +56,7 @@ struct Options {
   // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
+  unsigned min_duration_s = 0;      // --min-duration: gp-runtime leaves out younger processes
   bool container_names = true;      // false: --disable-container-names
   bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.
