@@ -7,7 +7,8 @@
 // with process_vm_readv while the target runs (runtime/remote). Every frame is named as
 // Thread#backtrace_locations names it: Ruby frames by their iseq's label, path and the line of
 // their pc (line_numbers.h); C-function frames by their method entry's original_id, resolved
-// through the global symbol table.
+// through the global symbol table. Only the main ractor's threads are walked (other ractors
+// keep their own thread lists).
 //
 // A snapshot can be torn (a thread moved while it was read): failed reads, objects whose type
 // bits are wrong, a frame chain outside its VM stack, a snapshot over its time budget all
