@@ -65,8 +65,8 @@ complete -c gp-profile -l collect-spark-metrics -d 'Deprecated, ignored'
 complete -c gp-profile -l databricks-job-name-as-service-name -d 'Deprecated, ignored'
 complete -c gp-profile -s u -l upload-results -d 'Upload each profile to the Performance Studio (needs --token, --service-name)'
 complete -c gp-profile -l server-host -d 'Performance Studio base URL' -x
-complete -c gp-profile -l api-server -d 'Server of remote logs and heartbeats (not implemented)' -x
-complete -c gp-profile -l glogger-server -d 'Deprecated alias of --api-server (not implemented)' -x
+complete -c gp-profile -l api-server -d 'Server of the remote logs (POST <scheme>://<host>/api/v1/logs)' -x
+complete -c gp-profile -l glogger-server -d 'Deprecated alias of --api-server' -x
 complete -c gp-profile -l server-upload-timeout -d 'Timeout of one upload request' -x
 complete -c gp-profile -l token -d 'Studio API key (never printed; also GPROFILER_TOKEN)' -x
 complete -c gp-profile -l service-name -d 'Studio service name' -x
@@ -79,7 +79,7 @@ complete -c gp-profile -l dont-disable-core-files -d 'Let the profilers gp-profi
 complete -c gp-profile -l log-file -d 'Also append the log to this file (rotated by size)' -r -F
 complete -c gp-profile -l log-rotate-max-size -d 'Rotate the log file at this size' -x
 complete -c gp-profile -l log-rotate-backup-count -d 'Rotated log files kept' -x
-complete -c gp-profile -l dont-send-logs -d 'Do not send logs to the server (gp-profile never does)'
+complete -c gp-profile -l dont-send-logs -d 'Do not send gp-profile'\''s log to --api-server (sent with -u unless --profile-api-version v1; also when GPROFILER_DONT_SEND_LOGS is set to anything)'
 complete -c gp-profile -l disable-container-names -d 'No container names in the .col (header and lines)'
 complete -c gp-profile -s c -l continuous -d 'Profile session after session until SIGTERM/SIGINT'
 complete -c gp-profile -l profile-api-version -d 'v1: the Studio'\''s legacy API (.col lines without the index and container frames)' -x -a 'v1'

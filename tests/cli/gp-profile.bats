@@ -704,6 +704,106 @@ PY
   grep -q 'HTTP 500' gp.err || fail "$(cat gp.err)"
 }
 
+# Log batches the Studio's logs backend received (POST /api/v1/logs), one JSON line each.
+log_batches() {
+  local n
+  n=$(grep -c '"path": "/api/v1/logs"' studio.log 2>/dev/null) || true
+  echo "${n:-0}"
+}
+
+@test "remote logs: the run's records reach --api-server as gProfiler's glogger sends them" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  start_studio
+  # The path of --api-server is not used: gProfiler keeps its scheme and host only.
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 1 --pids "$busy" -u \
+    --server-host "$studio" --api-server "$studio/not/used" --token "$TOKEN" --service-name svc \
+    --log-file gp.log --pid-file gp.pid
+  assert_equal "$(log_batches)" 1
+  python3 - "$TOKEN" "$(hostname)" <<'PY'
+import json, re, sys
+token, host = sys.argv[1], sys.argv[2]
+e = [e for e in map(json.loads, open("studio.log")) if e["path"] == "/api/v1/logs"][0]
+h = e["headers"]
+assert e["method"] == "POST" and e["query"] == {}, e
+assert h["x-token"] == token and h["x-application-name"] == "gprofiler", h
+assert h["content-encoding"] == "gzip" and h["content-type"] == "application/json", h
+raw, b = e["raw"], e["body"]
+# glogger's JSON: compact separators, ASCII only, members in its order.
+assert raw.startswith('{"batch_id":"') and ", " not in raw.split('"logs":')[0], raw[:200]
+assert raw.isascii()
+assert list(b) == ["batch_id", "metadata", "lost_logs_count", "logs"], list(b)
+assert re.fullmatch(r"[0-9a-f]{32}", b["batch_id"]), b["batch_id"]
+md = b["metadata"]
+assert list(md) == ["run_id", "gprofiler_version", "service_name", "hostname"], md
+assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", md["run_id"]), md
+assert md["gprofiler_version"] == "1.57.1" and md["service_name"] == "svc" and md["hostname"] == host, md
+assert b["lost_logs_count"] == 0, b["lost_logs_count"]
+logs = b["logs"]
+assert [l["text"]["serial_no"] for l in logs] == list(range(len(logs))), logs
+for l in logs:
+    assert list(l) == ["severity", "timestamp", "text"], l
+    assert list(l["text"]) == ["logger_name", "serial_no", "message", "truncated", "lineno",
+                               "pathname", "funcname", "thread", "timestamp", "exception", "extra"], l
+    assert l["severity"] in (2, 3, 4, 5) and isinstance(l["timestamp"], float), l
+    assert l["text"]["truncated"] is False and l["text"]["lineno"] > 0, l
+    assert l["text"]["pathname"].startswith("tools/gp-profile/"), l
+assert token not in raw, "the token was sent in a log record"
+summary = [l for l in logs if re.match(r"session 1: \d+ samples, uploaded to ", l["text"]["message"])]
+assert len(summary) == 1 and summary[0]["severity"] == 3, [l["text"]["message"] for l in logs]
+# A single run's cycle_id is its run_id; the DEBUG records (each stage's command line) are
+# sent as gProfiler sends its DEBUG records, without -v.
+assert summary[0]["text"]["extra"] == {"cycle_id": md["run_id"]}, summary[0]
+assert any(l["severity"] == 2 and "gp-record" in l["text"]["message"] for l in logs), logs
+PY
+}
+
+@test "remote logs: none with --dont-send-logs, GPROFILER_DONT_SEND_LOGS (any value) or API v1" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  start_studio
+  local common=(-d 1 --pids "$busy" -u --server-host "$studio" --api-server "$studio"
+    --token "$TOKEN" --service-name svc --log-file gp.log --pid-file gp.pid)
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile "${common[@]}" --dont-send-logs
+  GPROFILER_DONT_SEND_LOGS=false run -0 --separate-stderr timeout -s KILL 240 gp-profile "${common[@]}"
+  run --separate-stderr timeout -s KILL 240 gp-profile "${common[@]}" --profile-api-version v1
+  [ "$(stored)" -ge 2 ] || fail "the sessions were not uploaded: $(stored)"
+  assert_equal "$(log_batches)" 0
+}
+
+@test "remote logs: a failing logs server never stops profiling; the batch it refused is sent again" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  start_studio --logs-fail 1
+  gp-profile -c -d 2 --pids "$busy" -u --server-host "$studio" --api-server "$studio" \
+    --token "$TOKEN" --service-name svc --log-file gp.log --pid-file gp.pid 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  # gProfiler's sender: a batch every 30 s (looked at every 10 s) while records wait.
+  wait_for 150 at_least 2 log_batches
+  kill -TERM "$gp"
+  wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
+  [ "$(stored)" -ge 3 ] || fail "sessions stored: $(stored)"
+  grep -q 'REMOTE_LOGGER: Received 500 from server' gp.err || fail "$(cat gp.err)"
+  python3 <<'PY'
+import json
+batches = [e["body"] for e in map(json.loads, open("studio.log")) if e["path"] == "/api/v1/logs"]
+assert len(batches) >= 3, len(batches)  # the refused one, the one sent again, the last at exit
+first, second = batches[0], batches[1]
+assert first["batch_id"] != second["batch_id"]
+serials = lambda b: [l["text"]["serial_no"] for l in b["logs"]]
+# Refused: kept and sent again with what came after; accepted: not sent twice.
+assert serials(first)[0] == 0 and serials(second)[:len(serials(first))] == serials(first), (serials(first), serials(second))
+assert serials(batches[2])[0] == serials(second)[-1] + 1, (serials(second), serials(batches[2]))
+cycles = {l["text"]["extra"]["cycle_id"] for b in batches for l in b["logs"]
+          if l["text"]["message"].startswith("session ")}
+assert len(cycles) >= 3 and None not in cycles, cycles  # one per continuous session
+PY
+}
+
 # Studio requests of a run, as a list of (start_time, end_time, gpid, spawn_time, cpu, mem).
 studio_posts() {
   python3 - <<'PY'

@@ -6,6 +6,9 @@ gunzip, 422 for missing headers/fields, 400 for a bad token or bad metadata, gpi
 storage under products/<svc>/stacks/. Fault knobs: --fail N (first N POSTs answer 500, or
 --fail-status, e.g. 429 with --retry-after SECONDS as the Retry-After header),
 --delay S (first --delay-count POSTs sleep S before answering), --max-content BYTES.
+POST /api/v1/logs is the Studio's agents-logs backend (gprofiler_logging: 411 without a
+Content-Length, 413 above 4 MiB, gunzip, 201 {"status": "ok"}); --logs-fail N answers the first
+N log batches with 500. Log batches do not count as POSTs for --fail and --delay.
 Every request is appended to --log as one JSON line (method, path, query, headers, body).
 Writes its port to --port-file once listening (port 0 = pick a free one).
 """
@@ -79,6 +82,7 @@ class State:
         self.args = args
         self.lock = threading.Lock()
         self.posts = 0
+        self.log_posts = 0
         self.next_gpid = 1000
 
 
@@ -98,13 +102,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def record(self, body):
+    def record(self, body, raw=None):
         st = self.server.state
         url = urllib.parse.urlsplit(self.path)
         entry = {"method": self.command, "path": url.path,
                  "query": dict(urllib.parse.parse_qsl(url.query)),
                  "headers": {k.lower(): v for k, v in self.headers.items()},
                  "body": body, "time": time.time()}
+        if raw is not None:
+            entry["raw"] = raw
         with st.lock, open(st.args.log, "a") as f:
             f.write(json.dumps(entry) + "\n")
 
@@ -124,6 +130,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         st = self.server.state
         path = urllib.parse.urlsplit(self.path).path
+        if path == "/api/v1/logs":
+            return self.handle_logs()
         with st.lock:
             st.posts += 1
             n = st.posts
@@ -155,6 +163,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
             msg = "Too Many Requests" if code == 429 else "Failed to store profile data"
             return self.reply(code, {"message": msg}, headers)
         self.handle_profile(doc)
+
+    def handle_logs(self):
+        """gprofiler_logging's save_logs (GzipRoute: length checks, then gunzip)."""
+        st = self.server.state
+        if "Content-Length" not in self.headers:
+            self.record(None)
+            self.close_connection = True
+            return self.reply(411, {"detail": "Length Required"})
+        length = int(self.headers["Content-Length"])
+        raw = self.rfile.read(length)
+        if length > 4 * 1024 * 1024:
+            self.record(None)
+            return self.reply(413, {"detail": "Request Entity Too Large"})
+        try:
+            body = gzip.decompress(raw) if "gzip" in self.headers.get_all("Content-Encoding", []) else raw
+            doc = json.loads(body)
+        except Exception:
+            self.record(None)
+            return self.reply(500, {"detail": "Internal Server Error"})
+        self.record(doc, body.decode("utf-8"))
+        with st.lock:
+            st.log_posts += 1
+            n = st.log_posts
+        if n <= st.args.logs_fail:
+            return self.reply(500, {"detail": "Internal Server Error"})
+        if "metadata" not in doc:
+            return self.reply(400, {"detail": "Invalid GPROFILER_SERVICE_NAME header None"})
+        self.reply(201, {"status": "ok"})
 
     def handle_profile(self, doc):
         st = self.server.state
@@ -204,6 +240,7 @@ def main():
     p.add_argument("--delay", type=float, default=0)
     p.add_argument("--delay-count", type=int, default=0)
     p.add_argument("--max-content", type=int, default=4 * 1024 * 1024)
+    p.add_argument("--logs-fail", type=int, default=0)
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
     args = p.parse_args()

@@ -351,6 +351,16 @@ void finish(CLI::App& app, ProfileArgs& args) {
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
   args.log_rotate_backup_count = k.integer("log-rotate-backup-count", args.log_rotate_backup_count);
   args.controller_pid = k.integer("controller-pid", 0);
+  // --glogger-server is --api-server's old name (one destination: the later one wins).
+  bool glogger = k.given("glogger-server") &&
+                 !(k.given("api-server") && k.later("--api-server", "--glogger-server"));
+  args.api_server = glogger                    ? k.text("glogger-server")
+                    : k.given("api-server")    ? k.text("api-server")
+                                               : std::string(kDefaultApiServer);
+  // gProfiler: the variable's presence alone turns remote logs off, whatever its value.
+  args.send_logs = o.upload && !k.flag("dont-send-logs") &&
+                   std::getenv("GPROFILER_DONT_SEND_LOGS") == nullptr &&
+                   o.profile_api_version != "v1";
   if (k.given("heartbeat-file")) args.heartbeat_file = k.text("heartbeat-file");
   args.disable_core_files = !k.flag("dont-disable-core-files");
   args.pid_ns_check = !k.flag("disable-pidns-check");

@@ -254,13 +254,15 @@ void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
                           ->capture_default_str()
                           ->group(group),
                       ValueHint::url);
-  b.unimplemented(b.value("--api-server", "--api-server", ValueType::text, "URL",
-                          "Server of remote logs and heartbeats (not implemented)",
-                          "https://api.granulate.io"))
-      ->group(group);
-  b.unimplemented(b.value("--glogger-server", "--glogger-server", ValueType::text, "URL",
-                          "Deprecated alias of --api-server (not implemented)"))
-      ->group(group);
+  gp::cli::hint_value(b.value("--api-server", "--api-server", ValueType::text, "URL",
+                              "Server of the remote logs (POST <scheme>://<host>/api/v1/logs)",
+                              kDefaultApiServer)
+                          ->group(group),
+                      ValueHint::url);
+  gp::cli::hint_value(b.value("--glogger-server", "--glogger-server", ValueType::text, "URL",
+                              "Deprecated alias of --api-server")
+                          ->group(group),
+                      ValueHint::url);
   b.value("--server-upload-timeout", "--server-upload-timeout", ValueType::positive_integer,
           "SECONDS", "Timeout of one upload request", "120")
       ->group(group);
@@ -296,7 +298,9 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
           "Rotate the log file at this size", "5242880");
   b.value("--log-rotate-backup-count", "--log-rotate-backup-count", ValueType::positive_integer,
           "N", "Rotated log files kept", "1");
-  b.flag("--dont-send-logs", "Do not send logs to the server (gp-profile never does)");
+  b.flag("--dont-send-logs",
+         "Do not send gp-profile's log to --api-server (sent with -u unless "
+         "--profile-api-version v1; also when GPROFILER_DONT_SEND_LOGS is set to anything)");
   b.flag("--disable-container-names", "No container names in the .col (header and lines)");
   app.add_flag("--continuous,-c", args.options.continuous,
                "Profile session after session until SIGTERM/SIGINT");

@@ -63,6 +63,9 @@ struct ProfileArgs {
   long log_rotate_max_size = 5L * 1024 * 1024;
   long log_rotate_backup_count = 1;
   long controller_pid = 0;  // 0: none
+  // Remote logs (gprofiler.md §8.3): sent with -u, unless --dont-send-logs or API v1.
+  bool send_logs = false;
+  std::string api_server;
   std::string heartbeat_file;
   bool disable_core_files = true;
   bool pid_ns_check = true;
@@ -80,6 +83,7 @@ struct ProfileArgs {
 
 inline constexpr const char* kDefaultConfigFile = "/etc/gprofiler/config.ini";
 inline constexpr const char* kEnvPrefix = "GPROFILER_";
+inline constexpr const char* kDefaultApiServer = "https://api.granulate.io";
 
 void add_cli(CLI::App& app, ProfileArgs& args);
 

@@ -79,13 +79,74 @@ Status Log::open_file(const std::string& path, long max_bytes, long backups) {
   return ok_status();
 }
 
-void Log::error(std::string_view message) { emit("error", message, true, true); }
-void Log::warning(std::string_view message) { emit("warning", message, !quiet_, true); }
-void Log::info(int level, std::string_view message) {
+void Log::error(std::string_view message, Where where) {
+  emit("error", message, true, true);
+  send(gp::upload::LogSeverity::error, message, where);
+}
+void Log::warning(std::string_view message, Where where) {
+  emit("warning", message, !quiet_, true);
+  send(gp::upload::LogSeverity::warning, message, where);
+}
+void Log::info(int level, std::string_view message, Where where) {
   emit("info", message, !quiet_ && verbosity_ >= level, verbosity_ >= level || level == 0);
+  send(level >= 2 ? gp::upload::LogSeverity::debug : gp::upload::LogSeverity::info, message,
+       where);
+}
+void Log::local_warning(std::string_view message) { emit("warning", message, !quiet_, true); }
+
+void Log::attach_remote(gp::upload::RemoteLogs* remote) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  remote_ = remote;
+}
+
+void Log::set_cycle_id(std::optional<std::string> id) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  cycle_id_ = std::move(id);
+}
+
+namespace {
+
+// "tools/gp-profile/session.cpp" from the compiler's path of the source file.
+std::string source_path(const char* file) {
+  std::string_view f = file;
+  for (std::string_view top : {"/tools/", "/libcore/"}) {
+    size_t at = f.rfind(top);
+    if (at != std::string_view::npos) return std::string(f.substr(at + 1));
+  }
+  return std::string(f);
+}
+
+// "run_session" from "gp::profile_tool::SessionOutcome gp::profile_tool::run_session(...)".
+std::string function_name(const char* signature) {
+  std::string_view f = signature;
+  f = f.substr(0, f.find('('));
+  size_t start = f.find_last_of(" :");
+  return std::string(start == std::string_view::npos ? f : f.substr(start + 1));
+}
+
+}  // namespace
+
+void Log::send(gp::upload::LogSeverity severity, std::string_view message, const Where& where) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (remote_ == nullptr) return;
+  gp::upload::LogRecord r;
+  r.severity = severity;
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  r.created = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  r.logger_name = "gprofiler.gp-profile";
+  r.message = std::string(message);
+  r.lineno = where.line();
+  r.pathname = source_path(where.file_name());
+  r.funcname = function_name(where.function_name());
+  r.thread = static_cast<int64_t>(::gettid());
+  r.extra.set("cycle_id",
+              cycle_id_ ? json::Value::from_string(*cycle_id_) : json::Value::null());
+  remote_->add(r);
 }
 
 void Log::emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   std::string line = "[" + local_time_now() + "] " + gp::cli::program() + ": " +
                      std::string(severity) + ": " + gp::util::escape_for_terminal(message) + "\n";
   if (to_stderr) {
@@ -102,6 +163,7 @@ void Log::emit(std::string_view severity, std::string_view message, bool to_stde
 }
 
 void Log::progress(std::string_view message) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (!tty_ || quiet_) return;
   write_all(STDERR_FILENO, "\r\033[K" + gp::cli::program() + ": " + gp::util::escape_for_terminal(message));
   progress_shown_ = true;

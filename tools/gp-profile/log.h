@@ -2,11 +2,18 @@
 // gp-profile's log: "[YYYY-MM-DD HH:MM:SS] gp-profile: <severity>: <message>" lines on stderr
 // and, with --log-file, appended to a file (rotated once it passes --log-rotate-max-size,
 // keeping --log-rotate-backup-count old files FILE.1, FILE.2 ..., as gProfiler does). On a
-// terminal, a progress line is redrawn in place between log lines.
+// terminal, a progress line is redrawn in place between log lines. With a remote sink
+// attached (gProfiler's remote logs), every record also goes there, whatever the verbosity,
+// as gProfiler sends its DEBUG records too. Thread-safe.
 
 #include <cstdio>
+#include <mutex>
+#include <optional>
+#include <source_location>
 #include <string>
 #include <string_view>
+
+#include "gp/upload/remote_logs.h"
 
 #include "gp/util/result.h"
 
@@ -24,10 +31,19 @@ class Log {
   // Creates the file's directory when missing, as gProfiler does.
   Status open_file(const std::string& path, long max_bytes = 5L * 1024 * 1024, long backups = 1);
 
-  void error(std::string_view message);
-  void warning(std::string_view message);
-  // Shown at verbosity >= level (0: always, the session summaries).
-  void info(int level, std::string_view message);
+  using Where = std::source_location;
+  void error(std::string_view message, Where where = Where::current());
+  void warning(std::string_view message, Where where = Where::current());
+  // Shown at verbosity >= level (0: always, the session summaries). Sent to the remote sink
+  // as INFO (levels 0 and 1) or DEBUG (2 and more).
+  void info(int level, std::string_view message, Where where = Where::current());
+  // A warning for stderr and the file only (the remote sink's own failures).
+  void local_warning(std::string_view message);
+
+  // Records go to `remote` too from now on (nullptr: no more). Not owned.
+  void attach_remote(gp::upload::RemoteLogs* remote);
+  // gProfiler's cycle_id in each record's extra: the session's id, or null between sessions.
+  void set_cycle_id(std::optional<std::string> id);
   // Redraws the progress line (terminal only, never in the file).
   void progress(std::string_view message);
   void clear_progress();
@@ -35,6 +51,11 @@ class Log {
  private:
   void emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file);
   void rotate_if_needed();
+  void send(gp::upload::LogSeverity severity, std::string_view message, const Where& where);
+
+  std::recursive_mutex mutex_;
+  gp::upload::RemoteLogs* remote_ = nullptr;
+  std::optional<std::string> cycle_id_;
 
   int verbosity_ = 0;
   bool quiet_ = false;

@@ -19,7 +19,9 @@
 #include "gp/profile/agent.h"
 #include "gp/profile/child.h"
 #include "gp/profile/instance.h"
+#include "gp/profile/agent.h"
 #include "gp/runtime/work_dir.h"
+#include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
 #include "log.h"
 #include "session.h"
@@ -122,14 +124,18 @@ void touch(const std::string& path, Log& log) {
 }
 
 int profile_loop(const ProfileArgs& args, const Tools& tools, const fs::path& work, Log& log,
-                 const json::Value& agent, gp::profile::MetricsMonitor* metrics) {
+                 const json::Value& agent, gp::profile::MetricsMonitor* metrics,
+                 const std::string& run_id) {
   const Options& o = args.options;
   std::set<std::string> said_once;
   SessionContext context{o, tools, work, g_stop, log, &agent, metrics, &said_once};
   int failures = 0;
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
+    // gProfiler's cycle ids: the run's id for a single session, a new one per continuous one.
+    log.set_cycle_id(o.continuous ? gp::upload::random_uuid4() : run_id);
     auto outcome = run_session(context, number);
+    log.set_cycle_id(std::nullopt);
     if (outcome == SessionOutcome::stopped || g_stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;
     if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
@@ -199,6 +205,30 @@ Status studio_health_check(const Options& o, const std::string& upload, const fs
   return make_error(why);
 }
 
+// gProfiler's remote logs: every record of this run goes to --api-server in batches.
+std::unique_ptr<gp::upload::RemoteLogs> start_remote_logs(const ProfileArgs& args,
+                                                          const std::string& run_id, Log& log) {
+  auto url = gp::upload::logs_url(args.api_server);
+  if (!url) {
+    log.local_warning("remote logs are not sent: " + url.error().message);
+    return nullptr;
+  }
+  gp::upload::RemoteLogsConfig c;
+  c.url = *url;
+  c.token = args.options.token;
+  c.verify_tls = !args.options.no_verify;
+  json::Value md = json::Value::object();
+  md.set("run_id", json::Value::from_string(run_id));
+  md.set("gprofiler_version", json::Value::from_string(gp::profile::kGprofilerAgentVersion));
+  md.set("service_name", json::Value::from_string(args.options.service_name));
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) == 0) md.set("hostname", json::Value::from_string(host));
+  c.metadata = std::move(md);
+  // As glogger's own failures: said locally, never sent (they would feed themselves).
+  c.on_error = [](const std::string& message) { gp::cli::warning(message); };
+  return std::make_unique<gp::upload::RemoteLogs>(std::move(c));
+}
+
 int upload_file(const ProfileArgs& args) {
   auto program = locate("gp-upload");
   if (!program) {
@@ -248,6 +278,19 @@ int run(ProfileArgs& args) {
   }
   Log log;
   log.configure(args.common.verbose, args.common.quiet);
+  const std::string run_id = gp::upload::random_uuid4();
+  std::unique_ptr<gp::upload::RemoteLogs> remote;
+  if (args.send_logs) remote = start_remote_logs(args, run_id, log);
+  // Last: the records still queued are sent (at most 10 s) when gp-profile ends, however it ends.
+  struct RemoteStop {
+    Log& log;
+    std::unique_ptr<gp::upload::RemoteLogs>& remote;
+    ~RemoteStop() {
+      log.attach_remote(nullptr);
+      if (remote) remote->stop();
+    }
+  } remote_stop{log, remote};
+  log.attach_remote(remote.get());
   if (!args.log_file.empty()) {
     if (auto opened =
             log.open_file(args.log_file, args.log_rotate_max_size, args.log_rotate_backup_count);
@@ -315,7 +358,7 @@ int run(ProfileArgs& args) {
                                (o.perf_event.empty() ? "" : " of " + event);
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions " + rate + (o.continuous ? ", continuous" : ""));
-  return profile_loop(args, *tools, work, log, agent, metrics.get());
+  return profile_loop(args, *tools, work, log, agent, metrics.get(), run_id);
 }
 
 }  // namespace gp::profile_tool

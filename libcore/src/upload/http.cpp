@@ -39,6 +39,8 @@ void configure(Easy& e, const HttpRequest& r, HttpResponse& out, char* errbuf) {
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &out.body);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout_s * 1000));
+  if (r.connect_timeout_s > 0)
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(r.connect_timeout_s * 1000));
   curl_easy_setopt(h, CURLOPT_USERAGENT, "gp-upload");
   if (r.method == "POST") {
     curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -77,6 +79,7 @@ HttpResponse perform(const HttpRequest& request) {
   if (rc != CURLE_OK) {
     out.status = 0;
     out.error = errbuf[0] != 0 ? errbuf : curl_easy_strerror(rc);
+    out.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
     // TLS verification failures and bad URLs will not get better by retrying.
     out.transient = rc == CURLE_COULDNT_CONNECT || rc == CURLE_OPERATION_TIMEDOUT ||
                     rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY ||

@@ -6,6 +6,7 @@ target_sources(gp_core PRIVATE
   src/upload/host_facts.cpp
   src/upload/http.cpp
   src/upload/pyroscope.cpp
+  src/upload/remote_logs.cpp
   src/upload/spool.cpp
   src/upload/studio.cpp
   src/upload/url.cpp

@@ -14,7 +14,13 @@ void append_u_escape(uint32_t unit, std::string& out) {
   out += buf;
 }
 
-void write(const Value& v, std::string& out, bool ensure_ascii) {
+struct Separators {
+  const char* item;
+  const char* key;
+};
+constexpr Separators kDefault{", ", ": "}, kCompact{",", ":"};
+
+void write(const Value& v, std::string& out, bool ensure_ascii, const Separators& sep = kDefault) {
   switch (v.type) {
     case Type::null: out += "null"; return;
     case Type::boolean: out += v.boolean ? "true" : "false"; return;
@@ -23,8 +29,8 @@ void write(const Value& v, std::string& out, bool ensure_ascii) {
     case Type::array: {
       out += '[';
       for (size_t i = 0; i < v.items.size(); ++i) {
-        if (i != 0) out += ", ";
-        write(v.items[i], out, ensure_ascii);
+        if (i != 0) out += sep.item;
+        write(v.items[i], out, ensure_ascii, sep);
       }
       out += ']';
       return;
@@ -32,10 +38,10 @@ void write(const Value& v, std::string& out, bool ensure_ascii) {
     case Type::object: {
       out += '{';
       for (size_t i = 0; i < v.members.size(); ++i) {
-        if (i != 0) out += ", ";
+        if (i != 0) out += sep.item;
         append_quoted(v.members[i].first, out, ensure_ascii);
-        out += ": ";
-        write(v.members[i].second, out, ensure_ascii);
+        out += sep.key;
+        write(v.members[i].second, out, ensure_ascii, sep);
       }
       out += '}';
       return;
@@ -87,6 +93,12 @@ void dump(const Value& v, std::string& out) { write(v, out, true); }
 std::string dump(const Value& v) {
   std::string out;
   write(v, out, true);
+  return out;
+}
+
+std::string dump_compact(const Value& v) {
+  std::string out;
+  write(v, out, true, kCompact);
   return out;
 }
 

@@ -19,6 +19,7 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;                  // POST body, sent with Content-Length
   double timeout_s = 120;            // whole transfer
+  double connect_timeout_s = 0;      // connection set-up; 0: libcurl's default
   bool verify_tls = true;
   std::string ca_file;                     // PEM bundle; empty = system default
   std::string basic_user, basic_password;  // HTTP basic auth when basic_user is set
@@ -28,6 +29,7 @@ struct HttpResponse {
   long status = 0;  // 0 when no response arrived
   std::string body;
   bool transient = false;    // connection error, timeout, 5xx or 429: worth retrying
+  bool timed_out = false;    // no complete answer within the timeouts
   double retry_after_s = 0;  // the server's Retry-After (seconds), 0 when absent
   std::string error;         // transport error text (no URL, no secrets)
   bool ok() const { return status >= 200 && status < 300; }

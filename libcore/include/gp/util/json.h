@@ -88,6 +88,8 @@ std::string dump(const Value& v);
 // case-insensitive). Used to keep tokens out of every .col header and upload (gprofiler.md §13).
 void remove_keys_containing(Value& v, std::string_view needle);
 void dump(const Value& v, std::string& out);
+// Python `json.dumps(v, separators=(",", ":"))`: compact, ASCII (glogger's log records).
+std::string dump_compact(const Value& v);
 // Python `json.dumps(v, ensure_ascii=False)`: non-ASCII stays UTF-8 (upload bodies).
 std::string dump_utf8(const Value& v);
 // How a JSON string literal is spelled; append_quoted is the one JSON string escaper of gp
