@@ -86,7 +86,7 @@ start_target() {
   start_target
   run -0 --separate-stderr gp-runtime --python-mode gp -F 50 -p "$PY_PID" -d 2 --min-duration 3600 \
     -v -o "$OUT/young.gpa"
-  [[ "$stderr" == *"not profiling pid $PY_PID (python3): it started "*" s ago, under --min-duration 3600 s"* ]] ||
+  [[ "$stderr" == *"not profiling pid $PY_PID (python3): it started "*" s ago (minimum age 3600 s)"* ]] ||
     fail "$stderr"
   run -0 gp-fold -f folded "$OUT/young.gpa"
   refute_output --partial "target.py:"
@@ -95,4 +95,23 @@ start_target() {
     -o "$OUT/old.gpa"
   run -0 gp-fold -f folded "$OUT/old.gpa"
   assert_output --partial "target.py:"
+}
+
+@test "--max-processes N profiles the N busiest processes of a runtime and names the others" {
+  local busy1 busy2 idle
+  /usr/bin/python3 -c 'while True: pass' & busy1=$!
+  /usr/bin/python3 -c 'while True: pass' & busy2=$!
+  /usr/bin/python3 -c 'import time; time.sleep(60)' & idle=$!
+  sleep 1
+  run -0 --separate-stderr gp-runtime --python-mode gp -F 20 -p "$busy1,$busy2,$idle" -d 2 \
+    --max-processes 2 -v -o "$OUT/max.gpa"
+  kill "$busy1" "$busy2" "$idle" 2>/dev/null || true
+  wait "$busy1" "$busy2" "$idle" 2>/dev/null || true
+  [[ "$stderr" == *"not profiling pid $idle (python3): not among the 2 busiest python processes ("*"% CPU)"* ]] ||
+    fail "$stderr"
+  [[ "$stderr" != *"not profiling pid $busy1 "* && "$stderr" != *"not profiling pid $busy2 "* ]] || fail "$stderr"
+  run -0 gp-fold -f folded --with-pid "$OUT/max.gpa"
+  assert_line --regexp "^python3-$busy1;"
+  assert_line --regexp "^python3-$busy2;"
+  refute_output --partial "python3-$idle;"
 }

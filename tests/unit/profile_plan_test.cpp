@@ -119,9 +119,10 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   rt = gp::profile::runtime_command(o, "r.gpa");
   EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--no-profile-spawned-processes"), 0);
   o.min_duration_s = 30;
+  o.max_processes_per_runtime = 4;
   rt = gp::profile::runtime_command(o, "r.gpa");
-  EXPECT_EQ(std::vector<std::string>(rt.args.end() - 2, rt.args.end()),
-            (Args{"--min-duration", "30"}));
+  EXPECT_EQ(std::vector<std::string>(rt.args.end() - 4, rt.args.end()),
+            (Args{"--min-duration", "30", "--max-processes", "4"}));
 }
 
 TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {

@@ -109,10 +109,9 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
                "Keep only the newest profile in --output-dir");
   b.list("--pids", "--pids", ValueType::integers_list, "PID,...",
          "Only these processes (comma-separated, may be repeated; default: all)");
-  b.unimplemented(b.value("--max-processes-runtime-profiler", "--max-processes-runtime-profiler",
-                          ValueType::positive_integer, "N",
-                          "Runtime profilers take only the top N processes (not implemented)",
-                          "0"));
+  b.value("--max-processes-runtime-profiler", "--max-processes-runtime-profiler",
+          ValueType::positive_integer, "N",
+          "Each runtime profiler takes at most N processes, the busiest by CPU (0: all)", "0");
   b.unimplemented(b.value("--skip-system-profilers-above", "--skip-system-profilers-above",
                           ValueType::positive_integer, "N",
                           "No system profiler above N processes (not implemented)", "0"));

@@ -78,6 +78,11 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "found (gProfiler's --min-duration)")
       ->type_name("SECONDS")
       ->check(CLI::Range(1u, 1u << 30));
+  app.add_option("--max-processes", args.max_processes,
+                 "Profile at most N processes per runtime: the busiest by CPU over 0.1 s when "
+                 "more are found (gProfiler's --max-processes-runtime-profiler)")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

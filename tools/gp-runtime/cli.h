@@ -30,6 +30,7 @@ struct RuntimeArgs {
   bool no_app_metadata = false;
   bool no_python_versions = false;
   unsigned min_duration = 0;  // seconds; gProfiler's --min-duration
+  size_t max_processes = 0;   // per runtime; gProfiler's --max-processes-runtime-profiler
   double grace = 15;
   gp::cli::CommonArgs common;
 };

@@ -79,11 +79,9 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.python_versions = !a.no_python_versions;
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   o.min_age = std::chrono::seconds(a.min_duration);
-  o.on_too_young = [min = a.min_duration](const runtime::Target& t, std::chrono::milliseconds age) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(age.count()) / 1000.0);
-    info(1, "not profiling pid " + std::to_string(t.pid) + " (" + t.comm + "): it started " +
-                seconds + " s ago, under --min-duration " + std::to_string(min) + " s");
+  o.max_per_runtime = a.max_processes;
+  o.on_left_out = [](const runtime::Target& t, const std::string& why) {
+    info(1, "not profiling pid " + std::to_string(t.pid) + " (" + t.comm + "): " + why);
   };
   const bool tty = gp::cli::is_terminal(STDERR_FILENO);
   o.on_start = [tty](const TargetReport& t) {
@@ -121,10 +119,10 @@ int outcome(const runtime::DriverResult& r, const RuntimeArgs& a) {
     error("process " + std::to_string(rej.pid) + ": " + rej.reason);
   }
   if (r.targets.empty()) {
-    if (!a.pids.empty() && r.too_young == 0) return gp::cli::kExitFailure;
-    info(0, r.too_young > 0 ? std::to_string(r.too_young) +
-                                  " processes left out, younger than --min-duration"
-                            : "no processes of an enabled runtime were found");
+    if (!a.pids.empty() && r.left_out == 0) return gp::cli::kExitFailure;
+    info(0, r.left_out > 0 ? std::to_string(r.left_out) +
+                                 " processes left out (--min-duration, --max-processes)"
+                           : "no processes of an enabled runtime were found");
     return gp::cli::kExitOk;
   }
   info(0, std::to_string(r.targets.size()) + " processes: " + std::to_string(ran) + " profiled, " +

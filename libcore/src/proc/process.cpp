@@ -34,6 +34,7 @@ struct StatFields {
   char state = '?';
   int32_t ppid = 0;
   uint64_t start_ticks = 0;
+  uint64_t cpu_ticks = 0;  // utime + stime
   std::string comm;
 };
 
@@ -50,7 +51,11 @@ bool parse_stat(std::string_view text, StatFields& out) {
   if (f.size() < 20 || f[0].empty()) return false;
   out.state = f[0][0];
   uint64_t ppid = 0;
-  if (!parse_u64(f[1], ppid) || !parse_u64(f[19], out.start_ticks)) return false;
+  uint64_t utime = 0, stime = 0;
+  if (!parse_u64(f[1], ppid) || !parse_u64(f[19], out.start_ticks) || !parse_u64(f[11], utime) ||
+      !parse_u64(f[12], stime))
+    return false;
+  out.cpu_ticks = utime + stime;
   out.ppid = static_cast<int32_t>(ppid);
   return true;
 }
@@ -203,6 +208,14 @@ Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& pro
   const int64_t start_ns =
       static_cast<int64_t>(st->start_ticks) * (1'000'000'000LL / (ticks > 0 ? ticks : 100));
   return std::chrono::nanoseconds(std::max<int64_t>(0, now_ns - start_ns));
+}
+
+Result<std::chrono::nanoseconds> process_cpu_time(int32_t pid, const std::string& proc_root) {
+  auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
+  if (!st) return st.error();
+  const long ticks = sysconf(_SC_CLK_TCK);
+  return std::chrono::nanoseconds(static_cast<int64_t>(st->cpu_ticks) *
+                                  (1'000'000'000LL / (ticks > 0 ? ticks : 100)));
 }
 
 Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& options) {

@@ -13,6 +13,7 @@
 
 #include "gp/model/builder.h"
 #include "gp/proc/process.h"
+#include "runtime/target_selection.h"
 #include "gp/runtime/appid.h"
 #include "gp/util/json.h"
 #include "runtime/java/target_dir.h"
@@ -252,21 +253,20 @@ Result<DriverResult> run_session(const DriverOptions& o, std::stop_token stop) {
     }
   }
   ProcessWatcher watcher(discovery, o.pids);
+  const detail::SelectionLimits limits{o.min_age, o.max_per_runtime, o.proc_root};
+  std::map<Runtime, size_t> profiled;  // per runtime, for max_per_runtime
   std::vector<SlotPtr> slots;
   auto next_scan = start;
   bool first = true;
   while (!stop.stop_requested() && Clock::now() < end) {
     if (Clock::now() >= next_scan && (first || (o.profile_spawned && o.pids.empty()))) {
-      for (Target& t : watcher.scan()) {
-        if (o.min_age.count() > 0) {
-          auto age = proc::process_age(t.pid, o.proc_root);
-          if (age && *age < o.min_age) {
-            ++result.too_young;
-            if (o.on_too_young)
-              o.on_too_young(t, std::chrono::duration_cast<milliseconds>(*age));
-            continue;
-          }
-        }
+      std::vector<detail::LeftOut> left_out;
+      auto chosen = detail::select_targets(watcher.scan(), limits, profiled, left_out);
+      for (const detail::LeftOut& l : left_out) {
+        ++result.left_out;
+        if (o.on_left_out) o.on_left_out(l.target, l.why);
+      }
+      for (Target& t : chosen) {
         slots.push_back(launch(std::move(t), o, *work, end));
         if (o.on_start) o.on_start(slots.back()->report);
       }

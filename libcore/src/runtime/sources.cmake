@@ -15,5 +15,6 @@ target_sources(gp_core PRIVATE
   src/runtime/remote/sampling_clock.cpp
   src/runtime/root_path.cpp
   src/runtime/subprocess.cpp
+  src/runtime/target_selection.cpp
   src/runtime/work_dir.cpp
 )

@@ -52,6 +52,10 @@ bool process_alive(int32_t pid, const std::string& proc_root = "/proc");
 // is gone or its stat cannot be read.
 Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& proc_root = "/proc");
 
+// The CPU time the process has used (utime + stime of /proc/PID/stat); an error when it is gone.
+Result<std::chrono::nanoseconds> process_cpu_time(int32_t pid,
+                                                  const std::string& proc_root = "/proc");
+
 // Build-ids keyed by file identity (st_dev, st_ino, size, mtime) as seen through
 // /proc/PID/map_files, so a library shared by hundreds of processes is parsed once per
 // recording; size and mtime guard against inode reuse after a file is replaced. Negative results

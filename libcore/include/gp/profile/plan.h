@@ -57,6 +57,7 @@ struct Options {
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
   unsigned min_duration_s = 0;      // --min-duration: gp-runtime leaves out younger processes
+  unsigned max_processes_per_runtime = 0;  // --max-processes-runtime-profiler (0: no limit)
   bool container_names = true;      // false: --disable-container-names
   bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.

@@ -61,6 +61,9 @@ struct DriverOptions {
   bool python_versions = true;
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
+  // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the
+  // busiest by CPU when more are found (0: no limit).
+  size_t max_per_runtime = 0;
   std::chrono::milliseconds grace{15000};
   std::chrono::milliseconds rescan_interval{1000};
   std::string tmp_dir;  // parent of the private work directory; "" = $TMPDIR or /tmp
@@ -69,15 +72,15 @@ struct DriverOptions {
   // Called on the driver's thread as targets start and finish (progress display).
   std::function<void(const TargetReport&)> on_start;
   std::function<void(const TargetReport&)> on_finish;
-  // Called for a process left out for being younger than min_age (its age).
-  std::function<void(const Target&, std::chrono::milliseconds)> on_too_young;
+  // Called for a process left out by min_age or max_per_runtime, with why.
+  std::function<void(const Target&, const std::string&)> on_left_out;
 };
 
 struct DriverResult {
   model::Session session;  // header: source runtime, host, times, sampling; caller adds producer
   std::vector<TargetReport> targets;  // in pid order
   std::vector<Rejected> rejected;     // --pids that are not targets
-  size_t too_young = 0;               // targets left out for min_age
+  size_t left_out = 0;                // targets left out by min_age or max_per_runtime
   std::string work_dir;               // (already removed)
   bool stopped = false;               // ended by `stop` before the duration
   bool abandoned_threads = false;
