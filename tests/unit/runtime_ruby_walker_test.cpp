@@ -126,7 +126,9 @@ TEST(RuntimeRubyWalker, DeepStacksAreCutAtTheRootEnd) {
   ASSERT_GT(deep.frames.size(), 4u);
   std::vector<RubyFrame> leaf_end(deep.frames.end() - 4, deep.frames.end());
   for (const auto& t : threads) {
-    if (t.tid == deep.tid) EXPECT_EQ(describe(t.frames), describe(leaf_end));
+    if (t.tid == deep.tid) {
+      EXPECT_EQ(describe(t.frames), describe(leaf_end));
+    }
   }
 }
 
