@@ -15,7 +15,7 @@ complete -c gp-profile -l alloc-interval -d 'Allocation sampling interval, e.g. 
 complete -c gp-profile -l rotating-output -d 'Keep only the newest profile in --output-dir'
 complete -c gp-profile -l pids -d 'Only these processes (comma-separated, may be repeated; default: all)' -x
 complete -c gp-profile -l max-processes-runtime-profiler -d 'Each runtime profiler takes at most N processes, the busiest by CPU (0: all)' -x
-complete -c gp-profile -l skip-system-profilers-above -d 'No system profiler above N processes (not implemented)' -x
+complete -c gp-profile -l skip-system-profilers-above -d 'No system profiler (gp-record) in a session that starts with more than N processes (0: always one)' -x
 complete -c gp-profile -l rootless -d 'Run without root (needs --pids; gp-record then samples with perf events)'
 complete -c gp-profile -l perf-mode -d 'System profiler: smart (default: whole stacks, unwound with .eh_frame tables where binaries have them, frame pointers elsewhere), dwarf (the same), fp (frame pointers only), disabled/none (runtime stacks only)' -x -a 'fp dwarf smart disabled none'
 complete -c gp-profile -l no-perf -d 'Same as --perf-mode disabled'

@@ -183,6 +183,25 @@ print(h["containers"], h["container_names_enabled"], h["metrics"] is not None)' 
   grep -qE '^[0-9]+;;sh;' out/last_profile.col || fail "$(head -c 800 out/last_profile.col)"
 }
 
+@test "--skip-system-profilers-above: on a host with more processes, runtime stacks only" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  /usr/bin/python3 -c 'while True: pass' &
+  local py=$!
+  PIDS+=("$py")
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 49 -o out --pids "$py" \
+    --no-flamegraph --python-mode gp --skip-system-profilers-above 1 -vv
+  [[ "$stderr" == *"session 1: "*" processes, more than --skip-system-profilers-above 1: no system profiler this session"* ]] ||
+    fail "$stderr"
+  [[ "$stderr" != *"gp-record -F"* ]] || fail "gp-record ran: $stderr"
+  grep -q '<module> (<string>:1)_\[p\]' out/last_profile.col || fail "$(head -c 1500 out/last_profile.col)"
+  # Below the limit the system profiler runs.
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 49 -o out2 --pids "$py" \
+    --no-flamegraph --python-mode gp --skip-system-profilers-above 100000 -vv
+  [[ "$stderr" == *"gp-record -F 49 "* ]] || fail "gp-record did not run: $stderr"
+  [[ "$stderr" != *"more than --skip-system-profilers-above"* ]] || fail "$stderr"
+}
+
 @test "--perf-mode fp walks frame pointers only" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -347,6 +347,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.container_names = !k.flag("disable-container-names");
   o.min_duration_s = static_cast<unsigned>(k.integer("min-duration", 0));
   o.max_processes_per_runtime = static_cast<unsigned>(k.integer("max-processes-runtime-profiler", 0));
+  o.skip_system_above = static_cast<size_t>(k.integer("skip-system-profilers-above", 0));
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);

@@ -112,9 +112,11 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.value("--max-processes-runtime-profiler", "--max-processes-runtime-profiler",
           ValueType::positive_integer, "N",
           "Each runtime profiler takes at most N processes, the busiest by CPU (0: all)", "0");
-  b.unimplemented(b.value("--skip-system-profilers-above", "--skip-system-profilers-above",
-                          ValueType::positive_integer, "N",
-                          "No system profiler above N processes (not implemented)", "0"));
+  b.value("--skip-system-profilers-above", "--skip-system-profilers-above",
+          ValueType::positive_integer, "N",
+          "No system profiler (gp-record) in a session that starts with more than N processes "
+          "(0: always one)",
+          "0");
   app.add_flag("--rootless", o.rootless,
                "Run without root (needs --pids; gp-record then samples with perf events)");
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <system_error>
 
+#include "gp/proc/process.h"
 #include "gp/profile/child.h"
 #include "gp/profile/output.h"
 
@@ -228,8 +229,19 @@ Recorded record(const Session& s) {
   const std::string sys_path = (s.dir / "system.gpa").string();
   const std::string rt_path = (s.dir / "runtime.gpa").string();
   const auto& tools = s.c.tools;
+  std::string record_tool = tools.record;
+  if (o.skip_system_above > 0 && !record_tool.empty()) {
+    // gProfiler's --skip-system-profilers-above: perf is not started on a host this crowded.
+    size_t processes = gp::proc::list_processes("/proc").size();
+    if (processes > o.skip_system_above) {
+      s.c.log.warning(s.label() + ": " + std::to_string(processes) +
+                      " processes, more than --skip-system-profilers-above " +
+                      std::to_string(o.skip_system_above) + ": no system profiler this session");
+      record_tool.clear();
+    }
+  }
   Recorder sys = make_recorder(
-      tools.record, gp::profile::record_command(o, sys_path), sys_path, duration + kRecordSlack,
+      record_tool, gp::profile::record_command(o, sys_path), sys_path, duration + kRecordSlack,
       tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only");
   Recorder rt = make_recorder(
       tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,

@@ -58,6 +58,7 @@ struct Options {
   std::string external_metadata;
   unsigned min_duration_s = 0;      // --min-duration: gp-runtime leaves out younger processes
   unsigned max_processes_per_runtime = 0;  // --max-processes-runtime-profiler (0: no limit)
+  size_t skip_system_above = 0;  // --skip-system-profilers-above: no gp-record above N processes
   bool container_names = true;      // false: --disable-container-names
   bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.
