@@ -95,8 +95,8 @@ complete -c gp-profile -l external-metadata -d 'JSON {"static": {...}, "applicat
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'
 complete -c gp-profile -l diagnostics -d 'Log extra diagnostics (not implemented)'
 complete -c gp-profile -l heartbeat-file -d 'Touched after every session' -r -F
-complete -c gp-profile -l enable-heartbeat-server -d 'Take profiling commands from the server (not implemented)'
-complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats (not implemented)' -x
+complete -c gp-profile -l enable-heartbeat-server -d 'Profile only as --api-server'\''s commands say: a heartbeat every --heartbeat-interval seconds, start/stop commands acknowledged (needs -u, --token, --service-name)'
+complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats' -x
 complete -c gp-profile -l enable-hw-metrics-collection -d 'PerfSpect metrics (not implemented)'
 complete -c gp-profile -l perfspect-path -d 'PerfSpect binary (not implemented)' -x
 complete -c gp-profile -l perfspect-duration -d 'PerfSpect'\''s duration (not implemented)' -x

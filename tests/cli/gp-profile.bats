@@ -823,6 +823,81 @@ assert len(cycles) >= 3 and None not in cycles, cycles  # one per continuous ses
 PY
 }
 
+# Writes the Studio's command list (tests/servers/studio.py --commands): one JSON object a line.
+commands() { printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in sys.stdin if l.strip()]))' >commands.json; }
+completed() { python3 -c 'import json,sys; sys.exit(not any(e["path"] == "/api/metrics/command_completion" and e["body"]["command_id"] == sys.argv[1] for e in map(json.loads, open("studio.log"))))' "$1"; }
+
+@test "--enable-heartbeat-server: the server's start and stop commands run and end sessions, each acknowledged" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  local start1="{\"command_id\":\"cmd-1\",\"command_type\":\"start\",\"combined_config\":{\"duration\":1,\"frequency\":99,\"profiling_mode\":\"cpu\",\"pids\":[$busy],\"continuous\":true,\"profiler_configs\":{\"async_profiler\":\"disabled\"}}}"
+  commands "$start1"
+  start_studio --commands commands.json
+  # -d 60: the command's duration (1 s) is what the sessions last.
+  gp-profile -u --enable-heartbeat-server --heartbeat-interval 1 -d 60 --server-host "$studio" \
+    --api-server "$studio" --token "$TOKEN" --service-name svc --log-file gp.log \
+    --pid-file gp.pid -v 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  wait_for 300 at_least 2 stored
+  wait_for 30 completed cmd-1
+  # Stop: the sessions end, and nothing more is uploaded.
+  commands "$start1" '{"command_id":"cmd-2","command_type":"stop","combined_config":{}}'
+  wait_for 60 completed cmd-2
+  wait_for 60 no_children
+  local after_stop
+  after_stop=$(stored)
+  sleep 4
+  assert_equal "$(stored)" "$after_stop"
+  # An ad-hoc start: one session, then the slot is free again.
+  commands "$start1" '{"command_id":"cmd-2","command_type":"stop","combined_config":{}}' \
+    "{\"command_id\":\"cmd-3\",\"command_type\":\"start\",\"combined_config\":{\"duration\":1,\"pids\":\"$busy\",\"continuous\":false}}" \
+    '{"command_id":"cmd-4","command_type":"restart","combined_config":{}}'
+  wait_for 120 at_least $((after_stop + 1)) stored
+  wait_for 60 completed cmd-4
+  sleep 4
+  assert_equal "$(stored)" "$((after_stop + 1))"
+  kill -TERM "$gp"
+  wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
+  grep -q 'Unknown command type: restart' gp.err || fail "$(cat gp.err)"
+  python3 - "$TOKEN" "$(hostname)" <<'PY'
+import json, sys
+token, host = sys.argv[1], sys.argv[2]
+log = list(map(json.loads, open("studio.log")))
+beats = [e for e in log if e["path"] == "/api/metrics/heartbeat"]
+done = [e for e in log if e["path"] == "/api/metrics/command_completion"]
+for e in beats + done:
+    h = e["headers"]
+    assert h["authorization"] == "Bearer " + token and h["content-type"] == "application/json", h
+    assert "content-encoding" not in h, h
+    assert e["raw"] == json.dumps(e["body"]), e["raw"]  # json.dumps' default form
+first = beats[0]["body"]
+assert list(first) == ["ip_address", "hostname", "service_name", "last_command_id", "status",
+                       "timestamp", "received_command_ids", "executed_command_ids"], first
+assert first["hostname"] == host and first["service_name"] == "svc" and first["status"] == "active", first
+assert first["last_command_id"] is None and first["received_command_ids"] == [], first
+last = beats[-1]["body"]
+assert last["last_command_id"] == "cmd-4", last
+assert last["received_command_ids"] == ["cmd-1", "cmd-2", "cmd-3", "cmd-4"], last
+assert last["executed_command_ids"] == ["cmd-1", "cmd-2", "cmd-3"], last
+status = {e["body"]["command_id"]: e["body"] for e in done}
+assert sorted(status) == ["cmd-1", "cmd-2", "cmd-3", "cmd-4"], status
+for c in ("cmd-1", "cmd-2", "cmd-3"):
+    b = status[c]
+    assert b == {"command_id": c, "hostname": host, "status": "completed", "execution_time": 0,
+                 "error_message": None, "results_path": None}, b
+assert status["cmd-4"]["status"] == "failed" and status["cmd-4"]["error_message"] == "Unknown command type: restart", status["cmd-4"]
+assert len(done) == 4, [e["body"]["command_id"] for e in done]  # each command acknowledged once
+# The sessions are the command's: 1 s each (not -d 60), on the command's pids.
+from datetime import datetime
+posts = [e["body"] for e in log if e["path"] == "/api/v2/profiles"]
+for b in posts:
+    span = datetime.fromisoformat(b["end_time"]) - datetime.fromisoformat(b["start_time"])
+    assert span.total_seconds() < 30, (b["start_time"], b["end_time"])
+PY
+}
+
 # Studio requests of a run, as a list of (start_time, end_time, gpid, spawn_time, cpu, mem).
 studio_posts() {
   python3 - <<'PY'

@@ -9,6 +9,12 @@ storage under products/<svc>/stacks/. Fault knobs: --fail N (first N POSTs answe
 POST /api/v1/logs is the Studio's agents-logs backend (gprofiler_logging: 411 without a
 Content-Length, 413 above 4 MiB, gunzip, 201 {"status": "ok"}); --logs-fail N answers the first
 N log batches with 500. Log batches do not count as POSTs for --fail and --delay.
+POST /api/metrics/heartbeat and /api/metrics/command_completion are the Studio's dynamic
+profiling API (metrics_routes.py): plain JSON, 422 when a required field is missing or a
+completion's status is not completed/failed. The commands come from --commands FILE (re-read at
+every heartbeat): a JSON list of {"command_id", "command_type", "combined_config"}; each
+heartbeat answers with the first one this host has not reported complete, as the Studio keeps
+answering with a host's current command until it completes.
 Every request is appended to --log as one JSON line (method, path, query, headers, body).
 Writes its port to --port-file once listening (port 0 = pick a free one).
 """
@@ -83,6 +89,7 @@ class State:
         self.lock = threading.Lock()
         self.posts = 0
         self.log_posts = 0
+        self.completed = set()
         self.next_gpid = 1000
 
 
@@ -132,6 +139,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/api/v1/logs":
             return self.handle_logs()
+        if path in ("/api/metrics/heartbeat", "/api/metrics/command_completion"):
+            return self.handle_metrics(path)
         with st.lock:
             st.posts += 1
             n = st.posts
@@ -192,6 +201,42 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(400, {"detail": "Invalid GPROFILER_SERVICE_NAME header None"})
         self.reply(201, {"status": "ok"})
 
+    def handle_metrics(self, path):
+        st = self.server.state
+        raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            doc = json.loads(raw)
+        except Exception:
+            self.record(None)
+            return self.reply(422, {"detail": "invalid JSON"})
+        self.record(doc, raw.decode("utf-8"))
+        if path.endswith("/heartbeat"):
+            missing = [k for k in ("ip_address", "hostname", "service_name")
+                       if not isinstance(doc.get(k), str)]
+            if missing:
+                return self.reply(422, {"detail": [{"loc": ["body", k]} for k in missing]})
+            commands = []
+            if st.args.commands and os.path.exists(st.args.commands):
+                with open(st.args.commands) as f:
+                    commands = json.load(f)
+            with st.lock:
+                pending = [c for c in commands if (doc["hostname"], c["command_id"]) not in st.completed]
+            if not pending:
+                return self.reply(200, {"success": True, "message": "Heartbeat received. No profiling commands.",
+                                        "profiling_command": None, "command_id": None})
+            c = pending[0]
+            return self.reply(200, {"success": True,
+                                    "message": "Heartbeat received. New profiling command available.",
+                                    "profiling_command": {"command_type": c["command_type"],
+                                                          "combined_config": c.get("combined_config", {})},
+                                    "command_id": c["command_id"]})
+        missing = [k for k in ("command_id", "hostname", "status") if not isinstance(doc.get(k), str)]
+        if missing or doc["status"] not in ("completed", "failed"):
+            return self.reply(422, {"detail": "invalid completion"})
+        with st.lock:
+            st.completed.add((doc["hostname"], doc["command_id"]))
+        self.reply(200, {"success": True, "message": "Command completion recorded for " + doc["command_id"]})
+
     def handle_profile(self, doc):
         st = self.server.state
         missing = [k for k in ("start_time", "profile", "gpid") if k not in doc]
@@ -241,6 +286,7 @@ def main():
     p.add_argument("--delay-count", type=int, default=0)
     p.add_argument("--max-content", type=int, default=4 * 1024 * 1024)
     p.add_argument("--logs-fail", type=int, default=0)
+    p.add_argument("--commands")
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")
     args = p.parse_args()

@@ -359,6 +359,8 @@ void finish(CLI::App& app, ProfileArgs& args) {
   args.api_server = glogger                    ? k.text("glogger-server")
                     : k.given("api-server")    ? k.text("api-server")
                                                : std::string(kDefaultApiServer);
+  args.heartbeat_server = k.flag("enable-heartbeat-server");
+  args.heartbeat_interval_s = k.integer("heartbeat-interval", 30);
   // gProfiler: the variable's presence alone turns remote logs off, whatever its value.
   args.send_logs = o.upload && !k.flag("dont-send-logs") &&
                    std::getenv("GPROFILER_DONT_SEND_LOGS") == nullptr &&

@@ -336,11 +336,11 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
   gp::cli::hint_value(b.value("--heartbeat-file", "--heartbeat-file", ValueType::text, "FILE",
                               "Touched after every session"),
                       ValueHint::file);
-  b.unimplemented(
-      b.flag("--enable-heartbeat-server", "Take profiling commands from the server" + ni));
-  b.unimplemented(b.value("--heartbeat-interval", "--heartbeat-interval",
-                          ValueType::positive_integer, "SECONDS", "Seconds between heartbeats" + ni,
-                          "30"));
+  b.flag("--enable-heartbeat-server",
+         "Profile only as --api-server's commands say: a heartbeat every --heartbeat-interval "
+         "seconds, start/stop commands acknowledged (needs -u, --token, --service-name)");
+  b.value("--heartbeat-interval", "--heartbeat-interval", ValueType::positive_integer, "SECONDS",
+          "Seconds between heartbeats", "30");
   b.unimplemented(b.flag("--enable-hw-metrics-collection", "PerfSpect metrics" + ni));
   b.unimplemented(b.value("--perfspect-path", "--perfspect-path", ValueType::text, "FILE",
                           "PerfSpect binary" + ni));

@@ -66,6 +66,9 @@ struct ProfileArgs {
   // Remote logs (gprofiler.md §8.3): sent with -u, unless --dont-send-logs or API v1.
   bool send_logs = false;
   std::string api_server;
+  // --enable-heartbeat-server: profiling runs only as the server's commands say (heartbeat.h).
+  bool heartbeat_server = false;
+  long heartbeat_interval_s = 30;
   std::string heartbeat_file;
   bool disable_core_files = true;
   bool pid_ns_check = true;

@@ -24,6 +24,7 @@
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
 #include "log.h"
+#include "heartbeat.h"
 #include "session.h"
 
 namespace gp::profile_tool {
@@ -110,8 +111,9 @@ bool controller_gone(long pid) {
   return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
-void sleep_until(std::chrono::steady_clock::time_point when, long controller) {
-  while (!g_stop.load() && std::chrono::steady_clock::now() < when && !controller_gone(controller))
+void sleep_until(std::chrono::steady_clock::time_point when, long controller,
+                 const std::atomic<bool>& stop) {
+  while (!stop.load() && std::chrono::steady_clock::now() < when && !controller_gone(controller))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
@@ -123,12 +125,13 @@ void touch(const std::string& path, Log& log) {
   if (fd >= 0) ::close(fd);
 }
 
-int profile_loop(const ProfileArgs& args, const Tools& tools, const fs::path& work, Log& log,
-                 const json::Value& agent, gp::profile::MetricsMonitor* metrics,
-                 const std::string& run_id) {
-  const Options& o = args.options;
+// Sessions with options `o` until `stop` (SIGTERM/SIGINT, or a heartbeat's stop command); one
+// without --continuous.
+int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
+                 const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
+                 gp::profile::MetricsMonitor* metrics, const std::string& run_id) {
   std::set<std::string> said_once;
-  SessionContext context{o, tools, work, g_stop, log, &agent, metrics, &said_once};
+  SessionContext context{o, tools, work, stop, log, &agent, metrics, &said_once};
   int failures = 0;
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
@@ -136,20 +139,21 @@ int profile_loop(const ProfileArgs& args, const Tools& tools, const fs::path& wo
     log.set_cycle_id(o.continuous ? gp::upload::random_uuid4() : run_id);
     auto outcome = run_session(context, number);
     log.set_cycle_id(std::nullopt);
-    if (outcome == SessionOutcome::stopped || g_stop.load()) break;
+    if (outcome == SessionOutcome::stopped || stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;
     if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
     if (!args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     sleep_until(gp::profile::next_session_start(started, std::chrono::seconds(o.duration_s),
                                                 std::chrono::steady_clock::now()),
-                args.controller_pid);
+                args.controller_pid, stop);
     if (controller_gone(args.controller_pid)) {
       log.info(
           0, "controller process " + std::to_string(args.controller_pid) + " has exited: stopping");
       return gp::cli::kExitOk;
     }
-    if (g_stop.load()) break;
+    if (stop.load()) break;
   }
+  if (&stop != &g_stop) return gp::cli::kExitOk;  // a heartbeat job: its manager says why
   log.info(0, "stopped by signal; the current session was abandoned");
   return gp::cli::kExitOk;
 }
@@ -358,7 +362,13 @@ int run(ProfileArgs& args) {
                                (o.perf_event.empty() ? "" : " of " + event);
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions " + rate + (o.continuous ? ", continuous" : ""));
-  return profile_loop(args, *tools, work, log, agent, metrics.get(), run_id);
+  if (args.heartbeat_server) {
+    auto sessions = [&](const Options& job, const std::atomic<bool>& stop) {
+      return profile_loop(args, job, stop, *tools, work, log, agent, metrics.get(), run_id);
+    };
+    return heartbeat_loop(args, log, g_stop, sessions);
+  }
+  return profile_loop(args, o, g_stop, *tools, work, log, agent, metrics.get(), run_id);
 }
 
 }  // namespace gp::profile_tool

@@ -4,6 +4,7 @@ find_package(CURL REQUIRED)
 target_sources(gp_core PRIVATE
   src/upload/col_text.cpp
   src/upload/host_facts.cpp
+  src/upload/heartbeat.cpp
   src/upload/http.cpp
   src/upload/pyroscope.cpp
   src/upload/remote_logs.cpp
