@@ -898,6 +898,26 @@ for b in posts:
 PY
 }
 
+@test "--log-rotate-max-size and --log-rotate-backup-count rotate --log-file as gProfiler's RotatingFileHandler" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  local i f
+  for i in 1 2; do
+    run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 1 --pids "$busy" -o out \
+      --no-flamegraph -vv --log-file gp.log --log-rotate-max-size 400 --log-rotate-backup-count 2 \
+      --pid-file gp.pid
+  done
+  [ -s gp.log ] && [ -s gp.log.1 ] && [ -s gp.log.2 ] || fail "$(ls -l gp.log*)"
+  [ ! -e gp.log.3 ] || fail "more backups than --log-rotate-backup-count: $(ls gp.log*)"
+  # A file stays under the bound unless a single record is longer than it.
+  for f in gp.log gp.log.1 gp.log.2; do
+    [ "$(stat -c %s "$f")" -lt 400 ] || [ "$(wc -l <"$f")" -eq 1 ] || fail "$f: $(stat -c %s "$f") bytes: $(cat "$f")"
+  done
+  # The newest records are in gp.log: the second run's summary is there or in gp.log.1.
+  grep -q 'session 1: ' gp.log gp.log.1 || fail "$(cat gp.log gp.log.1)"
+}
+
 # Studio requests of a run, as a list of (start_time, end_time, gpid, spawn_time, cpu, mem).
 studio_posts() {
   python3 - <<'PY'

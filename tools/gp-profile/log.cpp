@@ -154,7 +154,7 @@ void Log::emit(std::string_view severity, std::string_view message, bool to_stde
     write_all(STDERR_FILENO, line);
   }
   if (to_file && file_ != nullptr) {
-    rotate_if_needed();
+    rotate_if_needed(line.size());
     if (file_ != nullptr) {
       std::fputs(line.c_str(), file_);
       std::fflush(file_);
@@ -175,8 +175,11 @@ void Log::clear_progress() {
   progress_shown_ = false;
 }
 
-void Log::rotate_if_needed() {
-  if (std::ftell(file_) < max_bytes_) return;
+// Python's RotatingFileHandler: the file rolls over before a record that would take it to
+// the bound (so a file stays below it unless one record alone is longer).
+void Log::rotate_if_needed(size_t next_record) {
+  long at = std::ftell(file_);
+  if (at <= 0 || at + static_cast<long>(next_record) < max_bytes_) return;
   std::fclose(file_);
   for (long i = backups_ - 1; i >= 1; --i) {
     std::string from = path_ + "." + std::to_string(i), to = path_ + "." + std::to_string(i + 1);

@@ -50,7 +50,7 @@ class Log {
 
  private:
   void emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file);
-  void rotate_if_needed();
+  void rotate_if_needed(size_t next_record);
   void send(gp::upload::LogSeverity severity, std::string_view message, const Where& where);
 
   std::recursive_mutex mutex_;
