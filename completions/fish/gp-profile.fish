@@ -70,7 +70,7 @@ complete -c gp-profile -l glogger-server -d 'Deprecated alias of --api-server' -
 complete -c gp-profile -l server-upload-timeout -d 'Timeout of one upload request' -x
 complete -c gp-profile -l token -d 'Studio API key (never printed; also GPROFILER_TOKEN)' -x
 complete -c gp-profile -l service-name -d 'Studio service name' -x
-complete -c gp-profile -l curlify-requests -d 'Log requests as curl commands (not implemented)'
+complete -c gp-profile -l curlify-requests -d 'Log each Studio request as a curl command line (-v; body un-gzipped, token as ***)'
 complete -c gp-profile -l no-verify -d 'Do not verify the server'\''s TLS certificate'
 complete -c gp-profile -l spool-dir -d 'Keep sessions whose upload failed here, to send them first when the server is back (default: a directory of this run)' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l spool-max-size -d 'Bound of the spool: the oldest sessions are dropped beyond it, with a warning' -x

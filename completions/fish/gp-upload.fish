@@ -6,6 +6,7 @@ complete -c gp-upload -l token -d 'Studio API key (GPROFILER-API-KEY); enables t
 complete -c gp-upload -l token-file -d 'Read the API key from the first line of this file (keeps it out of ps)' -r -F
 complete -c gp-upload -l service-name -d 'Studio service name (GPROFILER-SERVICE-NAME)' -x
 complete -c gp-upload -l no-verify -d 'Do not verify the server'\''s TLS certificate'
+complete -c gp-upload -l curlify-requests -d 'Print each request as a curl command line (body un-gzipped, token as ***)'
 complete -c gp-upload -l ca-file -d 'PEM bundle of CA certificates to trust' -r -F
 complete -c gp-upload -l start-time -d 'Profile start, ISO-8601 (UTC unless it has a zone); default: from the .col header' -x
 complete -c gp-upload -l end-time -d 'Profile end, ISO-8601; default: from the .col header' -x

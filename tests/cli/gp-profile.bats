@@ -918,6 +918,31 @@ PY
   grep -q 'session 1: ' gp.log gp.log.1 || fail "$(cat gp.log gp.log.1)"
 }
 
+@test "--curlify-requests logs each Studio request as a curl command, token redacted, never sent as a remote log" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  start_studio
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 1 --pids "$busy" -u \
+    --server-host "$studio" --api-server "$studio" --token "$TOKEN" --service-name svc \
+    --log-file gp.log --pid-file gp.pid --curlify-requests -v
+  [[ "$stderr" == *"info: API request (curl_command=curl -X GET -H 'GPROFILER-API-KEY: ***' -H 'GPROFILER-SERVICE-NAME: svc' '$studio/api/v1/health_check?key=***&service=svc&hostname="*", status_code=200)"* ]] ||
+    fail "$stderr"
+  # The upload: its JSON body un-gzipped, no Content-Encoding header.
+  [[ "$stderr" == *"session 1: API request (curl_command=curl -X POST -H 'GPROFILER-API-KEY: ***' -H 'GPROFILER-SERVICE-NAME: svc' -H 'Content-Type: application/json' -d '{\"start_time\": "*"' '$studio/api/v2/profiles?key=***&"*", status_code=200)"* ]] ||
+    fail "$stderr"
+  [[ "$stderr" != *"$TOKEN"* ]] || fail "the token was printed"
+  grep -q 'API request (curl_command=curl -X POST' gp.log || fail "not in the log file"
+  ! grep -q "$TOKEN" gp.log || fail "the token was logged"
+  run -0 python3 -c 'import json; print(sum("curl_command" in l["text"].get("message", "") for e in map(json.loads, open("studio.log")) if e["path"] == "/api/v1/logs" for l in e["body"]["logs"]))'
+  assert_equal "$output" 0
+  # Without the option: no such line.
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 1 --pids "$busy" -u \
+    --server-host "$studio" --token "$TOKEN" --service-name svc --log-file gp.log \
+    --pid-file gp.pid --dont-send-logs -vv
+  [[ "$stderr" != *"curl_command"* ]] || fail "$stderr"
+}
+
 # Studio requests of a run, as a list of (start_time, end_time, gpid, spawn_time, cpu, mem).
 studio_posts() {
   python3 - <<'PY'

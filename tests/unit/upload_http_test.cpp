@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "gp/fold/gzip.h"
 #include "gp/upload/http.h"
 #include "gp/upload/spool.h"
 
@@ -62,6 +63,28 @@ TEST(UploadSpool, KeepsCopiesOldestFirstAndTheGpid) {
   ASSERT_TRUE(s.remove(*p1).ok());
   EXPECT_EQ(s.pending().size(), 1U);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gp::upload
+
+namespace gp::upload {
+namespace {
+
+TEST(UploadHttp, CurlCommandUngzipsQuotesAndRedacts) {
+  HttpRequest r;
+  r.method = "POST";
+  r.url = "https://user:pw@studio/api/v2/profiles?key=s3cret&service=svc";
+  r.headers = {"GPROFILER-API-KEY: s3cret", "Content-Encoding: gzip",
+               "Content-Type: application/json"};
+  r.body = *fold::gzip("{\"profile\": \"it's\"}", 9);
+  EXPECT_EQ(curl_command(r, "s3cret"),
+            "curl -X POST -H 'GPROFILER-API-KEY: ***' -H 'Content-Type: application/json' -d "
+            "'{\"profile\": \"it'\"'\"'s\"}' "
+            "'https://***@studio/api/v2/profiles?key=***&service=svc'");
+  HttpRequest g;
+  g.url = "http://h/api/v1/health_check";
+  EXPECT_EQ(curl_command(g, ""), "curl -X GET http://h/api/v1/health_check");
 }
 
 }  // namespace

@@ -360,6 +360,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
                     : k.given("api-server")    ? k.text("api-server")
                                                : std::string(kDefaultApiServer);
   args.heartbeat_server = k.flag("enable-heartbeat-server");
+  o.curlify_requests = k.flag("curlify-requests");
   args.heartbeat_interval_s = k.integer("heartbeat-interval", 30);
   // gProfiler: the variable's presence alone turns remote logs off, whatever its value.
   args.send_logs = o.upload && !k.flag("dont-send-logs") &&

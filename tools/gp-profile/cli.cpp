@@ -270,7 +270,8 @@ void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
   app.add_option("--token", o.token, "Studio API key (never printed; also GPROFILER_TOKEN)")
       ->group(group);
   app.add_option("--service-name", o.service_name, "Studio service name")->group(group);
-  b.unimplemented(b.flag("--curlify-requests", "Log requests as curl commands (not implemented)"))
+  b.flag("--curlify-requests",
+         "Log each Studio request as a curl command line (-v; body un-gzipped, token as ***)")
       ->group(group);
   app.add_flag("--no-verify", o.no_verify, "Do not verify the server's TLS certificate")
       ->group(group);

@@ -92,6 +92,9 @@ void Log::info(int level, std::string_view message, Where where) {
   send(level >= 2 ? gp::upload::LogSeverity::debug : gp::upload::LogSeverity::info, message,
        where);
 }
+void Log::info_local(int level, std::string_view message) {
+  emit("info", message, !quiet_ && verbosity_ >= level, verbosity_ >= level || level == 0);
+}
 void Log::local_warning(std::string_view message) { emit("warning", message, !quiet_, true); }
 
 void Log::attach_remote(gp::upload::RemoteLogs* remote) {

@@ -37,6 +37,8 @@ class Log {
   // Shown at verbosity >= level (0: always, the session summaries). Sent to the remote sink
   // as INFO (levels 0 and 1) or DEBUG (2 and more).
   void info(int level, std::string_view message, Where where = Where::current());
+  // An info line for stderr and the file only (gProfiler's no_server_log records).
+  void info_local(int level, std::string_view message);
   // A warning for stderr and the file only (the remote sink's own failures).
   void local_warning(std::string_view message);
 

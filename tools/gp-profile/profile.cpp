@@ -189,7 +189,8 @@ Status preconditions(const ProfileArgs& args) {
 
 // gProfiler's start-up check of the Studio (ProfilerAPIClient's health check): one attempt;
 // a refusal or no connection ends gp-profile with gProfiler's message, before any profiling.
-Status studio_health_check(const Options& o, const std::string& upload, const fs::path& work) {
+Status studio_health_check(const Options& o, const std::string& upload, const fs::path& work,
+                           Log& log) {
   auto cmd = gp::profile::health_check_command(o);
   std::string err = (work / "health-check.err").string();
   auto pid = gp::profile::spawn({upload, cmd.args, "/dev/null", err});
@@ -201,6 +202,8 @@ Status studio_health_check(const Options& o, const std::string& upload, const fs
     return make_error(w.end == gp::profile::WaitEnd::stopped ? "stopped"
                                                              : "health check timed out");
   }
+  for (const auto& line : gp::profile::tail_lines(err, 10))
+    if (line.rfind("gp-upload: API request (curl_command=", 0) == 0) log.info_local(1, line.substr(11));
   if (w.status.ok()) return ok_status();
   auto last = gp::profile::tail_lines(err, 1);
   std::string why = last.empty() ? w.status.describe() : last.back();
@@ -330,7 +333,7 @@ int run(ProfileArgs& args) {
     if (mo.spool_dir.empty()) mo.spool_dir = (work / "spool").string();
     mo.gpid_file = (work / "gpid").string();  // a new agent gets a new gpid
     ::setenv("GPROFILER_TOKEN", o.token.c_str(), 1);   // children get it without argv
-    if (auto healthy = studio_health_check(o, tools->upload, work); !healthy) {
+    if (auto healthy = studio_health_check(o, tools->upload, work, log); !healthy) {
       log.error(healthy.error().message);
       return gp::cli::kExitFailure;
     }

@@ -105,8 +105,15 @@ StageResult finish(const Session& s, const Running& r, const std::function<void(
     if (w.end == gp::profile::WaitEnd::stopped) return {StageState::stopped, "stopped"};
     return {StageState::failed, "timed out, killed"};
   }
-  for (const auto& line : gp::profile::tail_lines(r.err_path, 40))
-    s.c.log.info(2, s.label() + ": " + r.tool + ": " + line);
+  for (const auto& line : gp::profile::tail_lines(r.err_path, 40)) {
+    // gp-upload --curlify-requests: gProfiler's DEBUG record, never sent to the server.
+    const std::string curl = r.tool + ": API request (curl_command=";
+    if (line.rfind(curl, 0) == 0) {
+      s.c.log.info_local(1, s.label() + ": " + line.substr(r.tool.size() + 2));
+    } else {
+      s.c.log.info(2, s.label() + ": " + r.tool + ": " + line);
+    }
+  }
   if (w.status.ok()) return {};
   StageResult out;
   out.problems = problem_lines(r.err_path, r.tool);

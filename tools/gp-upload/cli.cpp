@@ -22,6 +22,8 @@ void add_studio(CLI::App& app, UploadArgs& args) {
   app.add_option("--service-name", args.service_name,
                  "Studio service name (GPROFILER-SERVICE-NAME)");
   app.add_flag("--no-verify", args.no_verify, "Do not verify the server's TLS certificate");
+  app.add_flag("--curlify-requests", args.curlify_requests,
+               "Print each request as a curl command line (body un-gzipped, token as ***)");
   gp::cli::hint_value(
       app.add_option("--ca-file", args.ca_file, "PEM bundle of CA certificates to trust")
           ->check(CLI::ExistingFile),

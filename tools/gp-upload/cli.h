@@ -21,6 +21,7 @@ struct UploadArgs {
   bool health_check_only = false;  // --health-check: check the Studio and exit
   bool no_health_check = false;
   bool no_verify = false;
+  bool curlify_requests = false;
   std::string ca_file;
   std::string start_time, end_time;
   // Pyroscope

@@ -17,11 +17,17 @@ HttpResponse Delivery::send(const HttpRequest& r, const std::string& what) const
   // The URL carries the token as `key`: log it redacted only.
   gp::cli::info(2, r.method + " " + redact(hide_userinfo(r.url), secret) + " (" +
                        std::to_string(r.body.size()) + " bytes)");
-  return perform_with_retries(r, retry, [&](int attempt, const HttpResponse& resp, double delay) {
-    gp::cli::info(1, redact(what + ": " + describe_failure(resp), secret) + "; retry " +
-                         std::to_string(attempt) + " in " + std::to_string(delay).substr(0, 4) +
-                         " s");
-  });
+  HttpResponse resp =
+      perform_with_retries(r, retry, [&](int attempt, const HttpResponse& failed, double delay) {
+        gp::cli::info(1, redact(what + ": " + describe_failure(failed), secret) + "; retry " +
+                             std::to_string(attempt) + " in " +
+                             std::to_string(delay).substr(0, 4) + " s");
+      });
+  // gProfiler's --curlify-requests line (its logger's "message (extra=...)" form).
+  if (curlify)
+    gp::cli::info(0, "API request (curl_command=" + curl_command(r, secret) +
+                         ", status_code=" + std::to_string(resp.status) + ")");
+  return resp;
 }
 
 SendResult from_response(const HttpResponse& r, const std::string& secret) {

@@ -26,6 +26,7 @@ struct Delivery {
   bool verify = true;
   std::string ca_file;
   std::string secret;  // redacted from every message
+  bool curlify = false;  // --curlify-requests: each request as a curl command line
   void apply(upload::HttpRequest& r) const;
   upload::HttpResponse send(const upload::HttpRequest& r, const std::string& what) const;
 };

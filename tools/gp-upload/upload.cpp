@@ -67,6 +67,7 @@ class Uploader {
     delivery_.verify = !a.no_verify;
     delivery_.ca_file = a.ca_file;
     delivery_.secret = a.token;
+    delivery_.curlify = a.curlify_requests;
     if (!a.spool.empty()) spool_ = std::make_unique<Spool>(a.spool);
   }
 

@@ -161,6 +161,7 @@ namespace {
 Command studio_base(const Options& o) {
   Command c{"gp-upload", {"--server-host", o.server_host, "--service-name", o.service_name}};
   if (o.no_verify) c.args.push_back("--no-verify");
+  if (o.curlify_requests) c.args.push_back("--curlify-requests");
   char timeout[32];
   std::snprintf(timeout, sizeof timeout, "%g", o.upload_timeout_s);
   c.args.insert(c.args.end(), {"--timeout", timeout});

@@ -3,10 +3,13 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
 #include <chrono>
 #include <mutex>
 #include <thread>
 
+#include "gp/fold/gzip.h"
+#include "gp/upload/url.h"
 #include "gp/util/json.h"
 
 namespace gp::upload {
@@ -108,6 +111,53 @@ HttpResponse perform_with_retries(
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     delay = std::min(delay * 2, policy.max_delay_s);
   }
+}
+
+namespace {
+
+// shlex.quote: safe words as they are, anything else in single quotes.
+std::string shell_quote(std::string_view s) {
+  bool safe = !s.empty();
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("@%+=:,./-_").find(c) !=
+                                                             std::string_view::npos))
+      safe = false;
+  if (safe) return std::string(s);
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\"'\"'";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+bool is_gzip_header(const std::string& h) {
+  std::string lower;
+  for (char c : h) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.rfind("content-encoding:", 0) == 0 && lower.find("gzip") != std::string::npos;
+}
+
+}  // namespace
+
+std::string curl_command(const HttpRequest& r, std::string_view secret) {
+  std::string body = r.body;
+  bool gzipped = false;
+  for (const auto& h : r.headers) gzipped = gzipped || is_gzip_header(h);
+  if (gzipped) {
+    auto plain = fold::gunzip(r.body);
+    if (plain) body = std::move(*plain);
+  }
+  std::string out = "curl -X " + r.method;
+  for (const auto& h : r.headers) {
+    if (gzipped && is_gzip_header(h)) continue;
+    out += " -H " + shell_quote(h);
+  }
+  if (r.method != "GET" || !body.empty()) out += " -d " + shell_quote(body);
+  out += " " + shell_quote(hide_userinfo(r.url));
+  return secret.empty() ? out : redact(out, secret);
 }
 
 std::string describe_failure(const HttpResponse& r) {

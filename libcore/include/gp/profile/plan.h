@@ -72,6 +72,7 @@ struct Options {
   std::string token;
   std::string service_name;
   bool no_verify = false;
+  bool curlify_requests = false;  // gp-upload --curlify-requests
   double upload_timeout_s = 120;
   // Continuous delivery: sessions whose upload fails wait in gp-upload's spool (bounded), and
   // the Studio's gpid of this agent is kept in gpid_file between sessions.

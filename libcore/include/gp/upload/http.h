@@ -51,6 +51,13 @@ HttpResponse perform_with_retries(
     const HttpRequest& request, const RetryPolicy& policy,
     const std::function<void(int, const HttpResponse&, double)>& on_retry = {});
 
+// The request as a shell command line of curl, as the `curlify` package writes it (gProfiler's
+// --curlify-requests): `curl -X METHOD -H 'Name: value' ... -d 'BODY' 'URL'`, each argument
+// quoted for a POSIX shell. A gzip body is shown un-gzipped and its Content-Encoding header left
+// out (as gProfiler does before curlify). Every occurrence of `secret` (and its URL-encoded
+// form) is replaced by "***".
+std::string curl_command(const HttpRequest& request, std::string_view secret);
+
 // Short description of a failed response: "HTTP 400: Invalid API key" or the transport error.
 std::string describe_failure(const HttpResponse& response);
 
