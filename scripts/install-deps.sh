@@ -45,6 +45,8 @@ test_pkgs=(
   python3-dev          # gp-runtime: the Python test builds a C extension
   python3-venv         # gp-runtime: the package-version test runs a script in a real venv
   ruby                 # gp-runtime: Ruby discovery and appids
+  php8.2-cli           # gp-runtime: gp's PHP sampler profiles real php processes
+  php8.2-dev           # gp-runtime: the PHP layout test checks offsets against the Zend headers
 )
 
 pkgs=("${build_pkgs[@]}")

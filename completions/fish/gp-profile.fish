@@ -30,7 +30,7 @@ complete -c gp-profile -l python-mode -d 'Profiler for python processes, run by 
 complete -c gp-profile -l no-python -d 'Same as --python-mode disabled'
 complete -c gp-profile -l ruby-mode -d 'Profiler for ruby processes, run by gp-runtime' -x -a 'auto rbspy gp disabled none'
 complete -c gp-profile -l no-ruby -d 'Same as --ruby-mode disabled'
-complete -c gp-profile -l php-mode -d 'Profiler for php processes, run by gp-runtime' -x -a 'phpspy disabled none'
+complete -c gp-profile -l php-mode -d 'Profiler for php processes, run by gp-runtime' -x -a 'auto phpspy gp disabled none'
 complete -c gp-profile -l no-php -d 'Same as --php-mode disabled'
 complete -c gp-profile -l dotnet-mode -d 'Profiler for dotnet processes, run by gp-runtime' -x -a 'dotnet-trace disabled none'
 complete -c gp-profile -l no-dotnet -d 'Same as --dotnet-mode disabled'

@@ -12,7 +12,7 @@ complete -c gp-runtime -l python-mode -d 'Profiler for python processes: auto|py
 complete -c gp-runtime -l no-python -d 'Do not profile python processes (= --python-mode disabled)'
 complete -c gp-runtime -l ruby-mode -d 'Profiler for ruby processes: auto|rbspy|gp|disabled (default auto)' -x -a 'auto rbspy gp disabled none'
 complete -c gp-runtime -l no-ruby -d 'Do not profile ruby processes (= --ruby-mode disabled)'
-complete -c gp-runtime -l php-mode -d 'Profiler for php processes: phpspy|disabled (default disabled)' -x -a 'phpspy disabled none'
+complete -c gp-runtime -l php-mode -d 'Profiler for php processes: auto|phpspy|gp|disabled (default disabled)' -x -a 'auto phpspy gp disabled none'
 complete -c gp-runtime -l no-php -d 'Do not profile php processes (= --php-mode disabled)'
 complete -c gp-runtime -l dotnet-mode -d 'Profiler for dotnet processes: dotnet-trace|disabled (default disabled)' -x -a 'dotnet-trace disabled none'
 complete -c gp-runtime -l no-dotnet -d 'Do not profile dotnet processes (= --dotnet-mode disabled)'

@@ -213,5 +213,20 @@ TEST(RuntimeDiscovery, StatOfThisProcess) {
   EXPECT_FALSE(read_cmdline(::getpid()).empty());
 }
 
+TEST(RuntimeDiscovery, PhpProcFilterMatchesTheCommAsPgrepDoes) {
+  // gProfiler's default selects php-fpm workers and masters, not the CLI.
+  EXPECT_TRUE(php_proc_filter_matches("php-fpm", "php-fpm8.2"));
+  EXPECT_FALSE(php_proc_filter_matches("php-fpm", "php8.2"));
+  // Anywhere in the comm, unless anchored.
+  EXPECT_TRUE(php_proc_filter_matches("php", "php-fpm8.2"));
+  EXPECT_TRUE(php_proc_filter_matches("^php[0-9.]*$", "php8.2"));
+  EXPECT_FALSE(php_proc_filter_matches("^php[0-9.]*$", "php-fpm8.2"));
+  EXPECT_TRUE(php_proc_filter_matches("", "anything"));
+  EXPECT_TRUE(check_php_proc_filter("php-(fpm|cgi)").ok());
+  auto bad = check_php_proc_filter("(");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("invalid --php-proc-filter '(': ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace gp::runtime

@@ -48,7 +48,21 @@ TEST(RuntimeRegistry, BadModeNamesTheOptionAndTheChoices) {
   EXPECT_EQ(r.error().message,
             "invalid --ruby-mode 'pyspy': expected one of auto, rbspy, gp, disabled, none");
   EXPECT_FALSE(normalize_mode(Runtime::java, "py-spy").ok());
-  EXPECT_FALSE(normalize_mode(Runtime::php, "auto").ok());
+  EXPECT_FALSE(normalize_mode(Runtime::php, "pyspy").ok());
+}
+
+TEST(RuntimeRegistry, PhpAutoIsPhpspyElseGpsSampler) {
+  EXPECT_EQ(*normalize_mode(Runtime::php, "auto"), "auto");
+  EXPECT_EQ(*normalize_mode(Runtime::php, "gp"), "gp");
+  EXPECT_EQ(*normalize_mode(Runtime::php, "none"), "disabled");
+  const auto& order = runtime_modes(Runtime::php).auto_order;
+  ASSERT_EQ(order.size(), 2u);
+  EXPECT_EQ(order[0], "phpspy");
+  EXPECT_EQ(order[1], "gp");
+  // gp's sampler is built in and always available.
+  auto c = choose_adapter(Runtime::php, "gp");
+  ASSERT_NE(c.adapter, nullptr);
+  EXPECT_EQ(c.adapter->name(), "gp-php");
 }
 
 TEST(RuntimeRegistry, DefaultsAsGprofiler) {

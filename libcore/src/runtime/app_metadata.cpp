@@ -129,6 +129,14 @@ void add_runtime_fields(json::Value& v, const Target& t, bool run_version) {
       if (run_version) add_string(v, "node_version", version_of(t, "--version", false));
       break;
     case Runtime::php:
+      // `-v` (php, php-fpm and php-cgi all know it): "PHP 8.2.36 (cli) (built: ...) (NTS)".
+      if (run_version) {
+        std::string version = version_of(t, "-v", false);
+        add_string(v, "php_version", version.substr(0, version.find('\n')));
+      }
+      add_string(v, "exe_elfid", exe_id);
+      add_string(v, "libphp_elfid", library_elfid(t, "libphp"));
+      break;
     case Runtime::dotnet: break;
   }
 }

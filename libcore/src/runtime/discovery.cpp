@@ -192,6 +192,24 @@ std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string
   return "";
 }
 
+Status check_php_proc_filter(const std::string& filter) {
+  try {
+    std::regex re(filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    return make_error("invalid --php-proc-filter '" + filter + "': " + e.what());
+  }
+  return ok_status();
+}
+
+bool php_proc_filter_matches(const std::string& filter, const std::string& comm) {
+  if (filter.empty()) return true;
+  try {
+    return std::regex_search(comm, std::regex(filter, std::regex::extended));
+  } catch (const std::regex_error&) {
+    return true;
+  }
+}
+
 Result<std::optional<Target>> inspect_process(pid_t pid, const DiscoveryOptions& o) {
   auto st = read_stat(pid, o.proc_root);
   if (!st) return make_error("no such process");
@@ -204,6 +222,9 @@ Result<std::optional<Target>> inspect_process(pid_t pid, const DiscoveryOptions&
   if (!own_helper_reason(pid, t.exe, o.proc_root).empty()) return std::optional<Target>();
   t.runtime = *runtime;
   t.comm = read_comm(pid, o.proc_root);
+  if (t.runtime == Runtime::php && !php_proc_filter_matches(o.php_proc_filter, t.comm)) {
+    return std::optional<Target>();
+  }
   t.cmdline = read_cmdline(pid, o.proc_root);
   t.root = proc_path(o.proc_root, pid, "root");
   t.discovered = std::chrono::steady_clock::now();
@@ -256,8 +277,15 @@ std::vector<Target> ProcessWatcher::scan() {
                      pid, read_link(proc_path(options_.proc_root, pid, "exe")), options_.proc_root);
                  !*r && !why.empty()) {
         rejected_.push_back({pid, "is gp's own helper: " + why});
+      } else if (std::string comm = read_comm(pid, options_.proc_root);
+                 !*r && options_.runtimes.count(Runtime::php) != 0 &&
+                 classify_process(read_link(proc_path(options_.proc_root, pid, "exe")),
+                                  mapped_paths(pid, options_.proc_root)) == Runtime::php &&
+                 !php_proc_filter_matches(options_.php_proc_filter, comm)) {
+        rejected_.push_back({pid, "a PHP process whose comm '" + comm +
+                                      "' does not match --php-proc-filter '" +
+                                      options_.php_proc_filter + "'"});
       } else if (!*r) {
-        std::string comm = read_comm(pid, options_.proc_root);
         rejected_.push_back({pid, "not a " + runtime_list_text(options_.runtimes) +
                                       " process (comm '" + comm + "')"});
       } else {

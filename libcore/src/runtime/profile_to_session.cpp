@@ -24,6 +24,8 @@ uint64_t add_profile(model::SessionBuilder& b, model::Process process, const Pro
   // error alone becomes gProfiler's one-sample error stack: Process.error_frame and an empty
   // stack, folded as "<comm>;[Profiling error: ...] 1".
   process.error_frame = total > 0 ? std::string() : profile.error_frame;
+  // gProfiler roots PHP stacks at the literal "php", not the process's comm (§5.6).
+  if (process.runtime == "php") process.comm = "php";
   b.process(process);
   if (total == 0 && !profile.error_frame.empty()) b.add_sample(pid, pid, b.stack({}), 1);
   return total;

@@ -1,6 +1,6 @@
 #pragma once
 // Factories of gp-runtime's adapters. Each is implemented in its adapter's directory
-// (libcore/src/runtime/<java|python|node|spies>/); the driver's registry
+// (libcore/src/runtime/<java|python|node|php|spies>/); the driver's registry
 // (libcore/src/runtime/registry.cpp) maps --<runtime>-mode values to them.
 
 #include <memory>
@@ -24,6 +24,9 @@ std::unique_ptr<Adapter> make_node_inspector_adapter();    // JS stacks via the 
 
 // Ruby (libcore/src/runtime/ruby/)
 std::unique_ptr<Adapter> make_gp_ruby_adapter();  // gp's own CRuby 3.1 sampler
+
+// PHP (libcore/src/runtime/php/)
+std::unique_ptr<Adapter> make_gp_php_adapter();  // gp's own PHP 8.2 sampler
 
 // Ruby, PHP, .NET (libcore/src/runtime/spies/)
 std::unique_ptr<Adapter> make_rbspy_adapter();

@@ -45,9 +45,18 @@ std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string
 struct DiscoveryOptions {
   std::string proc_root = "/proc";
   std::set<Runtime> runtimes;  // the runtimes wanted; others are not reported
+  // gProfiler's --php-proc-filter: a PHP process is a target only when this POSIX extended
+  // regex matches somewhere in its comm (phpspy -P runs `pgrep <filter>`). Empty: every one.
+  std::string php_proc_filter;
   // Processes never reported, with their descendants (default: this process).
   pid_t self = 0;  // 0 = getpid()
 };
+
+// Whether `filter` (a --php-proc-filter value) is a valid POSIX extended regex; the error names
+// the problem.
+Status check_php_proc_filter(const std::string& filter);
+// pgrep's match: `filter` found anywhere in `comm`; an empty or invalid filter matches all.
+bool php_proc_filter_matches(const std::string& filter, const std::string& comm);
 
 // Why a pid given with --pids is not a target (for the tool's message).
 struct Rejected {

@@ -30,16 +30,7 @@ FrameWalker::FrameWalker(RemoteMemory& memory, PyLayout layout, uint64_t runtime
       code_type_(code_type_address),
       limits_(limits) {}
 
-WalkStatus FrameWalker::failure() const {
-  switch (memory_.last_failure()) {
-    case ReadStatus::gone:
-      return WalkStatus::gone;
-    case ReadStatus::denied:
-      return WalkStatus::denied;
-    default:
-      return WalkStatus::torn;
-  }
-}
+WalkStatus FrameWalker::failure() const { return remote::walk_status_of(memory_.last_failure()); }
 
 WalkStatus FrameWalker::sample(std::vector<ThreadSample>& out) {
   out.clear();

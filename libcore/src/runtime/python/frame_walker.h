@@ -37,7 +37,7 @@ struct ThreadSample {
   std::vector<PyFrameInfo> frames;  // root first
 };
 
-enum class WalkStatus { ok, torn, gone, denied };
+using remote::WalkStatus;
 
 struct WalkLimits {
   size_t max_interpreters = 16;

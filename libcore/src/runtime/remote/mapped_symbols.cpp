@@ -47,6 +47,8 @@ void find_symbols(Elf* elf, const std::vector<std::string>& names, MappedSymbols
   }
 }
 
+}  // namespace
+
 Result<symbolize::ElfFile> open_mapped_file(pid_t pid, const MapsEntry& m,
                                             const std::string& proc_root) {
   std::ostringstream map_file;
@@ -56,7 +58,6 @@ Result<symbolize::ElfFile> open_mapped_file(pid_t pid, const MapsEntry& m,
   return symbolize::ElfFile::open(proc_root + "/" + std::to_string(pid) + "/root" + m.path);
 }
 
-}  // namespace
 
 std::vector<MapsEntry> parse_maps(std::string_view text) {
   std::vector<MapsEntry> out;

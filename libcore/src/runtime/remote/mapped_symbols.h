@@ -1,7 +1,8 @@
 #pragma once
 // Where a file mapped into a running process is loaded, and the run-time addresses of named
 // symbols of that file (from its .symtab and .dynsym): the mechanism gp's interpreter samplers
-// use to find an interpreter's globals (CPython's _PyRuntime, Ruby's ruby_current_vm_ptr).
+// use to find an interpreter's globals (CPython's _PyRuntime, Ruby's ruby_current_vm_ptr, PHP's
+// executor_globals).
 // The file is read through /proc/PID/map_files (works across mount namespaces and for deleted
 // files), else through /proc/PID/root.
 
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gp/symbolize/elf_file.h"
 #include "gp/util/result.h"
 
 namespace gp::runtime::remote {
@@ -59,6 +61,11 @@ struct MappedSymbols {
     return it->second;
   }
 };
+
+// The ELF file of mapping `m`, for what else a sampler reads from it (e.g. the PHP version in
+// .rodata).
+Result<symbolize::ElfFile> open_mapped_file(pid_t pid, const MapsEntry& m,
+                                            const std::string& proc_root = "/proc");
 
 // Opens the file of `m` (its lowest mapping) and looks the wanted names up in its symbol tables.
 // Errors: "cannot read 'PATH': why", "'PATH' has no segment at its mapped offset".

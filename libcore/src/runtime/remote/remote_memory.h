@@ -1,6 +1,6 @@
 #pragma once
 // Reads another process's memory with process_vm_readv (no ptrace, the target keeps running),
-// for gp's interpreter samplers (CPython, Ruby). Every read is a snapshot of a moving target:
+// for gp's interpreter samplers (CPython, Ruby, PHP). Every read is a snapshot of a moving target:
 // callers validate what they read and retry or drop a torn sample. Needs the right to
 // ptrace-read the target (root, or same uid with ptrace_scope permitting, or CAP_SYS_PTRACE).
 
@@ -20,6 +20,24 @@ struct ReadRequest {
   uint64_t address = 0;
   void* out = nullptr;
   size_t size = 0;
+};
+
+// Outcome of one stack snapshot: torn when a read faulted or what was read did not hold
+// together (the target moved under the reader: retry or drop the tick); gone and denied are final.
+enum class WalkStatus { ok, torn, gone, denied };
+
+// The snapshot outcome of a failed read.
+inline WalkStatus walk_status_of(ReadStatus s) {
+  return s == ReadStatus::gone     ? WalkStatus::gone
+         : s == ReadStatus::denied ? WalkStatus::denied
+                                   : WalkStatus::torn;
+}
+
+// Counts of a sampler's snapshots.
+struct SamplerStats {
+  uint64_t snapshots = 0;  // successful
+  uint64_t torn = 0;       // attempts dropped as torn (retried)
+  uint64_t given_up = 0;   // ticks with no untorn snapshot after all retries
 };
 
 class RemoteMemory {
