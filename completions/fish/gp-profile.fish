@@ -37,10 +37,10 @@ complete -c gp-profile -l no-dotnet -d 'Same as --dotnet-mode disabled'
 complete -c gp-profile -l nodejs-mode -d 'Profiler for node processes, run by gp-runtime' -x -a 'attach-maps perf inspector disabled none'
 complete -c gp-profile -l no-nodejs -d 'Same as --nodejs-mode disabled'
 complete -c gp-profile -l java-no-version-check -d 'Skip the JDK version check (not implemented)'
-complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event (not implemented)' -x -a 'cpu itimer alloc auto'
+complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event: cpu, itimer, auto (cpu where perf events open); alloc is not implemented' -x -a 'cpu itimer alloc auto'
 complete -c gp-profile -l java-async-profiler-safemode -d 'async-profiler'\''s safemode bits (not implemented)' -x
-complete -c gp-profile -l java-async-profiler-features -d 'async-profiler'\''s stack walking features (not implemented)' -x -a 'probesp vtable comptask'
-complete -c gp-profile -l java-async-profiler-args -d 'Extra arguments of async-profiler'\''s start and stop commands (not implemented)' -x
+complete -c gp-profile -l java-async-profiler-features -d 'async-profiler'\''s stack walking features (asprof -F; probesp is gProfiler'\''s build'\''s only)' -x -a 'probesp vtable comptask'
+complete -c gp-profile -l java-async-profiler-args -d 'More asprof options for its start command, split at spaces' -x
 complete -c gp-profile -l java-safemode -d 'Java safemode options; alone: all (not implemented)' -x
 complete -c gp-profile -l java-jattach-timeout -d 'Timeout of async-profiler'\''s commands (not implemented)' -x
 complete -c gp-profile -l java-async-profiler-mcache -d 'async-profiler'\''s mcache option (not implemented)' -x

@@ -25,6 +25,9 @@ complete -c gp-runtime -l disable-application-metadata -d 'Do not collect app me
 complete -c gp-runtime -l no-python-versions -d 'Python frames without gProfiler'\''s package suffix: by default a frame of an installed package reads '\''func (file.py:12 [pkg==1.0])'\'', one of the standard library '\''[standard-library==3.11.2]'\'''
 complete -c gp-runtime -l min-duration -d 'Leave out processes that started less than this many seconds before they are found (gProfiler'\''s --min-duration)' -x
 complete -c gp-runtime -l max-processes -d 'Profile at most N processes per runtime: the busiest by CPU over 0.1 s when more are found (gProfiler'\''s --max-processes-runtime-profiler)' -x
+complete -c gp-runtime -l java-async-profiler-mode -d 'asprof'\''s event: cpu (perf events), itimer, or auto (cpu where perf events can be opened)' -x -a 'auto cpu itimer'
+complete -c gp-runtime -l java-async-profiler-features -d 'asprof'\''s stack walking features (-F): vtable, comptask; probesp (gProfiler'\''s async-profiler build only) is accepted and left out' -x -a 'probesp vtable comptask'
+complete -c gp-runtime -l java-async-profiler-args -d 'More asprof options, split at spaces (e.g. '\''--cstack dwarf -j 512'\'')' -x
 complete -c gp-runtime -l grace -d 'Seconds profilers get to hand in their results after the session ends; one that takes longer is reported as an error' -x
 complete -c gp-runtime -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-runtime -s q -l quiet -d 'Only errors on stderr'

@@ -147,6 +147,23 @@ TEST(ProfilePlan, ExternalMetadataReachesGpFoldUnlessAppMetadataIsOff) {
             (Args{"-f", "col", "-o", "out.col", "--no-app-metadata", "in.gpa"}));
 }
 
+TEST(ProfilePlan, AsyncProfilerOptionsReachGpRuntimeWhileJavaIsOn) {
+  Options o = with_output();
+  o.ap_mode = "itimer";
+  o.ap_features = "vtable,comptask";
+  o.ap_args = "--cstack dwarf";
+  auto args = gp::profile::runtime_command(o, "r.gpa").args;
+  auto at = std::find(args.begin(), args.end(), "--java-async-profiler-mode");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(std::vector<std::string>(at, at + 6),
+            (Args{"--java-async-profiler-mode", "itimer", "--java-async-profiler-features",
+                  "vtable,comptask", "--java-async-profiler-args", "--cstack dwarf"}));
+  for (auto& r : o.runtimes)
+    if (r.option == "java") r.mode = "disabled";
+  args = gp::profile::runtime_command(o, "r.gpa").args;
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--java-async-profiler-mode"), 0);
+}
+
 TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
   Options o = with_output();
   o.frequency = 4999;

@@ -26,9 +26,11 @@ const char* kFakeAsprof = R"SH(#!/bin/bash
 pid=@PID@
 echo "$*" >> "@LOG@"
 file_re="(/tmp/gp-ap-$pid-r[0-9]+\.[0-9]+-[0-9a-f]{16}/collapsed\.txt)"  # the run (pid.start) that made it, then random
-start_re="^start -e cpu -i 20000000 -a -g -t -o collapsed -f $file_re --timeout 34 $pid\$"
+start_re="^start -e cpu -i 20000000 -a -g -t -o collapsed -f $file_re --timeout 34 -F vtable $pid\$"
+# gProfiler's options given: --java-async-profiler-mode itimer, -features vtable,comptask, -args.
+custom_re="^start -e itimer -i 20000000 -a -g -t -o collapsed -f $file_re --timeout 34 -F vtable,comptask --cstack dwarf -j 512 $pid\$"
 stop_re="^stop -a -g -t -o collapsed -f $file_re $pid\$"
-if [[ "$*" =~ $start_re ]]; then
+if [[ "$*" =~ $start_re || "$*" =~ $custom_re ]]; then
   echo "Profiling started"
   exit 0
 fi
@@ -72,10 +74,11 @@ class AsyncProfilerAdapterTest : public ::testing::Test {
     chmod((dir_ + "/bin/asprof").c_str(), 0755);
     setenv("PATH", (dir_ + "/bin:" + old_path_).c_str(), 1);
   }
-  rt::Profile profile(pid_t pid) {
+  rt::Profile profile(pid_t pid, rt::AsyncProfilerOptions ap = {}) {
     rt::Target t;
     t.pid = pid;
     rt::SessionParams params;
+    params.async_profiler = std::move(ap);
     params.frequency_hz = 50;
     params.duration = 4s;
     params.mode = "ap";
@@ -113,6 +116,16 @@ TEST_F(AsyncProfilerAdapterTest, RunsAsprofStartAndStopAndReadsItsCollapsedOutpu
   EXPECT_EQ(hot.frames[2].kind, FrameKind::inlined);
   EXPECT_TRUE(jvm->alive());
   EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/work"));
+}
+
+TEST_F(AsyncProfilerAdapterTest, GprofilersAsyncProfilerOptionsReachAsprof) {
+  auto jvm = JavaProgram::start({}, {});
+  ASSERT_TRUE(jvm);
+  install_fake_asprof(jvm->pid());
+  auto p = profile(jvm->pid(), {"itimer", {"vtable", "comptask"}, {"--cstack", "dwarf", "-j", "512"}});
+  ASSERT_EQ(p.error_frame, "") << calls();
+  EXPECT_EQ(calls().rfind("start -e itimer ", 0), 0u) << calls();
+  EXPECT_EQ(p.stacks.size(), 5u);
 }
 
 TEST_F(AsyncProfilerAdapterTest, AnAsprofFailureIsAPerProcessError) {

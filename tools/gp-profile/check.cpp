@@ -348,6 +348,10 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.min_duration_s = static_cast<unsigned>(k.integer("min-duration", 0));
   o.max_processes_per_runtime = static_cast<unsigned>(k.integer("max-processes-runtime-profiler", 0));
   o.skip_system_above = static_cast<size_t>(k.integer("skip-system-profilers-above", 0));
+  if (k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") != "alloc")
+    o.ap_mode = k.text("java-async-profiler-mode");
+  if (k.given("java-async-profiler-features")) o.ap_features = k.text("java-async-profiler-features");
+  if (k.given("java-async-profiler-args")) o.ap_args = k.text("java-async-profiler-args");
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
@@ -373,6 +377,8 @@ void finish(CLI::App& app, ProfileArgs& args) {
   check_rules(k, mode, frequency_given);
   args.not_implemented.clear();
   if (mode == "allocation") args.not_implemented.push_back("--mode allocation");
+  if (k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") == "alloc")
+    args.not_implemented.push_back("--java-async-profiler-mode alloc");
   for (const auto& [name, opt] : args.unimplemented_options) {
     if (opt->count() > 0) args.not_implemented.push_back(name);
   }

@@ -172,18 +172,19 @@ void add_runtimes(CLI::App& app, ProfileArgs& args) {
 void add_java(Builder& b) {
   const std::string ni = " (not implemented)";
   b.unimplemented(b.flag("--java-no-version-check", "Skip the JDK version check" + ni));
-  b.unimplemented(b.choice("--java-async-profiler-mode", "--java-async-profiler-mode",
-                           {"cpu", "itimer", "alloc", "auto"}, "async-profiler's event" + ni,
-                           "auto"));
+  b.choice("--java-async-profiler-mode", "--java-async-profiler-mode",
+           {"cpu", "itimer", "alloc", "auto"},
+           "async-profiler's event: cpu, itimer, auto (cpu where perf events open); alloc is not "
+           "implemented",
+           "auto");
   b.unimplemented(b.range("--java-async-profiler-safemode", "--java-async-profiler-safemode", 0,
                           0x40, "async-profiler's safemode bits" + ni, "0"));
-  b.unimplemented(b.choice("--java-async-profiler-features", "--java-async-profiler-features",
-                           {"probesp", "vtable", "comptask"},
-                           "async-profiler's stack walking features" + ni, "probesp,vtable",
-                           ValueType::enum_list));
-  b.unimplemented(b.value("--java-async-profiler-args", "--java-async-profiler-args",
-                          ValueType::text, "ARGS",
-                          "Extra arguments of async-profiler's start and stop commands" + ni));
+  b.choice("--java-async-profiler-features", "--java-async-profiler-features",
+           {"probesp", "vtable", "comptask"},
+           "async-profiler's stack walking features (asprof -F; probesp is gProfiler's build's only)",
+           "probesp,vtable", ValueType::enum_list);
+  b.value("--java-async-profiler-args", "--java-async-profiler-args", ValueType::text, "ARGS",
+          "More asprof options for its start command, split at spaces");
   b.unimplemented(b.value("--java-safemode", "--java-safemode", ValueType::text, "OPTIONS",
                           "Java safemode options; alone: all" + ni,
                           "profiled-oom,profiled-signaled,hserr")

@@ -83,6 +83,22 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "more are found (gProfiler's --max-processes-runtime-profiler)")
       ->type_name("N")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  gp::cli::choices(app.add_option("--java-async-profiler-mode", args.ap_mode,
+                                  "asprof's event: cpu (perf events), itimer, or auto (cpu where "
+                                  "perf events can be opened)")
+                       ->type_name("MODE")
+                       ->capture_default_str(),
+                   {"auto", "cpu", "itimer"});
+  gp::cli::choices(app.add_option("--java-async-profiler-features", args.ap_features,
+                                  "asprof's stack walking features (-F): vtable, comptask; probesp "
+                                  "(gProfiler's async-profiler build only) is accepted and left out")
+                       ->type_name("LIST")
+                       ->delimiter(',')
+                       ->capture_default_str(),
+                   {"probesp", "vtable", "comptask"});
+  app.add_option("--java-async-profiler-args", args.ap_args,
+                 "More asprof options, split at spaces (e.g. '--cstack dwarf -j 512')")
+      ->type_name("ARGS");
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

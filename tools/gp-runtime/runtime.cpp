@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <sstream>
 #include <map>
 
 #include "cli.h"
@@ -80,6 +81,12 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   o.min_age = std::chrono::seconds(a.min_duration);
   o.max_per_runtime = a.max_processes;
+  o.async_profiler.event = a.ap_mode;
+  o.async_profiler.features.clear();
+  for (const auto& f : a.ap_features)
+    if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler
+  std::istringstream extra(a.ap_args);
+  for (std::string word; extra >> word;) o.async_profiler.extra.push_back(word);
   o.on_left_out = [](const runtime::Target& t, const std::string& why) {
     info(1, "not profiling pid " + std::to_string(t.pid) + " (" + t.comm + "): " + why);
   };

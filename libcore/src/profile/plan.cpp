@@ -118,6 +118,12 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   if (!o.python_versions) c.args.push_back("--no-python-versions");
   if (o.min_duration_s > 0) c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
+  if (mode_of(o, "java") != "disabled") {
+    if (!o.ap_mode.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-mode", o.ap_mode});
+    if (!o.ap_features.empty())
+      c.args.insert(c.args.end(), {"--java-async-profiler-features", o.ap_features});
+    if (!o.ap_args.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-args", o.ap_args});
+  }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});
   return c;

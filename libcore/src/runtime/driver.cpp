@@ -108,6 +108,7 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.duration = end == Clock::time_point::max() ? kUnbounded : std::max(left, milliseconds(0));
   s->params.mode = choice.mode;
   s->params.python_versions = o.python_versions;
+  s->params.async_profiler = o.async_profiler;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;

@@ -59,6 +59,8 @@ struct Options {
   unsigned min_duration_s = 0;      // --min-duration: gp-runtime leaves out younger processes
   unsigned max_processes_per_runtime = 0;  // --max-processes-runtime-profiler (0: no limit)
   size_t skip_system_above = 0;  // --skip-system-profilers-above: no gp-record above N processes
+  // gProfiler's --java-async-profiler-mode/-features/-args, for gp-runtime; "" when not given.
+  std::string ap_mode, ap_features, ap_args;
   bool container_names = true;      // false: --disable-container-names
   bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.

@@ -42,6 +42,15 @@ struct Target {
   std::chrono::steady_clock::time_point discovered;
 };
 
+// gProfiler's async-profiler options (gprofiler.md §5.2) as a stock asprof takes them.
+struct AsyncProfilerOptions {
+  // -e: "cpu", "itimer", or "auto": cpu where this host lets gp open a perf event (as gProfiler
+  // probes with perf), else itimer.
+  std::string event = "auto";
+  std::vector<std::string> features{"vtable"};  // -F: vtable, comptask (gProfiler's default)
+  std::vector<std::string> extra;     // more asprof options, as given
+};
+
 struct SessionParams {
   int frequency_hz = 11;                    // wanted samples per second (adapters may clamp)
   // Time left in the session for this target. Without -d (until SIGINT/SIGTERM, as gp-record)
@@ -54,6 +63,7 @@ struct SessionParams {
   std::string work_dir;
   // Python: the driver adds package versions to the frames (adapters need not look at it).
   bool python_versions = false;
+  AsyncProfilerOptions async_profiler;  // Java with asprof
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields

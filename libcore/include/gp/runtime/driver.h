@@ -59,6 +59,7 @@ struct DriverOptions {
   bool app_metadata = true;  // includes running `<exe> --version` (timeboxed)
   // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
   bool python_versions = true;
+  AsyncProfilerOptions async_profiler;
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
   // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the

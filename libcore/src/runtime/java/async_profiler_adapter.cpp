@@ -3,12 +3,15 @@
 // collapsed output with `ann` annotations and signatures, a `timeout` so the agent stops by
 // itself should gp die, and the output file in a directory the JVM can write.
 //
-//   asprof start -e cpu -i <ns> -a -g -t -o collapsed --timeout <s> -f <file> <pid>
+//   asprof start -e cpu -i <ns> -a -g -t -o collapsed --timeout <s> -f <file> [-F <features>]
+//                [<--java-async-profiler-args>] <pid>
 //   asprof stop -a -g -t -o collapsed -f <file> <pid>
 //
 // (gProfiler drives its own asprof build with jattach-style `load <lib> true start,...`;
 // a stock asprof takes the same settings as the documented options above.) `-t` adds a thread
 // frame "[name tid=N]" that gp turns into the stack's thread rather than a frame.
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -32,6 +35,20 @@ constexpr uint64_t kMaxOutputBytes = 512ull << 20;
 std::string find_asprof() {
   std::string exe = find_program("asprof");
   return exe.empty() ? find_program("profiler.sh") : exe;
+}
+
+// gProfiler's auto mode: cpu (perf events) when they can be opened here, else itimer.
+std::string resolve_event(const std::string& event) {
+  if (event != "auto") return event;
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.disabled = 1;
+  long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return "itimer";
+  ::close(static_cast<int>(fd));
+  return "cpu";
 }
 
 std::vector<std::string> output_options(const std::string& file) {
@@ -63,10 +80,18 @@ class Asprof {
 std::vector<std::string> start_options(const SessionParams& params, const std::string& file) {
   int hz = std::max(params.frequency_hz, 1);
   auto secs = std::chrono::duration_cast<std::chrono::seconds>(params.duration + kAgentSlack);
-  std::vector<std::string> opts = {"-e", "cpu", "-i", std::to_string(1000000000LL / hz)};
+  const AsyncProfilerOptions& ap = params.async_profiler;
+  std::vector<std::string> opts = {"-e", resolve_event(ap.event), "-i",
+                                   std::to_string(1000000000LL / hz)};
   auto out = output_options(file);
   opts.insert(opts.end(), out.begin(), out.end());
   opts.insert(opts.end(), {"--timeout", std::to_string(secs.count())});
+  if (!ap.features.empty()) {
+    std::string list;
+    for (const auto& f : ap.features) list += (list.empty() ? "" : ",") + f;
+    opts.insert(opts.end(), {"-F", list});
+  }
+  opts.insert(opts.end(), ap.extra.begin(), ap.extra.end());
   return opts;
 }
 
