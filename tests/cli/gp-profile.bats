@@ -1081,3 +1081,47 @@ PY
   assert_success
   grep -q 'GPROFILER_TOKEN=kept' "$root/etc/default/gp-profile"
 }
+
+@test "Python, Java, Ruby and PHP at once: each runtime's frames, suffix and appid in one merged profile" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command javac
+  require_command php8.2
+  require_command ruby
+  local fixtures="$GP_SOURCE_DIR/tests/fixtures/runtime" py jvm rb php
+  printf 'def work():\n    while True:\n        pass\n\nwork()\n' >busy.py
+  /usr/bin/python3 busy.py & py=$!
+  PIDS+=("$py")
+  mkdir classes && javac -d classes "$fixtures/java/Main.java"
+  java -Xmx64m -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+    -cp classes Main >jvm.out & jvm=$!
+  PIDS+=("$jvm")
+  /usr/bin/ruby "$fixtures/ruby/busy.rb" rb-ready & rb=$!
+  PIDS+=("$rb")
+  /usr/bin/php8.2 -n "$fixtures/php/target.php" php-trace >/dev/null & php=$!
+  PIDS+=("$php")
+  for _ in $(seq 600); do
+    grep -q ready jvm.out 2>/dev/null && [ -e rb-ready ] && [ -e php-trace ] && break
+    sleep 0.1
+  done
+  # JFR (async-profiler is not packaged by Debian) needs a session of some seconds to hand in.
+  run -0 --separate-stderr timeout -s KILL 300 gp-profile -d 15 -f 49 -o out --no-flamegraph \
+    --pids "$py,$jvm,$rb,$php" --python-mode gp --java-mode jfr --ruby-mode gp --php-mode gp \
+    --php-proc-filter php
+  check_col out/last_profile.col
+  local col=out/last_profile.col
+  grep -qE ';python3;appid: python: busy\.py \([^)]*\);<module> \([^)]*busy\.py:1\)_\[p\];work \([^)]*busy\.py:1\)_\[p\] [0-9]+$' "$col" ||
+    fail "no Python stack: $(grep -F python3 "$col" | head -3)"
+  grep -qE ';java;appid: java: Main;([^;]*;)*Main\.work\(\)V_\[j\]' "$col" ||
+    fail "no Java stack: $(grep -F ';java;' "$col" | head -3)"
+  grep -qF ";ruby;appid: ruby: $fixtures/ruby/busy.rb ($fixtures/ruby/busy.rb);" "$col" ||
+    fail "no Ruby stack: $(grep -F ';ruby;' "$col" | head -3)"
+  grep -qE ";ruby;.*;inner - [^;]*busy\.rb:7_\[rb\]" "$col" || fail "no Ruby frames"
+  grep -qE ";php;<main> [^;]*target\.php:[0-9]+_\[php\];.*record_and_spin [^;]*_\[php\] [0-9]+$" "$col" ||
+    fail "no PHP stack: $(grep -F ';php;' "$col" | head -3)"
+  # Each process's app metadata names its runtime's version.
+  local key
+  for key in python_version java_version ruby_version php_version; do
+    grep -qF "\"$key\": " "$col" || fail "no $key in the app metadata: $(head -c 3000 "$col")"
+  done
+}
