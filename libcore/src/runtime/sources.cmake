@@ -12,6 +12,7 @@ target_sources(gp_core PRIVATE
   src/runtime/registry.cpp
   src/runtime/remote/mapped_symbols.cpp
   src/runtime/remote/remote_memory.cpp
+  src/runtime/remote/sampled_profile.cpp
   src/runtime/remote/sampling_clock.cpp
   src/runtime/root_path.cpp
   src/runtime/subprocess.cpp

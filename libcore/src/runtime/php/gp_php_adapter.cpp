@@ -7,6 +7,7 @@
 
 #include "gp/runtime/adapters.h"
 #include "runtime/php/php_sampler.h"
+#include "runtime/remote/sampled_profile.h"
 #include "runtime/remote/sampling_clock.h"
 
 namespace gp::runtime {
@@ -44,10 +45,9 @@ class GpPhpAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<PhpSampler>>(attached);
-    int hz = std::clamp(params.frequency_hz, 1, kMaxFrequencyHz);
-    std::map<std::vector<std::string>, Stack> stacks;  // by frame texts
+    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "php", out);
+    remote::StackCounter counter(target.pid);
     std::vector<PhpFrame> frames;
-    std::vector<std::string> key;
     WalkStatus final = WalkStatus::ok;
     remote::every_tick(hz, params.duration, stop, [&] {
       WalkStatus st = sampler.sample(frames);
@@ -56,33 +56,26 @@ class GpPhpAdapter final : public Adapter {
         return false;
       }
       if (st != WalkStatus::ok || frames.empty()) return true;  // torn, or no PHP code running
-      key.clear();
-      for (const auto& f : frames) key.push_back(f.text());
-      auto [it, fresh] = stacks.try_emplace(key);
-      if (fresh) {
-        it->second.tid = target.pid;
-        for (const auto& f : frames) it->second.frames.push_back(to_frame(f));
-      }
-      ++it->second.count;
+      std::vector<Frame> stack;
+      stack.reserve(frames.size());
+      for (const auto& f : frames) stack.push_back(to_frame(f));
+      counter.add(target.pid, std::move(stack));  // the main thread: PHP runs on one
       return true;
     });
     if (final != WalkStatus::ok) {
-      out.error_frame = final == WalkStatus::gone
-                            ? error_frame("process went down during profiling")
-                            : error_frame("cannot read the process's memory: permission denied");
+      out.error_frame = remote::lost_process_frame(final);
       return out;
     }
-    for (auto& [k, s] : stacks) out.stacks.push_back(std::move(s));
+    out.stacks = counter.take();
     out.app_metadata_json =
         "{\"php_version\": \"PHP " + sampler.interpreter().version.text() + "\"}";
     const auto& stats = sampler.stats();
-    uint64_t ticks = stats.snapshots + stats.given_up;
     if (out.stacks.empty() && stats.given_up > 0) {
       // Not one snapshot held together: the stack is corrupt, or changes faster than it is read.
       out.error_frame = error_frame("cannot walk the PHP stack: " + sampler.last_problem());
-    } else if (stats.given_up * 10 > ticks) {
-      out.warnings.push_back(std::to_string(stats.given_up) + " of " + std::to_string(ticks) +
-                             " php samples were dropped (" + sampler.last_problem() + ")");
+    } else if (auto w = remote::dropped_samples_warning(stats.given_up, stats.snapshots, "php",
+                                                        sampler.last_problem())) {
+      out.warnings.push_back(std::move(*w));
     }
     return out;
   }

@@ -8,6 +8,7 @@
 
 #include "gp/runtime/adapters.h"
 #include "runtime/python/python_sampler.h"
+#include "runtime/remote/sampled_profile.h"
 #include "runtime/remote/sampling_clock.h"
 
 namespace gp::runtime {
@@ -20,37 +21,13 @@ using python::WalkStatus;
 // gProfiler's limit_frequency for py-spy (gprofiler.md §5.1).
 constexpr int kMaxFrequencyHz = 50;
 
-// Samples aggregated by thread and stack (names, files, first and current lines).
-class StackCounter {
- public:
-  void add(pid_t pid, const ThreadSample& t) {
-    std::string key = std::to_string(t.native_tid);
-    for (const auto& f : t.frames) {
-      key += '\n' + f.name + '\t' + f.file + '\t' + std::to_string(f.first_line) + ':' +
-             std::to_string(f.line);
-    }
-    auto [it, fresh] = stacks_.try_emplace(key);
-    if (fresh) {
-      Stack& s = it->second;
-      s.tid = t.native_tid;
-      s.thread_name =
-          names_.try_emplace(t.native_tid, remote::thread_name(pid, t.native_tid)).first->second;
-      for (const auto& f : t.frames) {
-        s.frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line, {}});
-      }
-    }
-    ++it->second.count;
-  }
-  std::vector<Stack> take() {
-    std::vector<Stack> out;
-    for (auto& [key, s] : stacks_) out.push_back(std::move(s));
-    return out;
-  }
-
- private:
-  std::map<std::string, Stack> stacks_;
-  std::map<int32_t, std::string> names_;
-};
+std::vector<Frame> python_frames(const ThreadSample& t) {
+  std::vector<Frame> frames;
+  frames.reserve(t.frames.size());
+  for (const auto& f : t.frames)
+    frames.push_back({model::FrameKind::python, f.name, f.file, f.first_line, f.line, {}});
+  return frames;
+}
 
 class GpPythonAdapter final : public Adapter {
  public:
@@ -69,18 +46,11 @@ class GpPythonAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<PythonSampler>>(attached);
-    int hz = std::clamp(params.frequency_hz, 1, kMaxFrequencyHz);
-    if (params.frequency_hz > kMaxFrequencyHz) {
-      out.warnings.push_back("python sampling frequency limited to " +
-                             std::to_string(kMaxFrequencyHz) + " Hz (asked " +
-                             std::to_string(params.frequency_hz) + " Hz), as gProfiler does");
-    }
+    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "python", out);
     if (WalkStatus st = run(sampler, target.pid, hz, params.duration, stop, out);
         st != WalkStatus::ok) {
       out.stacks.clear();
-      out.error_frame = st == WalkStatus::gone
-                            ? error_frame("process went down during profiling")
-                            : error_frame("cannot read the process's memory: permission denied");
+      out.error_frame = remote::lost_process_frame(st);
       return out;
     }
     const auto& info = sampler.interpreter();
@@ -88,11 +58,9 @@ class GpPythonAdapter final : public Adapter {
       out.app_metadata_json = "{\"python_version\": \"Python " + info.version.text() + "\"}";
     }
     const auto& stats = sampler.stats();
-    if (stats.given_up * 10 > stats.snapshots + stats.given_up && stats.given_up > 0) {
-      out.warnings.push_back(std::to_string(stats.given_up) + " of " +
-                             std::to_string(stats.snapshots + stats.given_up) +
-                             " python samples were dropped (stacks changed while read)");
-    }
+    if (auto w = remote::dropped_samples_warning(stats.given_up, stats.snapshots, "python",
+                                                 "stacks changed while read"))
+      out.warnings.push_back(std::move(*w));
     return out;
   }
 
@@ -101,7 +69,7 @@ class GpPythonAdapter final : public Adapter {
   // or its memory became unreadable.
   static WalkStatus run(PythonSampler& sampler, pid_t pid, int hz,
                         std::chrono::milliseconds duration, std::stop_token stop, Profile& out) {
-    StackCounter counter;
+    remote::StackCounter counter(pid);
     std::vector<ThreadSample> threads;
     WalkStatus final_status = WalkStatus::ok;
     remote::every_tick(hz, duration, stop, [&] {
@@ -112,7 +80,7 @@ class GpPythonAdapter final : public Adapter {
       }
       if (st != WalkStatus::ok) return true;
       for (const auto& t : threads) {
-        if (t.holds_gil && !t.frames.empty()) counter.add(pid, t);
+        if (t.holds_gil && !t.frames.empty()) counter.add(t.native_tid, python_frames(t));
       }
       return true;
     });

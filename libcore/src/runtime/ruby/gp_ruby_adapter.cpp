@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "gp/runtime/adapters.h"
+#include "runtime/remote/sampled_profile.h"
 #include "runtime/remote/sampling_clock.h"
 #include "runtime/ruby/ruby_sampler.h"
 #include "runtime/spies/spy_output.h"
@@ -29,35 +30,12 @@ std::string rbspy_text(const ruby::RubyFrame& f) {
   return f.label + " - " + f.path + ":" + std::to_string(f.line);
 }
 
-// Samples aggregated by thread and stack.
-class StackCounter {
- public:
-  void add(pid_t pid, const RubyThreadSample& t) {
-    std::vector<std::string> texts;
-    std::string key = std::to_string(t.tid);
-    for (const auto& f : t.frames) {
-      texts.push_back(rbspy_text(f));
-      key += '\n' + texts.back();
-    }
-    auto [it, fresh] = stacks_.try_emplace(key);
-    if (fresh) {
-      Stack& s = it->second;
-      s.tid = t.tid;
-      s.thread_name = names_.try_emplace(t.tid, remote::thread_name(pid, t.tid)).first->second;
-      for (const auto& text : texts) s.frames.push_back(spies::parse_rbspy_frame(text));
-    }
-    ++it->second.count;
-  }
-  std::vector<Stack> take() {
-    std::vector<Stack> out;
-    for (auto& [key, s] : stacks_) out.push_back(std::move(s));
-    return out;
-  }
-
- private:
-  std::map<std::string, Stack> stacks_;
-  std::map<int32_t, std::string> names_;
-};
+std::vector<Frame> ruby_frames(const RubyThreadSample& t) {
+  std::vector<Frame> frames;
+  frames.reserve(t.frames.size());
+  for (const auto& f : t.frames) frames.push_back(spies::parse_rbspy_frame(rbspy_text(f)));
+  return frames;
+}
 
 class GpRubyAdapter final : public Adapter {
  public:
@@ -76,13 +54,8 @@ class GpRubyAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<RubySampler>>(attached);
-    int hz = std::clamp(params.frequency_hz, 1, kMaxFrequencyHz);
-    if (params.frequency_hz > kMaxFrequencyHz) {
-      out.warnings.push_back("ruby sampling frequency limited to " +
-                             std::to_string(kMaxFrequencyHz) + " Hz (asked " +
-                             std::to_string(params.frequency_hz) + " Hz), as gProfiler does");
-    }
-    StackCounter counter;
+    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "ruby", out);
+    remote::StackCounter counter(target.pid);
     std::vector<RubyThreadSample> threads;
     WalkStatus final_status = WalkStatus::ok;
     std::unordered_map<int32_t, int32_t> tids;  // the process's tids -> gp's
@@ -106,14 +79,12 @@ class GpRubyAdapter final : public Adapter {
         }
         if (host == tids.end()) continue;  // a thread that already exited
         t.tid = host->second;
-        if (remote::thread_on_cpu(target.pid, t.tid)) counter.add(target.pid, t);
+        if (remote::thread_on_cpu(target.pid, t.tid)) counter.add(t.tid, ruby_frames(t));
       }
       return true;
     });
     if (final_status != WalkStatus::ok) {
-      out.error_frame = final_status == WalkStatus::gone
-                            ? error_frame("process went down during profiling")
-                            : error_frame("cannot read the process's memory: permission denied");
+      out.error_frame = remote::lost_process_frame(final_status);
       return out;
     }
     out.stacks = counter.take();
@@ -122,11 +93,10 @@ class GpRubyAdapter final : public Adapter {
       out.error_frame =
           error_frame("no Ruby stack could be read (" + std::to_string(stats.given_up) +
                       " snapshots failed: " + sampler.last_torn_reason() + ")");
-    } else if (stats.given_up * 10 > stats.snapshots + stats.given_up && stats.given_up > 0) {
-      out.warnings.push_back(std::to_string(stats.given_up) + " of " +
-                             std::to_string(stats.snapshots + stats.given_up) +
-                             " ruby samples were dropped (stacks changed while read: " +
-                             sampler.last_torn_reason() + ")");
+    } else if (auto w = remote::dropped_samples_warning(
+                   stats.given_up, stats.snapshots, "ruby",
+                   "stacks changed while read: " + sampler.last_torn_reason())) {
+      out.warnings.push_back(std::move(*w));
     }
     return out;
   }

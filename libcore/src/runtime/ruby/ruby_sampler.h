@@ -44,7 +44,7 @@ struct RubyThreadSample {
   std::vector<RubyFrame> frames;  // root first
 };
 
-enum class WalkStatus { ok, torn, gone, denied };
+using remote::WalkStatus;
 
 struct WalkLimits {
   size_t max_threads = 4096;
