@@ -1,69 +1,16 @@
-// Cost of gp's CPython sampler: attaches to PID and takes snapshots for SECONDS at HZ
-// (0 = back to back), then prints the sampler's own CPU time per snapshot and per frame.
+// Cost of gp's CPython sampler (sampler_bench_main.h): its CPU time per snapshot of PID.
 // Usage: gp_python_sampler_bench PID SECONDS HZ   (run by python_sampler_bench.sh)
-#include <time.h>
-
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <thread>
-
 #include "runtime/python/python_sampler.h"
-
-namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-}  // namespace
+#include "sampler_bench_main.h"
 
 int main(int argc, char** argv) {
   using namespace gp::runtime::python;
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s PID SECONDS HZ\n", argv[0]);
-    return 2;
-  }
-  pid_t pid = std::atoi(argv[1]);
-  double seconds = std::atof(argv[2]);
-  int hz = std::atoi(argv[3]);
-  auto attached = PythonSampler::attach(pid);
-  if (auto* f = std::get_if<AttachFailure>(&attached)) {
-    std::fprintf(stderr, "attach failed: %s\n", f->reason.c_str());
-    return 1;
-  }
-  auto& sampler = *std::get<std::unique_ptr<PythonSampler>>(attached);
-  std::vector<ThreadSample> threads;
-  uint64_t frames = 0, gil_samples = 0;
-  auto start = std::chrono::steady_clock::now();
-  auto end = start + std::chrono::duration<double>(seconds);
-  double cpu0 = thread_cpu_seconds();
-  for (auto tick = start; std::chrono::steady_clock::now() < end;) {
-    if (hz > 0) {
-      tick += std::chrono::microseconds(1000000 / hz);
-      std::this_thread::sleep_until(tick);
-    }
-    if (sampler.sample(threads) != WalkStatus::ok) continue;
-    for (const auto& t : threads) {
-      frames += t.frames.size();
-      gil_samples += t.holds_gil;
-    }
-  }
-  double cpu = thread_cpu_seconds() - cpu0;
-  const auto& st = sampler.stats();
-  uint64_t n = st.snapshots;
-  std::printf("python %s, %s Hz, %.1f s\n", sampler.interpreter().version.text().c_str(),
-              hz > 0 ? argv[3] : "max", seconds);
-  std::printf("  snapshots %llu  torn retries %llu  dropped ticks %llu\n",
-              static_cast<unsigned long long>(n), static_cast<unsigned long long>(st.torn),
-              static_cast<unsigned long long>(st.given_up));
-  if (n > 0) {
-    std::printf("  per snapshot: %.1f us cpu, %.1f frames, %.1f reads, %.2f GIL holders\n",
-                cpu * 1e6 / static_cast<double>(n), static_cast<double>(frames) / n,
-                static_cast<double>(sampler.reads()) / n, static_cast<double>(gil_samples) / n);
-    std::printf("  sampler cpu: %.3f%% of one core\n", cpu * 100.0 / seconds);
-  }
-  return 0;
+  return gp::bench::sampler_bench_main<PythonSampler, AttachFailure, std::vector<ThreadSample>>(
+      argc, argv, "python", "GIL holders",
+      [](const std::vector<ThreadSample>& threads, uint64_t& frames, uint64_t& holders) {
+        for (const auto& t : threads) {
+          frames += t.frames.size();
+          holders += t.holds_gil;
+        }
+      });
 }
