@@ -56,7 +56,7 @@ complete -c gp-profile -l pyperf-user-stacks-pages -d 'PyPerf'\''s native stack 
 complete -c gp-profile -l python-pyperf-verbose -d 'PyPerf in verbose mode (not implemented)'
 complete -c gp-profile -l python-pyspy-process -d 'Profile these processes with py-spy even if not seen as Python (not implemented)' -x
 complete -c gp-profile -l python-skip-pyperf-profiler-above -d 'No PyPerf above N Python processes (not implemented)' -x
-complete -c gp-profile -l php-proc-filter -d 'Process filter of phpspy (not implemented)' -x
+complete -c gp-profile -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does ('\''php'\'' for the CLI)' -x
 complete -c gp-profile -l perf-event -d 'Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)' -x
 complete -c gp-profile -l perf-event-period -d 'Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)' -x
 complete -c gp-profile -l hw-events-file -d 'JSON definitions of PMU events (with --perf-event) (not implemented)' -x

@@ -12,7 +12,7 @@ complete -c gp-runtime -l python-mode -d 'Profiler for python processes: auto|py
 complete -c gp-runtime -l no-python -d 'Do not profile python processes (= --python-mode disabled)'
 complete -c gp-runtime -l ruby-mode -d 'Profiler for ruby processes: auto|rbspy|gp|disabled (default auto)' -x -a 'auto rbspy gp disabled none'
 complete -c gp-runtime -l no-ruby -d 'Do not profile ruby processes (= --ruby-mode disabled)'
-complete -c gp-runtime -l php-mode -d 'Profiler for php processes: auto|phpspy|gp|disabled (default disabled)' -x -a 'auto phpspy gp disabled none'
+complete -c gp-runtime -l php-mode -d 'Profiler for php processes: auto|phpspy|gp|disabled (default disabled); auto: phpspy when installed, else gp'\''s sampler (PHP 8.2)' -x -a 'auto phpspy gp disabled none'
 complete -c gp-runtime -l no-php -d 'Do not profile php processes (= --php-mode disabled)'
 complete -c gp-runtime -l dotnet-mode -d 'Profiler for dotnet processes: dotnet-trace|disabled (default disabled)' -x -a 'dotnet-trace disabled none'
 complete -c gp-runtime -l no-dotnet -d 'Do not profile dotnet processes (= --dotnet-mode disabled)'
@@ -28,6 +28,7 @@ complete -c gp-runtime -l max-processes -d 'Profile at most N processes per runt
 complete -c gp-runtime -l java-async-profiler-mode -d 'asprof'\''s event: cpu (perf events), itimer, or auto (cpu where perf events can be opened)' -x -a 'auto cpu itimer'
 complete -c gp-runtime -l java-async-profiler-features -d 'asprof'\''s stack walking features (-F): vtable, comptask; probesp (gProfiler'\''s async-profiler build only) is accepted and left out' -x -a 'probesp vtable comptask'
 complete -c gp-runtime -l java-async-profiler-args -d 'More asprof options, split at spaces (e.g. '\''--cstack dwarf -j 512'\'')' -x
+complete -c gp-runtime -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does in gProfiler ('\''php'\'' for the CLI)' -x
 complete -c gp-runtime -l grace -d 'Seconds profilers get to hand in their results after the session ends; one that takes longer is reported as an error' -x
 complete -c gp-runtime -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-runtime -s q -l quiet -d 'Only errors on stderr'

@@ -538,6 +538,26 @@ PY
   grep -q -F '"ruby_version": "ruby 3.' out/last_profile.col || fail "no ruby_version app metadata"
 }
 
+@test "a PHP workload after the merge: gp's PHP sampler's _[php] frames under the root php, php_version metadata" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local script="$GP_SOURCE_DIR/tests/fixtures/runtime/php/target.php"
+  /usr/bin/php8.2 -n "$script" "$BATS_TEST_TMPDIR/php-trace" >/dev/null &
+  local php=$!
+  PIDS+=("$php")
+  for _ in $(seq 600); do [ -e "$BATS_TEST_TMPDIR/php-trace" ] && break; sleep 0.1; done
+  # gProfiler's default filter (php-fpm) would leave this CLI process alone.
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 3 -f 99 -o out --pids "$php" \
+    --php-mode gp --php-proc-filter php --no-flamegraph
+  check_col out/last_profile.col
+  # The system profile's stacks of the php process became its PHP stacks (gProfiler's merge),
+  # rooted at the literal 'php' and without an appid, as gProfiler writes phpspy's.
+  local chain="php;<main> $script:39_[php];Shop::checkout $script:13_[php];array_map <internal>:-1_[php];Shop::{closure} $script:13_[php];Shop::price $script:17_[php];sort_prices $script:22_[php];usort <internal>:-1_[php];{closure} $script:22_[php];compare $script:27_[php];<main> ${script%/*}/spin.php:3_[php];record_and_spin $script:36_[php]"
+  grep -q -F ";$chain" out/last_profile.col || fail "no merged PHP stack: $(tail -n 5 out/last_profile.col)"
+  grep -q -F '"php_version": "PHP 8.2.' out/last_profile.col || fail "no php_version app metadata"
+  run -1 grep -F "php8.2;" out/last_profile.col
+}
+
 @test "Python frames show [pkg==ver] as gProfiler's do, and not with --no-python-versions" {
   start_venv_target
   PIDS+=("$PY_PID")

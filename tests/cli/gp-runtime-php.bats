@@ -6,7 +6,7 @@
 # included file, writes PHP's own debug_backtrace() to a file and spins; the test turns that
 # trace into the frames phpspy would print and expects exactly those. Then the bad cases: an
 # unknown PHP version, an interpreter without executor_globals, a process that exits, a
-# corrupted execute_data chain; auto and the default (disabled).
+# corrupted execute_data chain; and --php-proc-filter, auto and the default (disabled).
 # bats file_tags=gp-runtime,php
 
 load helpers
@@ -66,7 +66,7 @@ expected_frames() {
   # The chain the fixture builds, spelled out once so a wrong conversion cannot hide it.
   [[ "$want" == "<main> $SCRIPT:39_[php];Shop::checkout $SCRIPT:13_[php];array_map <internal>:-1_[php];Shop::{closure} $SCRIPT:13_[php];Shop::price $SCRIPT:17_[php];sort_prices $SCRIPT:22_[php];usort <internal>:-1_[php];{closure} $SCRIPT:22_[php];compare $SCRIPT:27_[php];<main> ${SCRIPT%/*}/spin.php:3_[php];record_and_spin $SCRIPT:36_[php]" ]] ||
     fail "unexpected trace: $want"
-  run -0 gp-runtime --php-mode gp -F 99 -p "$PHP_PID" -d 2 -o "$OUT/rt.gpa"
+  run -0 gp-runtime --php-mode gp --php-proc-filter php -F 99 -p "$PHP_PID" -d 2 -o "$OUT/rt.gpa"
   assert_output --partial "pid $PHP_PID (php8.2): php via gp-php:"
   run -0 gp-fold "$OUT/rt.gpa"
   # Every sample is that stack, with max() (the spin loop's call) as the leaf while it runs.
@@ -84,16 +84,26 @@ expected_frames() {
   assert_output --partial "\"php_version\": \"PHP $("$PHP" -n -r 'echo PHP_VERSION;') (cli)"
 }
 
+@test "--php-proc-filter: gProfiler's default (php-fpm) leaves a CLI php alone; a regex selects" {
+  start_target
+  run -1 gp-runtime --php-mode gp -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  assert_output --partial "process $PHP_PID: a PHP process whose comm 'php8.2' does not match --php-proc-filter 'php-fpm'"
+  run -0 gp-runtime --php-mode gp --php-proc-filter '^php[0-9.]*$' -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  assert_output --partial "php via gp-php:"
+  run -2 gp-runtime --php-mode gp --php-proc-filter '(' -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  assert_output --partial "gp-runtime: error: invalid --php-proc-filter '(': "
+}
+
 @test "PHP is disabled by default (as in gProfiler); auto without phpspy is gp's sampler" {
   start_target
   # Disabled: a php process is no target at all.
-  run -1 gp-runtime -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  run -1 gp-runtime --php-proc-filter php -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "process $PHP_PID: not a "
   refute_output --partial "php via"
-  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -0 gp-runtime --php-mode auto \
+  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -0 gp-runtime --php-mode auto --php-proc-filter php \
     -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "php via gp-php:"
-  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -1 gp-runtime --php-mode phpspy \
+  PATH="$GP_BUILD_DIR/bin:/usr/bin:/bin" run -1 gp-runtime --php-mode phpspy --php-proc-filter php \
     -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: phpspy is not installed"
 }
@@ -116,7 +126,7 @@ PY
   start_target "$OUT/v99/php"
   local micro
   micro=$("$PHP" -n -r 'echo PHP_RELEASE_VERSION;')
-  run -1 gp-runtime --php-mode gp -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  run -1 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: PHP 9.9.$micro is not supported by gp's sampler (8.2)]"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --regexp "
@@ -126,7 +136,7 @@ PY
 @test "an interpreter without executor_globals (ZTS or stripped) gets a skip frame" {
   patched_php noeg "executor_globals" "executor_globalZ"
   start_target "$OUT/noeg/php"
-  run -1 gp-runtime --php-mode gp -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  run -1 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: '$OUT/noeg/php' (PHP 8.2."
   assert_output --partial ") has no executor_globals symbol (a ZTS build, or stripped)]"
 }
@@ -136,7 +146,7 @@ PY
   PHP_PID=$!
   PIDS+=("$PHP_PID")
   sleep 0.3
-  run -0 gp-runtime --php-mode gp -p "$PHP_PID" -d 4 -o "$OUT/rt.gpa"
+  run -0 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 4 -o "$OUT/rt.gpa"
   assert_output --partial "php via gp-php: exited during the session: [Profiling error: process went down during profiling]"
 }
 
@@ -173,7 +183,7 @@ PY
   start_target
   sleep 0.3
   corrupt_chain "$bad" 0x10
-  run -3 gp-runtime --php-mode gp -p "$bad,$PHP_PID" -d 1 -o "$OUT/rt.gpa"
+  run -3 gp-runtime --php-mode gp --php-proc-filter php -p "$bad,$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --partial "pid $bad (php8.2): php via gp-php: [Profiling error: cannot walk the PHP stack: cannot read execute_data (depth 2) at 0x10: "
   assert_output --regexp "pid $PHP_PID \(php8.2\): php via gp-php: [0-9]+ samples"
   kill -0 "$bad" || fail "the corrupted process died"

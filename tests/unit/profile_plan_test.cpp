@@ -238,5 +238,22 @@ TEST(ProfilePlan, DescribeNeverShowsTheTokenNorUrlCredentials) {
   EXPECT_NE(line.find("--token ***"), std::string::npos) << line;
 }
 
+TEST(ProfilePlan, PhpProcFilterReachesGpRuntimeWhenPhpIsOn) {
+  Options o = with_output();
+  o.php_proc_filter = "php";
+  // PHP disabled (gProfiler's default): nothing to filter.
+  auto rt = gp::profile::runtime_command(o, "r.gpa");
+  EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--php-proc-filter"), 0);
+  o.runtimes = {{"php", "gp"}};
+  rt = gp::profile::runtime_command(o, "r.gpa");
+  auto at = std::find(rt.args.begin(), rt.args.end(), "--php-proc-filter");
+  ASSERT_NE(at, rt.args.end());
+  EXPECT_EQ(*(at + 1), "php");
+  // gProfiler's default (php-fpm) is gp-runtime's too: not repeated.
+  o.php_proc_filter = "php-fpm";
+  rt = gp::profile::runtime_command(o, "r.gpa");
+  EXPECT_EQ(std::count(rt.args.begin(), rt.args.end(), "--php-proc-filter"), 0);
+}
+
 }  // namespace
 }  // namespace gp::test::profile_plan

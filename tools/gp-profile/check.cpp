@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gp/runtime/discovery.h"
 #include "gp/runtime/registry.h"
 
 namespace gp::profile_tool {
@@ -342,6 +343,11 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.truncated_marker = !k.flag("no-truncated-marker");
   o.profile_spawned_processes = k.flag("profile-spawned-processes");
   o.python_versions = !k.flag("no-python-versions");
+  if (k.given("php-proc-filter")) {
+    o.php_proc_filter = k.text("php-proc-filter");
+    if (auto st = gp::runtime::check_php_proc_filter(o.php_proc_filter); !st)
+      refuse(st.error().message);
+  }
   o.collect_metrics = !k.flag("disable-metrics-collection");
   if (k.given("external-metadata")) o.external_metadata = k.text("external-metadata");
   o.container_names = !k.flag("disable-container-names");

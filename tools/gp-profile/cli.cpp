@@ -225,8 +225,10 @@ void add_python_php(Builder& b) {
   b.unimplemented(b.value("--python-skip-pyperf-profiler-above",
                           "--python-skip-pyperf-profiler-above", ValueType::positive_integer, "N",
                           "No PyPerf above N Python processes" + ni, "0"));
-  b.unimplemented(b.value("--php-proc-filter", "--php-proc-filter", ValueType::text, "NAME",
-                          "Process filter of phpspy" + ni, "php-fpm"));
+  b.value("--php-proc-filter", "--php-proc-filter", ValueType::text, "REGEX",
+          "PHP processes to profile: those whose comm matches this extended regex, as phpspy's "
+          "'pgrep' does ('php' for the CLI)",
+          "php-fpm");
 }
 
 void add_events_and_deprecated(Builder& b) {

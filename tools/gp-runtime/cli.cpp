@@ -18,6 +18,7 @@ std::string mode_help(Runtime r) {
                      values + " (default " + std::string(m.default_mode) + ")";
   if (r == Runtime::java) help += "; auto: async-profiler when installed, else JFR";
   if (r == Runtime::python) help += "; auto: py-spy when installed, else gp's sampler";
+  if (r == Runtime::php) help += "; auto: phpspy when installed, else gp's sampler (PHP 8.2)";
   return help;
 }
 
@@ -99,6 +100,11 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_option("--java-async-profiler-args", args.ap_args,
                  "More asprof options, split at spaces (e.g. '--cstack dwarf -j 512')")
       ->type_name("ARGS");
+  app.add_option("--php-proc-filter", args.php_proc_filter,
+                 "PHP processes to profile: those whose comm matches this extended regex, as "
+                 "phpspy's 'pgrep' does in gProfiler ('php' for the CLI)")
+      ->type_name("REGEX")
+      ->capture_default_str();
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       "  gp-runtime -d 10 -p 1234 | gp-fold         # one process, Java/Python frames\n"
       "  gp-runtime -d 60 --java-mode jfr --no-python -o java.gpa\n"
       "  gp-runtime -d 30 --ruby-mode gp -o ruby.gpa  # gp's own Ruby sampler, no rbspy\n"
-      "  gp-runtime -d 30 --php-mode gp -o php.gpa       # gp's own PHP sampler, no phpspy\n"
+      "  gp-runtime -d 30 --php-mode gp --php-proc-filter php -o php.gpa\n"
       "  gp-record -d 60 -o sys.gpa & gp-runtime -d 60 -o rt.gpa; wait\n"
       "  gp-merge sys.gpa rt.gpa | gp-fold > merged.col\n");
   gp::runtime_tool::add_cli(*app, args);

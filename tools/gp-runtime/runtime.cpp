@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "gp/archive/byte_io.h"
 #include "gp/archive/writer.h"
+#include "gp/runtime/discovery.h"
 #include "gp/runtime/driver.h"
 #include "gp/runtime/registry.h"
 #include "gp/util/version.h"
@@ -78,6 +79,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.app_ids = !a.no_app_ids;
   o.app_metadata = !a.no_app_metadata;
   o.python_versions = !a.no_python_versions;
+  o.php_proc_filter = a.php_proc_filter;
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   o.min_age = std::chrono::seconds(a.min_duration);
   o.max_per_runtime = a.max_processes;
@@ -145,6 +147,10 @@ int outcome(const runtime::DriverResult& r, const RuntimeArgs& a) {
 int run(const RuntimeArgs& a, const std::vector<std::string>& argv) {
   auto modes = resolve_modes(a);
   if (!modes) return gp::cli::kExitUsage;
+  if (auto filter = runtime::check_php_proc_filter(a.php_proc_filter); !filter) {
+    error(filter.error().message);
+    return gp::cli::kExitUsage;
+  }
   if (a.no_spawned && a.spawned_flag) return gp::cli::kExitUsage;  // CLI11 excludes it already
   if (a.output == "-" && !a.output_given && gp::cli::is_terminal(STDOUT_FILENO)) {
     error("refusing to write a binary archive to a terminal");

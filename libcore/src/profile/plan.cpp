@@ -126,6 +126,10 @@ Command runtime_command(const Options& o, const std::string& out) {
   }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});
+  for (const auto& r : o.runtimes) {
+    if (r.option == "php" && r.mode != "disabled" && o.php_proc_filter != "php-fpm")
+      c.args.insert(c.args.end(), {"--php-proc-filter", o.php_proc_filter});
+  }
   return c;
 }
 

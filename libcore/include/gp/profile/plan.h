@@ -48,6 +48,7 @@ struct Options {
   bool truncated_marker = true;            // false: gp-fold --no-truncated-marker
   bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
   bool python_versions = true;             // false: --no-python-versions (no "[pkg==ver]")
+  std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
   bool collect_metrics = true;             // false: --disable-metrics-collection
   // gProfiler's --perf-event / --perf-event-period: gp-record samples this event ("" = CPU time),
   // every `perf_event_period` events when not 0 (instead of at `frequency`).
