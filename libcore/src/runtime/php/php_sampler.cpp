@@ -137,19 +137,7 @@ std::variant<std::unique_ptr<PhpSampler>, AttachFailure> PhpSampler::attach(
 }
 
 WalkStatus PhpSampler::sample(std::vector<PhpFrame>& out, int retries) {
-  for (int attempt = 0; attempt <= retries; ++attempt) {
-    WalkStatus st = walk(out);
-    if (st == WalkStatus::ok) {
-      ++stats_.snapshots;
-      return st;
-    }
-    if (st != WalkStatus::torn) return st;
-    ++stats_.torn;
-    // A fault may also mean the process is exiting (its memory is being torn down).
-    if (!process_alive(memory_.pid())) return WalkStatus::gone;
-  }
-  ++stats_.given_up;
-  return WalkStatus::torn;
+  return remote::sample_with_retries([&] { return walk(out); }, retries, memory_.pid(), stats_);
 }
 
 WalkStatus PhpSampler::fail(const std::string& what, uint64_t address) {

@@ -72,20 +72,10 @@ std::variant<std::unique_ptr<PythonSampler>, AttachFailure> PythonSampler::attac
 }
 
 WalkStatus PythonSampler::sample(std::vector<ThreadSample>& out, int retries) {
-  for (int attempt = 0; attempt <= retries; ++attempt) {
-    WalkStatus st = walker_.sample(out);
-    if (st == WalkStatus::ok) {
-      ++stats_.snapshots;
-      fill_missing_tids(out);
-      return st;
-    }
-    if (st != WalkStatus::torn) return st;
-    ++stats_.torn;
-    // A fault may also mean the process is exiting (its memory is being torn down).
-    if (!process_alive(memory_.pid())) return WalkStatus::gone;
-  }
-  ++stats_.given_up;
-  return WalkStatus::torn;
+  WalkStatus st = remote::sample_with_retries([&] { return walker_.sample(out); }, retries,
+                                              memory_.pid(), stats_);
+  if (st == WalkStatus::ok) fill_missing_tids(out);
+  return st;
 }
 
 // Before 3.11 PyThreadState has only the pthread_t, which glibc makes the address of the

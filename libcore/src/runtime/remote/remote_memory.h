@@ -11,6 +11,8 @@
 #include <string>
 #include <type_traits>
 
+#include "gp/proc/process.h"
+
 namespace gp::runtime::remote {
 
 enum class ReadStatus { ok, fault, gone, denied };
@@ -39,6 +41,25 @@ struct SamplerStats {
   uint64_t torn = 0;       // attempts dropped as torn (retried)
   uint64_t given_up = 0;   // ticks with no untorn snapshot after all retries
 };
+
+// One tick of a sampler: walk() until a snapshot holds together, at most retries + 1 times,
+// counted in stats. A fault may also mean the process is exiting (its memory being torn
+// down): gone when it no longer lives.
+template <typename Walk>
+WalkStatus sample_with_retries(Walk&& walk, int retries, pid_t pid, SamplerStats& stats) {
+  for (int attempt = 0; attempt <= retries; ++attempt) {
+    WalkStatus st = walk();
+    if (st == WalkStatus::ok) {
+      ++stats.snapshots;
+      return st;
+    }
+    if (st != WalkStatus::torn) return st;
+    ++stats.torn;
+    if (!proc::process_alive(pid)) return WalkStatus::gone;
+  }
+  ++stats.given_up;
+  return WalkStatus::torn;
+}
 
 class RemoteMemory {
  public:

@@ -92,19 +92,7 @@ std::variant<std::unique_ptr<RubySampler>, AttachFailure> RubySampler::attach(
 }
 
 WalkStatus RubySampler::sample(std::vector<RubyThreadSample>& out, int retries) {
-  for (int attempt = 0; attempt <= retries; ++attempt) {
-    WalkStatus st = walk(out);
-    if (st == WalkStatus::ok) {
-      ++stats_.snapshots;
-      return st;
-    }
-    if (st != WalkStatus::torn) return st;
-    ++stats_.torn;
-    // A fault may also mean the process is exiting (its memory is being torn down).
-    if (!process_alive(memory_.pid())) return WalkStatus::gone;
-  }
-  ++stats_.given_up;
-  return WalkStatus::torn;
+  return remote::sample_with_retries([&] { return walk(out); }, retries, memory_.pid(), stats_);
 }
 
 WalkStatus RubySampler::torn(std::string why) {

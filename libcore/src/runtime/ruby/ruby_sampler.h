@@ -66,11 +66,7 @@ struct AttachFailure {
   std::string reason;  // one line, no trailing period
 };
 
-struct SamplerStats {
-  uint64_t snapshots = 0;  // successful
-  uint64_t torn = 0;       // attempts dropped as torn (retried)
-  uint64_t given_up = 0;   // ticks with no untorn snapshot after all retries
-};
+using remote::SamplerStats;
 
 class RubySampler;
 uint64_t find_global_symbols(remote::RemoteMemory& memory, const struct RubyLayout& layout,
