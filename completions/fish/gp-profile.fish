@@ -87,7 +87,7 @@ complete -c gp-profile -l disable-pidns-check -d 'Do not require the host'\''s p
 complete -c gp-profile -l disable-metrics-collection -d 'Send no cpu_avg/mem_avg to the Studio'
 complete -c gp-profile -l disable-metadata-collection -d 'Header metadata only hostname, profiling_mode and the sampling fields (the Studio refuses such profiles, as gProfiler'\''s)'
 complete -c gp-profile -l disable-application-identifiers -d 'No '\''appid: ...'\'' frames (gp-runtime'\''s application identifiers)'
-complete -c gp-profile -l app-id-args-filter -d 'Java arguments to add to appids (not implemented)' -x
+complete -c gp-profile -l app-id-args-filter -d 'Java appids add the JVM options that match this regex (repeatable)' -x
 complete -c gp-profile -l disable-application-metadata -d 'No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)'
 complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut, in the .col and the flamegraph (gp-fold --no-truncated-marker)'
 complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x

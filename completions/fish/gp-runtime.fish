@@ -29,6 +29,7 @@ complete -c gp-runtime -l java-async-profiler-mode -d 'asprof'\''s event: cpu (p
 complete -c gp-runtime -l java-async-profiler-features -d 'asprof'\''s stack walking features (-F): vtable, comptask; probesp (gProfiler'\''s async-profiler build only) is accepted and left out' -x -a 'probesp vtable comptask'
 complete -c gp-runtime -l java-async-profiler-args -d 'More asprof options, split at spaces (e.g. '\''--cstack dwarf -j 512'\'')' -x
 complete -c gp-runtime -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does in gProfiler ('\''php'\'' for the CLI)' -x
+complete -c gp-runtime -l app-id-args-filter -d 'Java appids add the JVM options that match this regex (repeatable), e.g. '\''java: app.jar (-Dservice=web)'\'', as gProfiler'\''s' -x
 complete -c gp-runtime -l grace -d 'Seconds profilers get to hand in their results after the session ends; one that takes longer is reported as an error' -x
 complete -c gp-runtime -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-runtime -s q -l quiet -d 'Only errors on stderr'

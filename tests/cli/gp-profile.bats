@@ -417,6 +417,7 @@ LIST
     "--perf-event-period 5|--perf-event-period requires --perf-event to be specified"
     "--perf-event page-faults|--perf-event 'page-faults' is not an event gp-record can sample (cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses)"
     "--perf-event task-clock --perf-event-period -3|--perf-event-period must not be negative"
+    "--app-id-args-filter (x|argument --app-id-args-filter: invalid regex '(x'"
     "--hw-events-file f|--hw-events-file requires --perf-event to be specified"
     "--perf-event x --mode allocation|--perf-event is only supported in cpu profiling mode (--mode=cpu)"
     "--perf-dwarf-stack-size 65529|--perf-dwarf-stack-size maximum size is 65528"

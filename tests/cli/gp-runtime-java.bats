@@ -144,6 +144,18 @@ start_jvm() {
   assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling skipped: async-profiler is not installed \(no asprof or profiler\.sh on PATH\)\] 1$'
 }
 
+@test "--app-id-args-filter: the Java appid names the JVM options that match, as gProfiler's" {
+  command -v asprof >/dev/null && skip "async-profiler is installed here"
+  start_jvm
+  # ap without asprof: a skip frame at once, the process (and its appid) recorded all the same.
+  run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 1 -o rt.gpa \
+    --app-id-args-filter 'Xmx' --app-id-args-filter '^-XX:\+UseSerial'
+  run -0 --separate-stderr gp-fold rt.gpa
+  assert_output --partial ';java;appid: java: Main (-Xmx64m -XX:+UseSerialGC);'
+  run -2 --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 1 -o rt.gpa --app-id-args-filter '(x'
+  [[ "$stderr" == *"invalid regex '(x'"* ]] || fail "$stderr"
+}
+
 @test "gp-merge puts the JFR stacks in place of the JVM's native stacks of gp-record" {
   require_root_bpf
   start_jvm

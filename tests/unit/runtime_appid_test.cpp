@@ -27,7 +27,7 @@ class RuntimeAppId : public ::testing::Test {
     std::ofstream(root_ + rel) << text;
   }
   std::optional<std::string> id(Runtime r, Args a, std::string cwd = "/my/dir") {
-    return app_id(r, a, {cwd, root_});
+    return app_id(r, a, {cwd, root_, {}});
   }
   std::string root_;
 };
@@ -83,6 +83,15 @@ TEST_F(RuntimeAppId, JavaNodeRuby) {
   EXPECT_EQ(id(Runtime::java, {"java", "-cp", "a.jar:b.jar", "-Dx=y", "com.acme.Main", "arg"}),
             "java: com.acme.Main");
   EXPECT_EQ(id(Runtime::java, {"java", "-m", "app/com.acme.Main"}), "java: app/com.acme.Main");
+  // gProfiler's --app-id-args-filter: the JVM options (not the class path, not the program's
+  // own arguments) that match a filter, in their order.
+  AppContext filtered{"/my/dir", root_, {std::regex("^-Dservice="), std::regex("Xmx")}};
+  EXPECT_EQ(app_id(Runtime::java,
+                   {"java", "-Xmx1g", "-cp", "x.jar", "-Dservice=web", "-Dother=1", "-jar", "app.jar",
+                    "-Dservice=not-a-jvm-arg"},
+                   filtered),
+            "java: app.jar (-Xmx1g -Dservice=web)");
+  EXPECT_EQ(app_id(Runtime::java, {"java", "-Dother=1", "Main"}, filtered), "java: Main");
   EXPECT_EQ(id(Runtime::node, {"node", "--require", "x.js", "-r=y", "server.js"}),
             "nodejs: server.js (/my/dir/server.js)");
   EXPECT_EQ(id(Runtime::node, {"node", "--require=hook.js", "/srv/app.js"}),
@@ -101,7 +110,7 @@ TEST_F(RuntimeAppId, SymlinksResolveInsideTheRoot) {
   ASSERT_EQ(::symlink("../../../../../../etc", (root_ + "/srv/escape").c_str()), 0);
   EXPECT_EQ(id(Runtime::python, {"python3", "current/app.py"}, "/srv"),
             "python: current/app.py (/srv/real/app.py)");
-  EXPECT_EQ(file_path("escape/passwd", {"/srv", root_}), "/etc/passwd");
+  EXPECT_EQ(file_path("escape/passwd", {"/srv", root_, {}}), "/etc/passwd");
 }
 
 TEST(RuntimeAppMetadata, OfARealPythonProcess) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <regex>
 
 #include <unistd.h>
 
@@ -246,6 +247,13 @@ void check_rules(const Checked& k, const std::string& mode, bool frequency_given
     refuse("Must provide --resources-dest when extract-resources");
   if (a.upload_file && k.given("external-metadata") && !k.text("external-metadata").empty())
     refuse("--external-metadata cannot be used with upload-file");
+  for (const std::string& filter : k.args.lists["app-id-args-filter"]) {
+    try {
+      std::regex r(filter);
+    } catch (const std::regex_error& e) {
+      refuse("argument --app-id-args-filter: invalid regex '" + filter + "': " + e.what());
+    }
+  }
   if (k.integer("perf-dwarf-stack-size", 8192) > 65528)
     refuse("--perf-dwarf-stack-size maximum size is 65528");
   if (o.profile_spawned_processes && k.given("pids"))
@@ -358,6 +366,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
     o.ap_mode = k.text("java-async-profiler-mode");
   if (k.given("java-async-profiler-features")) o.ap_features = k.text("java-async-profiler-features");
   if (k.given("java-async-profiler-args")) o.ap_args = k.text("java-async-profiler-args");
+  o.app_id_args_filters = k.args.lists["app-id-args-filter"];
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);

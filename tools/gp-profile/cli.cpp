@@ -318,8 +318,8 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
          "refuses such profiles, as gProfiler's)");
   b.flag("--disable-application-identifiers",
          "No 'appid: ...' frames (gp-runtime's application identifiers)");
-  b.unimplemented(b.list("--app-id-args-filter", "--app-id-args-filter", ValueType::text, "REGEX",
-                         "Java arguments to add to appids" + ni));
+  b.list("--app-id-args-filter", "--app-id-args-filter", ValueType::text, "REGEX",
+         "Java appids add the JVM options that match this regex (repeatable)");
   b.flag("--disable-application-metadata",
          "No application-metadata index frame in the .col (gp-fold --no-app-metadata, gp-runtime)");
   b.flag("--no-truncated-marker",

@@ -1,6 +1,8 @@
 // gp-runtime's options: gp-record's -d/-F/-p/-o, gProfiler's runtime mode spellings.
 #include "cli.h"
 
+#include <regex>
+
 #include "gp/runtime/registry.h"
 
 namespace gp::runtime_tool {
@@ -105,6 +107,18 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "phpspy's 'pgrep' does in gProfiler ('php' for the CLI)")
       ->type_name("REGEX")
       ->capture_default_str();
+  app.add_option("--app-id-args-filter", args.app_id_args_filters,
+                 "Java appids add the JVM options that match this regex (repeatable), e.g. "
+                 "'java: app.jar (-Dservice=web)', as gProfiler's")
+      ->type_name("REGEX")
+      ->check([](const std::string& text) -> std::string {
+        try {
+          std::regex r(text);
+        } catch (const std::regex_error& e) {
+          return "invalid regex '" + text + "': " + e.what();
+        }
+        return {};
+      });
   app.add_option("--grace", args.grace,
                  "Seconds profilers get to hand in their results after the session ends; one that "
                  "takes longer is reported as an error")

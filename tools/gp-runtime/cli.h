@@ -35,6 +35,7 @@ struct RuntimeArgs {
   std::string ap_mode = "auto";                            // auto, cpu, itimer
   std::vector<std::string> ap_features{"probesp", "vtable"};  // gProfiler's default
   std::string ap_args;                                     // more asprof options
+  std::vector<std::string> app_id_args_filters;            // Java appid: JVM options to add
   std::string php_proc_filter = "php-fpm";
   double grace = 15;
   gp::cli::CommonArgs common;

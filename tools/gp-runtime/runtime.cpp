@@ -83,6 +83,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   o.min_age = std::chrono::seconds(a.min_duration);
   o.max_per_runtime = a.max_processes;
+  for (const auto& f : a.app_id_args_filters) o.app_id_args_filters.emplace_back(f);
   o.async_profiler.event = a.ap_mode;
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)

@@ -123,6 +123,7 @@ Command runtime_command(const Options& o, const std::string& out) {
     if (!o.ap_features.empty())
       c.args.insert(c.args.end(), {"--java-async-profiler-features", o.ap_features});
     if (!o.ap_args.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-args", o.ap_args});
+    for (const auto& f : o.app_id_args_filters) c.args.insert(c.args.end(), {"--app-id-args-filter", f});
   }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});

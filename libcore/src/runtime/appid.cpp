@@ -1,6 +1,7 @@
 // Application identifiers from command lines (reference/gprofiler.md §6).
 #include "gp/runtime/appid.h"
 
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -195,21 +196,39 @@ bool java_option_with_value(const std::string& s) {
   return false;
 }
 
+// " (<options>)": the JVM options (jcmd's jvm_args) that match one of the filters.
+std::string matching_jvm_args(const std::vector<std::string>& options,
+                              const std::vector<std::regex>& filters) {
+  std::string out;
+  for (const std::string& o : options) {
+    bool match = std::any_of(filters.begin(), filters.end(),
+                             [&](const std::regex& f) { return std::regex_search(o, f); });
+    if (match) out += (out.empty() ? "" : " ") + o;
+  }
+  return out.empty() ? out : " (" + out + ")";
+}
+
 // The first token of the JVM's java_command (what `jcmd VM.command_line` prints): the jar of
-// -jar, the module/class of -m, or the main class.
-std::optional<std::string> java_app(const Args& a) {
+// -jar, the module/class of -m, or the main class; with filters, the matching JVM options.
+std::optional<std::string> java_app(const Args& a, const std::vector<std::regex>& filters) {
+  std::vector<std::string> options;  // jvm_args: the options before the application
   for (size_t i = 1; i < a.size(); ++i) {
     const std::string& s = a[i];
     if (s == "-jar" || s == "-m" || s == "--module") {
-      return i + 1 < a.size() ? std::optional("java: " + a[i + 1]) : std::nullopt;
+      if (i + 1 >= a.size()) return std::nullopt;
+      return "java: " + a[i + 1] + matching_jvm_args(options, filters);
     }
-    if (s.rfind("--module=", 0) == 0) return "java: " + s.substr(9);
-    if (java_option_with_value(s)) {
+    if (s.rfind("--module=", 0) == 0) return "java: " + s.substr(9) + matching_jvm_args(options, filters);
+    if (java_option_with_value(s)) {  // the class path is not among jcmd's jvm_args
       ++i;
       continue;
     }
-    if (s.empty() || s.front() == '-' || s.front() == '@') continue;
-    return "java: " + s;
+    if (s.empty() || s.front() == '@') continue;
+    if (s.front() == '-') {
+      options.push_back(s);
+      continue;
+    }
+    return "java: " + s + matching_jvm_args(options, filters);
   }
   return std::nullopt;
 }
@@ -238,7 +257,7 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
   if (cmdline.empty()) return std::nullopt;
   switch (runtime) {
     case Runtime::python: return python_app(cmdline, context);
-    case Runtime::java: return java_app(cmdline);
+    case Runtime::java: return java_app(cmdline, context.java_args_filters);
     case Runtime::node: return script_app(cmdline, context, "nodejs", ".js", true);
     case Runtime::ruby: return script_app(cmdline, context, "ruby", ".rb", false);
     case Runtime::php:
@@ -247,11 +266,12 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
   return std::nullopt;
 }
 
-std::optional<std::string> app_id(const Target& t) {
+std::optional<std::string> app_id(const Target& t, const std::vector<std::regex>& java_args_filters) {
   std::string proc_dir = t.root.substr(0, t.root.rfind('/'));  // "/proc/PID"
   char buf[4096];
   ssize_t n = ::readlink((proc_dir + "/cwd").c_str(), buf, sizeof buf);
-  AppContext c{n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/"), t.root};
+  AppContext c{n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/"), t.root,
+               java_args_filters};
   return app_id(t.runtime, t.cmdline, c);
 }
 

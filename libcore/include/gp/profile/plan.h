@@ -62,6 +62,7 @@ struct Options {
   size_t skip_system_above = 0;  // --skip-system-profilers-above: no gp-record above N processes
   // gProfiler's --java-async-profiler-mode/-features/-args, for gp-runtime; "" when not given.
   std::string ap_mode, ap_features, ap_args;
+  std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
   bool container_names = true;      // false: --disable-container-names
   bool metadata_collection = true;  // false: --disable-metadata-collection
   // What to produce.

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ namespace gp::runtime {
 struct AppContext {
   std::string cwd;
   std::string root;
+  // gProfiler's --app-id-args-filter: a Java appid gets the JVM options that match any of these
+  // (ECMAScript regexes, searched) appended as " (<options>)".
+  std::vector<std::regex> java_args_filters;
 };
 
 // The appid, or nullopt when no rule matched. Python: gunicorn title, gunicorn, uvicorn, uwsgi,
@@ -30,7 +34,8 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
                                   const AppContext& context);
 
 // The same for a live target (cwd read from /proc/PID/cwd).
-std::optional<std::string> app_id(const Target& target);
+std::optional<std::string> app_id(const Target& target,
+                                  const std::vector<std::regex>& java_args_filters = {});
 
 // gProfiler's _append_python_module_to_proc_wd: "a.b" → "<cwd>/a/b.py", resolved in `context`.
 std::string module_path(const std::string& module, const AppContext& context);

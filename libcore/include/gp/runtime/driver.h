@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <regex>
 #include <span>
 #include <stop_token>
 #include <string>
@@ -56,6 +57,7 @@ struct DriverOptions {
   std::optional<std::chrono::milliseconds> duration;  // nullopt = until `stop`
   int frequency_hz = 11;
   bool app_ids = true;
+  std::vector<std::regex> app_id_args_filters;  // gProfiler's --app-id-args-filter (Java)
   bool app_metadata = true;  // includes running `<exe> --version` (timeboxed)
   // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
   bool python_versions = true;
