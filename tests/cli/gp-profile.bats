@@ -873,7 +873,7 @@ completed() { python3 -c 'import json,sys; sys.exit(not any(e["path"] == "/api/m
   assert_equal "$(stored)" "$after_stop"
   # An ad-hoc start: one session, then the slot is free again.
   commands "$start1" '{"command_id":"cmd-2","command_type":"stop","combined_config":{}}' \
-    "{\"command_id\":\"cmd-3\",\"command_type\":\"start\",\"combined_config\":{\"duration\":1,\"pids\":\"$busy\",\"continuous\":false}}" \
+    "{\"command_id\":\"cmd-3\",\"command_type\":\"start\",\"combined_config\":{\"duration\":1,\"pids\":\"$busy\",\"continuous\":false,\"profiling_mode\":\"allocation\"}}" \
     '{"command_id":"cmd-4","command_type":"restart","combined_config":{}}'
   wait_for 120 at_least $((after_stop + 1)) stored
   wait_for 60 completed cmd-4
@@ -882,6 +882,9 @@ completed() { python3 -c 'import json,sys; sys.exit(not any(e["path"] == "/api/m
   kill -TERM "$gp"
   wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
   grep -q 'Unknown command type: restart' gp.err || fail "$(cat gp.err)"
+  # A mode gp-profile has no profiler for is said, and CPU time is profiled instead.
+  grep -q "warning: profiling_mode 'allocation' is not implemented by gp-profile: profiling CPU time" gp.err ||
+    fail "$(cat gp.err)"
   python3 - "$TOKEN" "$(hostname)" <<'PY'
 import json, sys
 token, host = sys.argv[1], sys.argv[2]
