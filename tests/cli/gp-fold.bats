@@ -420,6 +420,10 @@ JSON
   run -1 --separate-stderr gp-fold --external-metadata bad.json -o out.col "$ARCHIVE"
   [[ "$stderr" == *"gp-fold: error: 'bad.json': \"application\" key \"web\" is not a pid"* ]] || fail "$stderr"
   [ ! -e out.col ]
+  # A file past the 16-MiB cap is refused before it is parsed.
+  head -c $((17 << 20)) /dev/zero | tr '\0' ' ' >big.json
+  run -1 --separate-stderr gp-fold --external-metadata big.json -o out.col "$ARCHIVE"
+  [[ "$stderr" == "gp-fold: error: 'big.json' is larger than 16 MiB" ]] || fail "$stderr"
   run -2 --separate-stderr gp-fold --external-metadata bad.json -f folded "$ARCHIVE"
   [[ "$stderr" == *"--external-metadata applies to --format col only"* ]] || fail "$stderr"
 }

@@ -35,10 +35,12 @@ Result<ExternalMetadata> parse_external_metadata(std::string_view text) {
 Result<ExternalMetadata> read_external_metadata(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("cannot read '" + path + "': " + std::strerror(errno));
-  std::string text(kMaxExternalMetadataBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Read in pieces up to one byte past the limit: a small file costs a small buffer.
+  std::string text;
+  char piece[64 * 1024];
+  while (text.size() <= kMaxExternalMetadataBytes && in.read(piece, sizeof piece).gcount() > 0)
+    text.append(piece, static_cast<size_t>(in.gcount()));
   if (in.bad()) return make_error("cannot read '" + path + "'");
-  text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxExternalMetadataBytes)
     return make_error("'" + path + "' is larger than " +
                       std::to_string(kMaxExternalMetadataBytes >> 20) + " MiB");
