@@ -12,79 +12,30 @@ rb_bench=$build/bin/gp_ruby_sampler_bench
 py_bench=$build/bin/gp_python_sampler_bench
 bench=ruby_sampler_bench
 tmp=$(mktemp -d)
-bin=$build/bin
-ncpu=$(nproc)
-# shellcheck source=sampler_lib.sh
-. "$here/sampler_lib.sh"
-targets=""
+# shellcheck source=interpreter_bench_lib.sh
+. "$here/interpreter_bench_lib.sh"
 trap 'kill $targets 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-# $1: interpreter, $2: script, $3: snapshot file; sets target (added to targets).
-start_target() {
-  "$1" "$2" "$3" &
-  target=$!
-  targets="$targets $target"
-  while [ ! -e "$3" ]; do sleep 0.1; done
-}
-
-echo "== gp's Ruby sampler, cost per snapshot on target.rb ($(/usr/bin/ruby --version | cut -d' ' -f1-2))"
-start_target /usr/bin/ruby "$here/../fixtures/runtime/ruby/target.rb" "$tmp/rb-snapshot"
-"$rb_bench" "$target" 3 0
-"$rb_bench" "$target" 5 11
-"$rb_bench" "$target" 5 99
-kill "$target"
-
-echo "== gp's CPython sampler, the same way on target.py ($(/usr/bin/python3 --version))"
-start_target /usr/bin/python3 "$here/../fixtures/runtime/python/target.py" "$tmp/py-snapshot"
-"$py_bench" "$target" 3 0
-"$py_bench" "$target" 5 11
-"$py_bench" "$target" 5 99
-kill "$target"
-
-# Iterations of a busy loop in 4 s of its own CPU time (so that other work on the machine does
-# not count as slowdown; what is left is the sampler's effect on the target: its reads
-# competing for the memory and caches the loop uses); $1: ruby or python. The loop execs, so a
-# background job's $! is its pid.
-loop_iterations() {
-  if [ "$1" = ruby ]; then
-    exec /usr/bin/ruby --disable-gems -e 'def f(n) = n + 1
+# Ruby's busy loop (a method call per iteration), as loop_python.
+loop_ruby() {
+  exec /usr/bin/ruby --disable-gems -e 'def f(n) = n + 1
 clock = Process::CLOCK_PROCESS_CPUTIME_ID
 n = 0; t = Process.clock_gettime(clock) + 4
 while Process.clock_gettime(clock) < t
   1000.times { n = f(n) }
 end
 print n'
-  else
-    exec /usr/bin/python3 -c 'import time
-def f(n): return n + 1
-n = 0; end = time.process_time() + 4
-while time.process_time() < end:
-    for _ in range(1000): n = f(n)
-print(n)'
-  fi
 }
-# Slowdown of the $1 loop sampled at $2 Hz: median of 3 runs alone and 3 sampled.
-slowdown() {
-  local lang=$1 hz=$2 alone=() sampled=() i a s pid
-  for i in 1 2 3; do
-    alone+=("$(loop_iterations "$lang")")
-    loop_iterations "$lang" > "$tmp/sampled" &
-    pid=$!
-    # Until the interpreter has replaced the background shell and loaded its library.
-    while ! grep -q -E "lib$lang|/$lang" "/proc/$pid/maps" 2>/dev/null; do sleep 0.05; done
-    sleep 0.2
-    if [ "$lang" = ruby ]; then "$rb_bench" "$pid" 4.5 "$hz" > /dev/null; else "$py_bench" "$pid" 4.5 "$hz" > /dev/null; fi
-    wait "$pid"
-    sampled+=("$(cat "$tmp/sampled")")
-  done
-  a=$(printf '%s\n' "${alone[@]}" | median)
-  s=$(printf '%s\n' "${sampled[@]}" | median)
-  awk -v l="$lang" -v h="$hz" -v a="$a" -v s="$s" -v runs="${alone[*]} / ${sampled[*]}" 'BEGIN {
-    printf "   %-6s %2d Hz: iterations per 4 CPU-s, median of 3: alone %d, sampled %d -> slowdown %.2f%%  (runs: %s)\n", l, h, a, s, (a - s) * 100 / a, runs }'
-}
+
+echo "== gp's Ruby sampler, cost per snapshot on target.rb ($(/usr/bin/ruby --version | cut -d' ' -f1-2))"
+start_target "$tmp/rb-snapshot" /usr/bin/ruby "$here/../fixtures/runtime/ruby/target.rb" "$tmp/rb-snapshot"
+snapshot_costs "$rb_bench" "$target"
+kill "$target"
+python_beside
+
 echo "== target slowdown (a shared 2-CPU machine: the spread between runs shows the noise)"
-for hz in 11 99; do slowdown ruby "$hz"; done
-for hz in 11 99; do slowdown python "$hz"; done
+for hz in 11 99; do slowdown ruby "$hz" "$rb_bench" /usr/bin/ruby; done
+for hz in 11 99; do slowdown python "$hz" "$py_bench" /usr/bin/python3; done
 
 cat <<'TXT'
 == rbspy, published (rbspy cannot be installed here; it has no Debian package)
