@@ -1,5 +1,9 @@
 #include "unwind_announcer.h"
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -13,13 +17,28 @@ Result<std::unique_ptr<UnwindAnnouncer>> UnwindAnnouncer::start(bpf_map* ring, U
   if (!a->ring_)
     return make_error(std::string("cannot create the unwinder's event ring buffer: ") +
                       std::strerror(errno));
+  a->stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  a->wait_set_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (!a->stop_event_.valid() || !a->wait_set_.valid())
+    return make_error(std::string("cannot set up the unwinder's event wait: ") + std::strerror(errno));
+  for (int fd : {ring_buffer__epoll_fd(a->ring_.get()), a->stop_event_.get()}) {
+    epoll_event interest{};
+    interest.events = EPOLLIN;
+    interest.data.fd = fd;
+    if (epoll_ctl(a->wait_set_.get(), EPOLL_CTL_ADD, fd, &interest) != 0)
+      return make_error(std::string("cannot set up the unwinder's event wait: ") + std::strerror(errno));
+  }
   a->thread_ = std::thread([p = a.get()] { p->run(); });
   return a;
 }
 
 UnwindAnnouncer::~UnwindAnnouncer() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
+  const uint64_t one = 1;
+  if (thread_.joinable()) {
+    [[maybe_unused]] ssize_t written = ::write(stop_event_.get(), &one, sizeof(one));  // cannot fail once
+    thread_.join();
+  }
 }
 
 int UnwindAnnouncer::on_event(void* ctx, void* data, size_t size) {
@@ -39,16 +58,22 @@ void UnwindAnnouncer::read(int32_t pid, int reads) {
     again_.push_back(LookAgain{std::chrono::steady_clock::now() + kLookAgain, pid, reads + 1});
 }
 
+// Sleeps until the ring has records, the destructor writes stop_event_, or timeout_ms (-1: no
+// limit) passes; then reads what the ring holds.
+void UnwindAnnouncer::wait(int timeout_ms) {
+  epoll_event ready[2];
+  epoll_wait(wait_set_.get(), ready, 2, timeout_ms);  // EINTR: consume and look again
+  ring_buffer__consume(ring_.get());
+}
+
 void UnwindAnnouncer::run() {
-  // Polled with a short timeout: stop_ is seen within it, and the next look-again is due.
-  constexpr auto kPoll = std::chrono::milliseconds(50);
   while (!stop_) {
-    auto wait = kPoll;
+    int timeout_ms = -1;
     if (!again_.empty())
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(
-                            again_.front().due - std::chrono::steady_clock::now()),
-                        std::chrono::milliseconds(0), kPoll);
-    ring_buffer__poll(ring_.get(), static_cast<int>(wait.count()));
+      timeout_ms = static_cast<int>(std::max<int64_t>(
+          0, std::chrono::ceil<std::chrono::milliseconds>(again_.front().due - std::chrono::steady_clock::now())
+                 .count()));
+    wait(timeout_ms);
     const auto now = std::chrono::steady_clock::now();
     while (!again_.empty() && again_.front().due <= now) {
       LookAgain due = again_.front();

@@ -4,7 +4,8 @@
 // thread snapshots them too, but a flush there (tens of milliseconds on a loaded host) would
 // hold a short process's tables back meanwhile: its samples would take frame pointers. While
 // ld.so is still mapping a process's libraries (no libc yet), its mappings are read again every
-// 2 ms, as the recorder does.
+// 2 ms, as the recorder does. The thread sleeps until an announcement, a look-again or the stop:
+// a periodic wake-up (20 a second) cost as much CPU as the rest of the recorder.
 
 #include <bpf/libbpf.h>
 
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "gp/proc/process.h"
+#include "gp/proc/unique_fd.h"
 #include "sampler.h"
 
 namespace gp::record_tool {
@@ -34,6 +36,7 @@ class UnwindAnnouncer {
  private:
   explicit UnwindAnnouncer(Unwinder& unwinder) : unwinder_(unwinder) {}
   static int on_event(void* ctx, void* data, size_t size);
+  void wait(int timeout_ms);
   void read(int32_t pid, int reads);
   void run();
 
@@ -47,6 +50,8 @@ class UnwindAnnouncer {
     void operator()(ring_buffer* r) const { ring_buffer__free(r); }
   };
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
+  proc::UniqueFd stop_event_;  // an eventfd, written by the destructor
+  proc::UniqueFd wait_set_;    // epoll: the ring's epoll set and stop_event_
   proc::BuildIdCache cache_;     // this thread's own
   std::deque<LookAgain> again_;  // in due order (every entry has the same delay)
   std::atomic<bool> stop_{false};

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "elf/notes.h"
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::elf {
 namespace {

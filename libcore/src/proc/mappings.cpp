@@ -13,7 +13,7 @@
 #include "gp/elf/build_id.h"
 #include "gp/proc/process.h"
 #include "proc/proc_files.h"
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::proc {
 namespace {

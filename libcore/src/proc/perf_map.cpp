@@ -12,7 +12,7 @@
 #include <set>
 
 #include "proc/proc_files.h"
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::proc {
 namespace {

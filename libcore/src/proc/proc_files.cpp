@@ -8,7 +8,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::proc {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "gp/runtime/adapter.h"
 #include "gp/util/result.h"
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::runtime::node {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "gp/util/result.h"
-#include "proc/unique_fd.h"
+#include "gp/proc/unique_fd.h"
 
 namespace gp::runtime::node {
 

@@ -1,5 +1,5 @@
 #pragma once
-// RAII owner of a file descriptor (private to libcore's elf/proc modules).
+// RAII owner of a file descriptor.
 
 #include <unistd.h>
 
