@@ -561,12 +561,12 @@ static __always_inline struct gp_unwind_rule *find_rule(struct gp_unwind_regs *u
 static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u64 pc,
 				    struct gp_unwind_rule *rule)
 {
-	__u64 h = (pc ^ ((__u64)u->pid << 40)) * 0x9e3779b97f4a7c15ULL;
+	__u64 h = (pc ^ ((__u64)u->serial << 40)) * 0x9e3779b97f4a7c15ULL;
 	__u32 index = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT));
 	struct gp_unwind_cached *cached = bpf_map_lookup_elem(&unwind_cache, &index);
 	struct gp_unwind_rule *found;
 
-	if (cached && cached->pc == pc && cached->pid == u->pid && cached->serial == u->serial) {
+	if (cached && cached->pc == pc && cached->serial == u->serial) {
 		*rule = cached->rule;
 		return;
 	}
@@ -581,7 +581,6 @@ static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_stat
 	}
 	if (cached) {
 		cached->pc = pc;
-		cached->pid = u->pid;
 		cached->serial = u->serial;
 		cached->rule = *rule;
 	}

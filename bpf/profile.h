@@ -183,15 +183,16 @@ struct gp_unwind_process {
 		       * in do_exit until user space removes it */
 };
 
-/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by pid and pc): the
- * return addresses of a busy thread are the same sample after sample, and a hit costs one cache
- * line where the searches through the mappings, pages and rows cost a dozen. An entry holds for
- * one write of the process's entry (serial): new mappings or tables make its rows misses. */
+/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by pc and the process's
+ * entry): the return addresses of a busy thread are the same sample after sample, and a hit costs
+ * one cache line where the searches through the mappings, pages and rows cost a dozen. An entry
+ * holds for one write of a process's entry: its serial is new at every write of any process's
+ * entry, so it names the process too, and new mappings or tables make old rows misses. 16 bytes:
+ * an entry never straddles two cache lines. */
 #define GP_UNWIND_CACHE_SHIFT 11
 #define GP_UNWIND_CACHE_ENTRIES (1u << GP_UNWIND_CACHE_SHIFT)
 struct gp_unwind_cached {
 	__u64 pc;         /* the address looked up (a return address's call is at pc - 1) */
-	__u32 pid;
 	__u32 serial;     /* gp_unwind_process.serial when it was found */
 	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers pc */
 };

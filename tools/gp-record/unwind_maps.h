@@ -107,7 +107,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   unwind::TableStore store_;
   unwind::ProcessTables tables_;
   uint64_t entries_written_ = 0;
-  uint32_t serial_ = 0;  // of the last process entry written: the BPF rule cache's key
+  uint32_t serial_ = 0;  // of the last process entry written, any process's: the BPF rule cache's key (it names the process too)
   std::thread worker_;  // last: started when everything it uses exists
 };
 
