@@ -56,10 +56,11 @@ const volatile bool filter_pids = false;   /* only pids in `pid_filter` */
 const volatile bool filter_tids = false;   /* only tids in `tid_filter` */
 const volatile bool filter_cgroup = false; /* only tasks under the cgroup in `cgroup_filter` */
 const volatile bool include_idle = false;  /* keep samples of the idle task (pid 0) */
-const volatile bool user_stacks = true;    /* false with --kernel-only */
+const volatile bool user_stacks = true;	   /* false with --kernel-only */
 const volatile bool kernel_stacks = true;  /* false with --user-only */
 const volatile bool kernel_only = false;   /* drop samples taken in user mode */
-const volatile bool unwind_tables_on = false; /* user stacks unwound with tables (--unwind dwarf|auto) */
+const volatile bool unwind_tables_on =
+	false; /* user stacks unwound with tables (--unwind dwarf|auto) */
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
@@ -242,7 +243,8 @@ static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 	 * waits for the next wake-up, a flush at the latest. A new process forces its wake-up: the
 	 * default wakes the reader only when it has read everything before, which a waiting exit
 	 * would prevent. */
-	bpf_ringbuf_submit(event, type == GP_EVENT_NEW_PROCESS ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(event,
+			   type == GP_EVENT_NEW_PROCESS ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 /*
@@ -389,7 +391,8 @@ static long walk_step(__u32 index, void *data)
  *   one page faults no more often than reading the frame itself.
  * Returns the stack's hash.
  */
-static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, struct gp_walk_state *walk)
+static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx,
+					      struct gp_walk_state *walk)
 {
 	struct walk_ctx c = { .walk = walk, .fp = PT_REGS_FP(&ctx->regs), .depth = 1 };
 
@@ -409,7 +412,7 @@ static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx, s
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__uint(max_entries, 1);		   /* resized from --unwind-memory */
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in through mmap */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_row_block);
@@ -417,7 +420,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* resized from --unwind-memory */
+	__uint(max_entries, 1);		   /* resized from --unwind-memory */
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space copies tables in through mmap */
 	__type(key, __u32);
 	__type(value, struct gp_unwind_page);
@@ -447,7 +450,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* resized with --unwind */
-	__type(key, __u32);     /* pid */
+	__type(key, __u32);	/* pid */
 	__type(value, struct gp_unwind_process);
 } unwind_procs SEC(".maps");
 
@@ -457,7 +460,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct gp_unwind_cached);
 } unwind_cache SEC(".maps");
-
 
 /* Offsets in the signal frame on x86-64: at a sigreturn trampoline's rsp is the ucontext, whose
  * mcontext (struct sigcontext) starts 40 bytes in. */
@@ -507,7 +509,8 @@ __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 	struct gp_unwind_table *table = bpf_map_lookup_elem(&unwind_tables, &table_id);
 	struct gp_unwind_page *page;
 	struct gp_unwind_row_block *block;
-	__u32 index, first, lo = 0, hi, mid, i, in_page = (__u32)rel & ((1u << GP_UNWIND_PAGE_SHIFT) - 1);
+	__u32 index, first, lo = 0, hi, mid, i,
+			    in_page = (__u32)rel & ((1u << GP_UNWIND_PAGE_SHIFT) - 1);
 
 	if (!table || (rel >> GP_UNWIND_PAGE_SHIFT) >= table->page_count)
 		return -1;
@@ -611,8 +614,8 @@ static __always_inline bool read_word(struct gp_walk_state *w, __u64 addr, __u64
 }
 
 /* Ends the walk: how, and the counter that says so. */
-static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u32 end,
-					__u32 counter)
+static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_state *state,
+					__u32 end, __u32 counter)
 {
 	u->end = end;
 	count_on(state, counter);
@@ -648,9 +651,10 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	if (kind == GP_UNWIND_END)
 		return unwind_stop(u, state, GP_STACK_END_COMPLETE, GP_COUNTER_UNWIND_COMPLETE);
 	if (kind == GP_UNWIND_SIGNAL) {
-		/* The interrupted code's registers, saved by the kernel in the signal frame; its pc is
-		 * where it was interrupted, not a return address. */
-		if (!read_word(w, sp + GP_SIGCONTEXT_RBP, &bp) || !read_word(w, sp + GP_SIGCONTEXT_RSP, &cfa) ||
+		/* The interrupted code's registers, saved by the kernel in the signal frame; its pc
+		 * is where it was interrupted, not a return address. */
+		if (!read_word(w, sp + GP_SIGCONTEXT_RBP, &bp) ||
+		    !read_word(w, sp + GP_SIGCONTEXT_RSP, &cfa) ||
 		    !read_word(w, sp + GP_SIGCONTEXT_RIP, &ra))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
 		u->ret_addr = 0;
@@ -658,9 +662,11 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 		/* A frame-pointer step: {saved rbp, return address} at rbp. */
 		count_on(state, GP_COUNTER_UNWIND_FP_FRAMES);
 		if (bp == 0) /* the ABI's outermost frame, but no CFI says so */
-			return unwind_stop(u, state, GP_STACK_END_UNKNOWN, GP_COUNTER_UNWIND_UNKNOWN_END);
+			return unwind_stop(u, state, GP_STACK_END_UNKNOWN,
+					   GP_COUNTER_UNWIND_UNKNOWN_END);
 		if (bp < sp || (bp & 7) != 0)
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_NO_RULE);
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED,
+					   GP_COUNTER_TRUNC_NO_RULE);
 		cfa = bp + 16;
 		if (!read_word(w, bp, &bp) || !read_word(w, cfa - 8, &ra))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
@@ -673,10 +679,13 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 		else if (kind == GP_UNWIND_RBP)
 			cfa = bp + rule.cfa_offset;
 		else
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_UNSUPPORTED);
-		/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED,
+					   GP_COUNTER_TRUNC_UNSUPPORTED);
+		/* A caller's frame is above its callee's: anything else is a corrupt stack or
+		 * table. */
 		if (cfa <= sp || (cfa & 7) != 0)
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_BAD_FRAME);
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED,
+					   GP_COUNTER_TRUNC_BAD_FRAME);
 		/* The lower address first: the window then covers the return address too. */
 		if (rule.rbp_offset != 0 && !read_word(w, cfa + (__s64)rule.rbp_offset * 8, &bp))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
@@ -709,7 +718,8 @@ static long unwind_loop_step(__u32 index, void *data)
 /* The user registers of the interrupted thread: the sample's own in user mode, else those the
  * kernel saved at its entry (a system call, a fault), from the task's pt_regs. False when there
  * are none (a kernel thread) or they are not 64-bit user mode. */
-static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u64 *pc, __u64 *sp, __u64 *bp)
+static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u64 *pc, __u64 *sp,
+					   __u64 *bp)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs regs;
@@ -721,13 +731,15 @@ static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u6
 		ip = ctx->regs.rip;
 		stack = ctx->regs.rsp;
 		frame = ctx->regs.rbp;
-		/* Loaded here: clang would otherwise merge these loads with the other path's into one
-		 * through a pointer, and the verifier refuses a context load through a moved pointer. */
+		/* Loaded here: clang would otherwise merge these loads with the other path's into
+		 * one through a pointer, and the verifier refuses a context load through a moved
+		 * pointer. */
 		barrier_var(ip);
 		barrier_var(stack);
 		barrier_var(frame);
 	} else {
-		if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(bpf_get_current_task_btf())) !=
+		if (bpf_probe_read_kernel(&regs, sizeof(regs),
+					  (void *)bpf_task_pt_regs(bpf_get_current_task_btf())) !=
 			    0 ||
 		    regs.cs != 0x33)
 			return false;
@@ -749,8 +761,10 @@ static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u6
  * hash, or 0 when it cannot: no tables loaded for the process yet (*no_tables: counted, and the
  * caller walks with frame pointers), or no user registers (*error = -EFAULT).
  */
-static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
-						struct gp_walk_state *walk, __u32 pid, __s32 *error, bool *no_tables)
+static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
+						struct gp_cpu_state *state,
+						struct gp_walk_state *walk, __u32 pid, __s32 *error,
+						bool *no_tables)
 {
 	struct gp_unwind_regs *u = &walk->unwind;
 	struct gp_unwind_process *proc;
@@ -762,8 +776,8 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 		return 0;
 	}
 	proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-	/* An exited process's entry serves its own last samples (in do_exit), not a new process that
-	 * took its pid before user space forgot it. */
+	/* An exited process's entry serves its own last samples (in do_exit), not a new process
+	 * that took its pid before user space forgot it. */
 	if (proc && proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))
 		proc = NULL;
 	if (!proc) {
@@ -819,8 +833,8 @@ static long hash_step(__u32 index, void *data)
  * bounded loop that stops at the depth costs the verifier seconds, one without an exit that
  * depends on the data costs it a pass per slot.
  */
-static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, struct gp_stack *st, __u64 flags,
-					__s32 *error, const bool loops)
+static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, struct gp_stack *st,
+					__u64 flags, __s32 *error, const bool loops)
 {
 	long bytes = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
 	struct hash_ctx c = { .st = st };
@@ -835,8 +849,9 @@ static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, struct 
 	if (loops) {
 		bpf_loop(n, hash_step, &c, 0);
 	} else {
-		/* Up to the depth in whole chunks of 16 slots (bpf_get_stack zeroes the slots after the
-		 * stack): a short stack costs a short loop, and the verifier sees 8 exits, not 127. */
+		/* Up to the depth in whole chunks of 16 slots (bpf_get_stack zeroes the slots after
+		 * the stack): a short stack costs a short loop, and the verifier sees 8 exits, not
+		 * 127. */
 #pragma clang loop unroll(disable)
 		for (i = 0; i < GP_MAX_STACK_DEPTH; i++) {
 			if ((i & 15) == 0 && i >= n)
@@ -852,14 +867,16 @@ static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, struct 
  * (never 0), or 0 with *error set: -EEXIST when another stack has the hash (counted in
  * `collision_counter`), the map's error when it is full.
  */
-static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks, struct gp_stack *st, __u64 hash,
-					__s32 *error, __u32 collision_counter)
+static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks,
+					struct gp_stack *st, __u64 hash, __s32 *error,
+					__u32 collision_counter)
 {
 	struct gp_stack *kept = bpf_map_lookup_elem(stacks, &hash);
 	long err;
 
 	if (kept) {
-		if (kept->check == st->check && kept->depth == st->depth && kept->ips[0] == st->ips[0])
+		if (kept->check == st->check && kept->depth == st->depth &&
+		    kept->ips[0] == st->ips[0])
 			return hash;
 		count_on(state, collision_counter);
 		*error = -EEXIST;
@@ -877,13 +894,16 @@ static __always_inline bool same_key(const struct gp_sample_key *a, const struct
 {
 	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
 
-	_Static_assert(sizeof(struct gp_sample_key) == 6 * sizeof(__u64), "the key is compared as six words");
-	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] && x[5] == y[5];
+	_Static_assert(sizeof(struct gp_sample_key) == 6 * sizeof(__u64),
+		       "the key is compared as six words");
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] &&
+	       x[5] == y[5];
 }
 
 /* Adds a cache entry's pending samples to its key in the slot's counts map, where the key's
  * first sample put it (only the drain, while the slot is idle, takes keys out). */
-static __always_inline void settle(struct gp_cpu_state *state, void *counts, struct gp_recent *entry)
+static __always_inline void settle(struct gp_cpu_state *state, void *counts,
+				   struct gp_recent *entry)
 {
 	__u64 *value = bpf_map_lookup_elem(counts, &entry->key);
 
@@ -898,7 +918,8 @@ static __always_inline void settle(struct gp_cpu_state *state, void *counts, str
  * walked with frame pointers, by this program in user mode or else by the kernel. Returns its
  * hash, or 0 with key->user_error set. */
 static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
-					struct gp_walk_state *walk, struct gp_sample_key *key, const bool loops)
+					struct gp_walk_state *walk, struct gp_sample_key *key,
+					const bool loops)
 {
 	bool no_tables = false;
 	__u64 hash;
@@ -921,8 +942,9 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
  * so most samples skip the stack map (a cold hash lookup, about 300 ns at 99 Hz); a stack that
  * another stack's 64-bit hash would hide is then not compared again. `loops`: the kernel has
  * bpf_loop, and user stacks of samples in user mode are walked here. */
-static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state, void *stacks,
-				  void *counts, void *recent, struct gp_sample_key *key, const bool loops)
+static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
+				  void *stacks, void *counts, void *recent,
+				  struct gp_sample_key *key, const bool loops)
 {
 	bool user_mode = in_user_mode(ctx);
 	__u64 one = 1, *value;
@@ -937,7 +959,8 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	if (!kernel_stacks)
 		key->kernel_error = GP_NO_STACK;
 	else if (user_mode)
-		key->kernel_error = -EFAULT; /* an empty kernel stack, as bpf_get_stack reports it */
+		key->kernel_error =
+			-EFAULT; /* an empty kernel stack, as bpf_get_stack reports it */
 	else
 		key->kernel_stack = take_stack(ctx, &walk->kernel, 0, &key->kernel_error, loops);
 	if (kernel_only && key->kernel_error == -EFAULT) {
@@ -949,11 +972,13 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	else
 		key->user_stack = user_stack(ctx, state, walk, key, loops);
 
-	index = (__u32)(key->user_stack ^ key->kernel_stack ^ ((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
+	index = (__u32)(key->user_stack ^ key->kernel_stack ^
+			((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
 		(GP_RECENT_ENTRIES - 1);
 	entry = bpf_map_lookup_elem(recent, &index);
 	if (entry && entry->valid && same_key(&entry->key, key)) {
-		entry->pending += 1; /* per CPU, and the drain reads it only while the slot is idle */
+		entry->pending +=
+			1; /* per CPU, and the drain reads it only while the slot is idle */
 		count_on(state, GP_COUNTER_SAMPLES);
 		return 0;
 	}
@@ -962,16 +987,17 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 
 	value = bpf_map_lookup_elem(counts, key);
 	if (!value) {
-		/* The key's first sample this interval: keep its stacks (a collision or a full stack
-		 * map changes the key). */
+		/* The key's first sample this interval: keep its stacks (a collision or a full
+		 * stack map changes the key). */
 		if (key->kernel_stack)
-			key->kernel_stack = keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
-						       &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+			key->kernel_stack =
+				keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
+					   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
 		if (key->user_stack)
-			key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack, &key->user_error,
-						     GP_COUNTER_USER_COLLISIONS);
-		/* Inserted with its count, or -EEXIST (another CPU inserted the key meanwhile: add to
-		 * it), or the map is full. */
+			key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack,
+						     &key->user_error, GP_COUNTER_USER_COLLISIONS);
+		/* Inserted with its count, or -EEXIST (another CPU inserted the key meanwhile: add
+		 * to it), or the map is full. */
 		if (bpf_map_update_elem(counts, key, &one, BPF_NOEXIST) != 0 &&
 		    !(value = bpf_map_lookup_elem(counts, key)))
 			count_on(state, GP_COUNTER_COUNTS_FULL);
@@ -1070,7 +1096,8 @@ int gp_exec(void *ctx)
 		return 0;
 	/* The next sample announces the process again, once the new image has loaded its libraries;
 	 * the new generation makes every CPU look the pid up again. Only a process announced before
-	 * is news to user space: most execs (shell pipelines, wrapper scripts) are never sampled. */
+	 * is news to user space: most execs (shell pipelines, wrapper scripts) are never sampled.
+	 */
 	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
 
 	__sync_fetch_and_add(&exec_generation, 1);
@@ -1095,15 +1122,15 @@ int gp_exit(void *ctx)
 	if (pid != tid || pid == 0) /* another thread: the process lives on */
 		return 0;
 	if (unwind_tables_on) {
-		/* Kept for the samples of its exit (user space removes it when it forgets the process):
-		 * flagged, so that another process with the pid does not use it. */
+		/* Kept for the samples of its exit (user space removes it when it forgets the
+		 * process): flagged, so that another process with the pid does not use it. */
 		struct gp_unwind_process *proc = bpf_map_lookup_elem(&unwind_procs, &pid);
 
 		if (proc)
 			proc->exited = 1;
 	}
 	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
-		return 0; /* never announced: nothing to tell */
+		return 0;			   /* never announced: nothing to tell */
 	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */
 	announce(GP_EVENT_EXIT, pid, tid);
 	return 0;

@@ -42,8 +42,8 @@ struct gp_sample_key {
 
 enum gp_event_type {
 	GP_EVENT_NEW_PROCESS = 1, /* first sample of a pid (or first after its exec) */
-	GP_EVENT_EXEC = 2,        /* sched_process_exec of an announced pid that passes the filters */
-	GP_EVENT_EXIT = 3,        /* sched_process_exit of an announced pid's main thread */
+	GP_EVENT_EXEC = 2, /* sched_process_exec of an announced pid that passes the filters */
+	GP_EVENT_EXIT = 3, /* sched_process_exit of an announced pid's main thread */
 };
 
 /* Ring-buffer record: rare events that make user space snapshot /proc/PID at once (or forget a
@@ -59,34 +59,35 @@ struct gp_event {
 
 /* Counters of the per-CPU `cpu_state` element (summed by user space). */
 enum gp_counter {
-	GP_COUNTER_SAMPLES = 0,       /* samples that passed the filters */
-	GP_COUNTER_FILTERED,          /* samples dropped by the filters */
-	GP_COUNTER_USER_COLLISIONS,   /* user stack lost: another stack had its hash (-EEXIST) */
-	GP_COUNTER_KERNEL_COLLISIONS, /* kernel stack lost to a hash collision */
-	GP_COUNTER_STACK_ERRORS,      /* other stack failures (e.g. -E2BIG: stack map full) */
-	GP_COUNTER_COUNTS_FULL,       /* sample dropped: the counts map was full */
-	GP_COUNTER_EVENTS_LOST,       /* ring-buffer reservation failed (event dropped) */
+	GP_COUNTER_SAMPLES = 0,		 /* samples that passed the filters */
+	GP_COUNTER_FILTERED,		 /* samples dropped by the filters */
+	GP_COUNTER_USER_COLLISIONS,	 /* user stack lost: another stack had its hash (-EEXIST) */
+	GP_COUNTER_KERNEL_COLLISIONS,	 /* kernel stack lost to a hash collision */
+	GP_COUNTER_STACK_ERRORS,	 /* other stack failures (e.g. -E2BIG: stack map full) */
+	GP_COUNTER_COUNTS_FULL,		 /* sample dropped: the counts map was full */
+	GP_COUNTER_EVENTS_LOST,		 /* ring-buffer reservation failed (event dropped) */
 	GP_COUNTER_UNWIND_BEFORE_TABLES, /* user stack walked with frame pointers: the process's
 					  * unwind tables were not loaded yet */
-	GP_COUNTER_UNWIND_COMPLETE,      /* user stacks unwound to the outermost frame */
-	GP_COUNTER_TRUNC_DEPTH,          /* truncated: GP_MAX_STACK_DEPTH frames */
-	GP_COUNTER_TRUNC_READ,           /* truncated: stack memory unreadable */
-	GP_COUNTER_TRUNC_NO_RULE,        /* truncated: no unwind rule and no frame pointer */
-	GP_COUNTER_TRUNC_UNSUPPORTED,    /* truncated: CFI gp cannot follow */
-	GP_COUNTER_TRUNC_BAD_FRAME,      /* truncated: the CFA did not move up the stack */
-	GP_COUNTER_UNWIND_FP_FRAMES,     /* frames taken with a frame pointer (no rule covered the pc) */
-	GP_COUNTER_UNWIND_UNKNOWN_END,   /* stacks that ended at a zero frame pointer or return address
-					  * with no CFI to say it is the outermost frame */
-	GP_COUNTER_UNWIND_SEARCHES,      /* rules searched in the tables (the others came from the
-					  * per-CPU rule cache) */
+	GP_COUNTER_UNWIND_COMPLETE,	 /* user stacks unwound to the outermost frame */
+	GP_COUNTER_TRUNC_DEPTH,		 /* truncated: GP_MAX_STACK_DEPTH frames */
+	GP_COUNTER_TRUNC_READ,		 /* truncated: stack memory unreadable */
+	GP_COUNTER_TRUNC_NO_RULE,	 /* truncated: no unwind rule and no frame pointer */
+	GP_COUNTER_TRUNC_UNSUPPORTED,	 /* truncated: CFI gp cannot follow */
+	GP_COUNTER_TRUNC_BAD_FRAME,	 /* truncated: the CFA did not move up the stack */
+	GP_COUNTER_UNWIND_FP_FRAMES,   /* frames taken with a frame pointer (no rule covered the pc)
+					*/
+	GP_COUNTER_UNWIND_UNKNOWN_END, /* stacks that ended at a zero frame pointer or return
+					* address with no CFI to say it is the outermost frame */
+	GP_COUNTER_UNWIND_SEARCHES,    /* rules searched in the tables (the others came from the
+					* per-CPU rule cache) */
 	GP_COUNTER_MAX,
 };
 
 /* The one element of the per-CPU `cpu_state` array. */
 struct gp_cpu_state {
-	__u32 seen_pid;        /* the pid this CPU's previous sample found announced... */
+	__u32 seen_pid;	       /* the pid this CPU's previous sample found announced... */
 	__u32 seen_generation; /* ...in this exec_generation */
-	__u64 in_slot;         /* 1 from before the sampler reads active_slot until it is done with
+	__u64 in_slot;	       /* 1 from before the sampler reads active_slot until it is done with
 				* the slot: a drain that reads 0 on every CPU after its flip needs no
 				* RCU wait (64 bits: BPF's xchg) */
 	__u64 counters[GP_COUNTER_MAX];
@@ -105,8 +106,6 @@ struct gp_recent {
 	__u32 pad;
 };
 
-
-
 /*
  * Unwinding without frame pointers (--unwind dwarf|auto): .eh_frame/.debug_frame compiled by user
  * space (libcore/src/unwind) into tables of rows, one table per binary (by build-id), shared by
@@ -114,12 +113,12 @@ struct gp_recent {
  * puts it elsewhere is GP_UNWIND_UNSUPPORTED).
  */
 enum gp_unwind_kind {
-	GP_UNWIND_NONE = 0,        /* no CFI covers the address: one frame-pointer step */
-	GP_UNWIND_RSP = 1,         /* CFA = rsp + cfa_offset */
-	GP_UNWIND_RBP = 2,         /* CFA = rbp + cfa_offset */
-	GP_UNWIND_PLT = 3,         /* CFA = rsp + cfa_offset, + 8 when (rip & 15) >= 11 (lazy PLT) */
-	GP_UNWIND_SIGNAL = 4,      /* sigreturn trampoline: registers from the ucontext at rsp */
-	GP_UNWIND_END = 5,         /* return address undefined: the outermost frame */
+	GP_UNWIND_NONE = 0,   /* no CFI covers the address: one frame-pointer step */
+	GP_UNWIND_RSP = 1,    /* CFA = rsp + cfa_offset */
+	GP_UNWIND_RBP = 2,    /* CFA = rbp + cfa_offset */
+	GP_UNWIND_PLT = 3,    /* CFA = rsp + cfa_offset, + 8 when (rip & 15) >= 11 (lazy PLT) */
+	GP_UNWIND_SIGNAL = 4, /* sigreturn trampoline: registers from the ucontext at rsp */
+	GP_UNWIND_END = 5,    /* return address undefined: the outermost frame */
 	GP_UNWIND_UNSUPPORTED = 6, /* CFI gp cannot follow: the stack ends here, truncated */
 };
 
@@ -127,7 +126,7 @@ enum gp_unwind_kind {
  * (`unwind_rules`: each distinct rule once; real binaries have a few hundred). */
 struct gp_unwind_rule {
 	__u16 cfa_offset; /* bytes */
-	__u8 kind;        /* enum gp_unwind_kind */
+	__u8 kind;	  /* enum gp_unwind_kind */
 	__s8 rbp_offset;  /* rbp was saved at CFA + 8 * rbp_offset; 0: rbp keeps its value */
 };
 #define GP_UNWIND_MAX_RULES 65536
@@ -150,21 +149,23 @@ struct gp_unwind_row_block {
 /* Rows are found through a directory of 4 KiB pages of each table's address range. */
 #define GP_UNWIND_PAGE_SHIFT 12
 struct gp_unwind_page {
-	__u32 first_row; /* index (in the table) of the row in force at the page's first byte (it may
-			  * start in an earlier page); the rows after it up to count start in this page */
-	__u32 count;     /* rows from first_row whose pc is below the page's end (0: none) */
+	__u32 first_row; /* index (in the table) of the row in force at the page's first byte (it
+			  * may start in an earlier page); the rows after it up to count start in
+			  * this page */
+	__u32 count;	 /* rows from first_row whose pc is below the page's end (0: none) */
 };
 
 /* An element of `unwind_tables`: where one table's rows and pages are in the global arrays. */
 struct gp_unwind_table {
-	__u32 row_base;   /* index in `unwind_rows` of the table's first row */
+	__u32 row_base; /* index in `unwind_rows` of the table's first row */
 	__u32 row_count;
-	__u32 page_base;  /* index in `unwind_pages` of the table's first page */
+	__u32 page_base; /* index in `unwind_pages` of the table's first page */
 	__u32 page_count;
 };
 
 /* The executable mappings of one process that have a table, sorted by start, are a range of the
- * global `unwind_mappings` array; addresses in no listed mapping are unwound with frame pointers. */
+ * global `unwind_mappings` array; addresses in no listed mapping are unwound with frame pointers.
+ */
 #define GP_UNWIND_MAX_MAPPINGS 256 /* per process */
 struct gp_unwind_mapping {
 	__u64 start; /* [start, end) in the process's address space */
@@ -178,7 +179,8 @@ struct gp_unwind_mapping {
 struct gp_unwind_process {
 	__u32 first;
 	__u32 count;  /* at most GP_UNWIND_MAX_MAPPINGS */
-	__u32 serial; /* new at every write of the entry: tells the rule cache's old rows from new */
+	__u32 serial; /* new at every write of the entry: tells the rule cache's old rows from new
+		       */
 	__u32 exited; /* set by the exit of the process's main thread: the entry serves only tasks
 		       * in do_exit until user space removes it */
 };
@@ -192,8 +194,8 @@ struct gp_unwind_process {
 #define GP_UNWIND_CACHE_SHIFT 11
 #define GP_UNWIND_CACHE_ENTRIES (1u << GP_UNWIND_CACHE_SHIFT)
 struct gp_unwind_cached {
-	__u64 pc;         /* the address looked up (a return address's call is at pc - 1) */
-	__u32 serial;     /* gp_unwind_process.serial when it was found */
+	__u64 pc;     /* the address looked up (a return address's call is at pc - 1) */
+	__u32 serial; /* gp_unwind_process.serial when it was found */
 	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers pc */
 };
 
@@ -205,27 +207,28 @@ struct gp_unwind_regs {
 	__u64 window_len;
 	__u64 hash_key, hash_check;
 	__u32 first, count; /* the process's mappings */
-	__u32 depth;        /* frames in walk_state.stack so far */
-	__u32 end;          /* enum gp_stack_end once the walk ends */
-	__u32 ret_addr;     /* 1: pc is a return address (its call is at pc - 1) */
-	__u32 pid;          /* the process and its entry's serial: the rule cache's key */
+	__u32 depth;	    /* frames in walk_state.stack so far */
+	__u32 end;	    /* enum gp_stack_end once the walk ends */
+	__u32 ret_addr;	    /* 1: pc is a return address (its call is at pc - 1) */
+	__u32 pid;	    /* the process and its entry's serial: the rule cache's key */
 	__u32 serial;
 	__u32 pad;
 };
 
 /* How a user stack ended (struct gp_stack.end). */
 enum gp_stack_end {
-	GP_STACK_END_UNKNOWN = 0,   /* frame pointers only: the walk cannot tell */
-	GP_STACK_END_COMPLETE = 1,  /* reached the outermost frame (return address undefined) */
-	GP_STACK_END_TRUNCATED = 2, /* cut: depth limit, unreadable memory, no rule and no frame pointer */
+	GP_STACK_END_UNKNOWN = 0,  /* frame pointers only: the walk cannot tell */
+	GP_STACK_END_COMPLETE = 1, /* reached the outermost frame (return address undefined) */
+	GP_STACK_END_TRUNCATED =
+		2, /* cut: depth limit, unreadable memory, no rule and no frame pointer */
 };
 
 /* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
 struct gp_walk_state {
-	struct gp_stack stack;               /* the user stack being taken */
-	struct gp_stack kernel;              /* the kernel stack being taken */
+	struct gp_stack stack;		     /* the user stack being taken */
+	struct gp_stack kernel;		     /* the kernel stack being taken */
 	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
-	struct gp_unwind_regs unwind;        /* the table walk's state */
+	struct gp_unwind_regs unwind;	     /* the table walk's state */
 };
 
 #endif /* GP_PROFILE_H */

@@ -51,7 +51,7 @@ struct gap {
 
 struct cpu_tally {
   long long stolen_ns, gaps;
-  struct gap *log;  // preallocated and touched before the run: no page fault inside it
+  struct gap* log;  // preallocated and touched before the run: no page fault inside it
   long long logged, capacity;
 };
 
@@ -64,7 +64,7 @@ static long long now_ns(void) {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-__attribute__((noinline)) static void spin(struct cpu_tally *t) {
+__attribute__((noinline)) static void spin(struct cpu_tally* t) {
   long long previous = now_ns(), now;
   for (; (now = now_ns()) < end_ns; previous = now) {
     if (now - previous <= min_gap_ns || previous < start_ns) continue;
@@ -74,15 +74,13 @@ __attribute__((noinline)) static void spin(struct cpu_tally *t) {
   }
 }
 
-__attribute__((noinline)) static void descend(int frames, struct cpu_tally *t) {
-  if (frames > 0)
-    descend(frames - 1, t);
-  else
-    spin(t);
+__attribute__((noinline)) static void descend(int frames, struct cpu_tally* t) {
+  if (frames > 0) descend(frames - 1, t);
+  else spin(t);
   __asm__ volatile("" ::: "memory");  // no tail call: every frame stays on the stack
 }
 
-static void *run_on_cpu(void *arg) {
+static void* run_on_cpu(void* arg) {
   long cpu = (long)arg;
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -93,7 +91,7 @@ static void *run_on_cpu(void *arg) {
 }
 
 // Offset within the period where most of this CPU's gaps start: the sampling interrupt's phase.
-static long long sampling_phase(const struct cpu_tally *t, long long period_ns, long *bins) {
+static long long sampling_phase(const struct cpu_tally* t, long long period_ns, long* bins) {
   long count = period_ns / phase_bin_ns + 1, peak = 0;
   memset(bins, 0, count * sizeof *bins);
   for (long long i = 0; i < t->logged; i++) bins[t->log[i].start_ns % period_ns / phase_bin_ns]++;
@@ -102,8 +100,8 @@ static long long sampling_phase(const struct cpu_tally *t, long long period_ns, 
   return peak * phase_bin_ns + phase_bin_ns / 2;
 }
 
-static int by_value(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
+static int by_value(const void* a, const void* b) {
+  long long x = *(const long long*)a, y = *(const long long*)b;
   return (x > y) - (x < y);
 }
 
@@ -111,14 +109,14 @@ static int by_value(const void *a, const void *b) {
 static long long process_cpu_ns(long pid) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%ld/task", pid);
-  DIR *tasks = opendir(path);
+  DIR* tasks = opendir(path);
   if (!tasks) return 0;  // exited: the sampler failed, which the script reports
   long long total = 0;
-  for (struct dirent *d; (d = readdir(tasks));) {
+  for (struct dirent* d; (d = readdir(tasks));) {
     if (d->d_name[0] == '.') continue;
     char stat_path[320];
     snprintf(stat_path, sizeof stat_path, "/proc/%ld/task/%s/schedstat", pid, d->d_name);
-    FILE *f = fopen(stat_path, "r");
+    FILE* f = fopen(stat_path, "r");
     long long ns = 0;
     if (f && fscanf(f, "%lld", &ns) == 1) total += ns;
     if (f) fclose(f);
@@ -129,7 +127,7 @@ static long long process_cpu_ns(long pid) {
 
 // -e: runs `program` pinned to `cpu` with the window's bounds; returns its pid and sets *out to
 // the read end of its standard output, or returns -1.
-static pid_t start_external(const char *program, long cpu, long long capacity, int *out) {
+static pid_t start_external(const char* program, long cpu, long long capacity, int* out) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   pid_t pid = fork();
@@ -148,7 +146,7 @@ static pid_t start_external(const char *program, long cpu, long long capacity, i
     snprintf(args[3], sizeof args[3], "%lld", capacity);
     char script[4096];
     snprintf(script, sizeof script, "exec %s \"$@\"", program);
-    execl("/bin/sh", "sh", "-c", script, "sh", args[0], args[1], args[2], args[3], (char *)NULL);
+    execl("/bin/sh", "sh", "-c", script, "sh", args[0], args[1], args[2], args[3], (char*)NULL);
     _exit(127);
   }
   close(fds[1]);
@@ -157,9 +155,9 @@ static pid_t start_external(const char *program, long cpu, long long capacity, i
   return pid;
 }
 
-static int read_all(int fd, void *buffer, size_t size) {
+static int read_all(int fd, void* buffer, size_t size) {
   for (size_t done = 0; done < size;) {
-    ssize_t n = read(fd, (char *)buffer + done, size - done);
+    ssize_t n = read(fd, (char*)buffer + done, size - done);
     if (n <= 0) return -1;
     done += n;
   }
@@ -167,7 +165,7 @@ static int read_all(int fd, void *buffer, size_t size) {
 }
 
 // -e: the tally of the program on `cpu` from its output; its exit status must be 0.
-static int finish_external(pid_t pid, int fd, struct cpu_tally *t) {
+static int finish_external(pid_t pid, int fd, struct cpu_tally* t) {
   long long head[3];
   int ok = read_all(fd, head, sizeof head) == 0 && head[2] >= 0 && head[2] <= t->capacity &&
            read_all(fd, t->log, head[2] * sizeof(struct gap)) == 0;
@@ -183,14 +181,15 @@ static int finish_external(pid_t pid, int fd, struct cpu_tally *t) {
 
 static void sleep_until(long long ns) {
   struct timespec t = {ns / 1000000000LL, ns % 1000000000LL};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {}
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {
+  }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   double warmup = 0;
   long pids[64];
   int npids = 0;
-  const char *program = NULL;
+  const char* program = NULL;
   for (int opt; (opt = getopt(argc, argv, "w:p:g:e:")) != -1;) {
     if (opt == 'w') warmup = atof(optarg);
     else if (opt == 'g') min_gap_ns = atoll(optarg);
@@ -199,7 +198,9 @@ int main(int argc, char **argv) {
     else optind = argc + 1;
   }
   if (optind >= argc) {
-    fprintf(stderr, "usage: stolen_time_probe [-w WARMUP] [-p PID]... [-g NS] [-e PROGRAM] SECONDS [HZ...]\n");
+    fprintf(
+        stderr,
+        "usage: stolen_time_probe [-w WARMUP] [-p PID]... [-g NS] [-e PROGRAM] SECONDS [HZ...]\n");
     return 2;
   }
   double seconds = atof(argv[optind]);
@@ -208,7 +209,8 @@ int main(int argc, char **argv) {
   for (int i = first_hz; i < argc; i++) total_hz += atol(argv[i]);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus > max_cpus) cpus = max_cpus;
-  long long capacity = (long long)(seconds * (2 * total_hz + 20000));  // ~2000-7000 gaps/s seen here
+  long long capacity =
+      (long long)(seconds * (2 * total_hz + 20000));  // ~2000-7000 gaps/s seen here
   for (long c = 0; c < cpus; c++) {
     tallies[c].capacity = capacity;
     tallies[c].log = calloc(capacity, sizeof(struct gap));
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
   end_ns = start_ns + (long long)(seconds * 1e9);
   for (long c = 0; c < cpus; c++) {
     if (!program) {
-      pthread_create(&threads[c], NULL, run_on_cpu, (void *)c);
+      pthread_create(&threads[c], NULL, run_on_cpu, (void*)c);
     } else if ((programs[c] = start_external(program, c, capacity, &outputs[c])) < 0) {
       return perror("stolen_time_probe: -e"), 1;
     }
@@ -249,12 +251,12 @@ int main(int argc, char **argv) {
 
   printf("%.0f %.1f", stolen / (seconds * cpus), gaps / (seconds * cpus));
   for (int p = 0; p < npids; p++) cpu_ns[p][2] = process_cpu_ns(pids[p]);
-  long long *lengths = malloc((logged + 1) * sizeof *lengths);
+  long long* lengths = malloc((logged + 1) * sizeof *lengths);
   for (int i = first_hz; i < argc; i++) {
     long long period = 1000000000LL / atol(argv[i]), window = 3 * phase_bin_ns, sampled = 0;
-    long *bins = malloc((period / phase_bin_ns + 1) * sizeof *bins);
+    long* bins = malloc((period / phase_bin_ns + 1) * sizeof *bins);
     for (long c = 0; c < cpus; c++) {
-      const struct cpu_tally *t = &tallies[c];
+      const struct cpu_tally* t = &tallies[c];
       long long phase = sampling_phase(t, period, bins);
       for (long long g = 0; g < t->logged; g++) {
         long long off = t->log[g].start_ns % period - phase;
@@ -267,7 +269,8 @@ int main(int argc, char **argv) {
     printf(" %lld %.1f", sampled ? lengths[sampled / 2] : 0, sampled / (seconds * cpus));
     free(bins);
   }
-  for (int p = 0; p < npids; p++) printf(" %lld %lld", cpu_ns[p][1] - cpu_ns[p][0], cpu_ns[p][2] - cpu_ns[p][1]);
+  for (int p = 0; p < npids; p++)
+    printf(" %lld %lld", cpu_ns[p][1] - cpu_ns[p][0], cpu_ns[p][2] - cpu_ns[p][1]);
   printf("\n");
   return 0;
 }

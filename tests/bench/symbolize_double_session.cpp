@@ -74,7 +74,9 @@ int main(int argc, char** argv) {
           if (pass == 0) first = writer.written();
           done = true;
           break;
-        case ReadEvent::Kind::end_of_stream: done = true; break;
+        case ReadEvent::Kind::end_of_stream:
+          done = true;
+          break;
       }
     }
   }

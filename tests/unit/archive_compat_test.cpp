@@ -87,9 +87,9 @@ model::Session format_1_0_session(int variant) {
                         model::MappingKind::user});
   s.mappings.push_back({0, 0xffffffff81000000, 0xffffffff82000000, 0, "[kernel.kallsyms]", "", 0, 0,
                         model::MappingKind::kernel});
-  s.functions.push_back({"main", "", "main.c", 10});
-  s.functions.push_back({"inlined_helper", "_Z14inlined_helperv", "util.h", 3});
-  s.functions.push_back({"handle (/srv/app.py:12)", "", "/srv/app.py", 12});
+  s.functions.push_back({"main", "", "main.c", 10, ""});
+  s.functions.push_back({"inlined_helper", "_Z14inlined_helperv", "util.h", 3, ""});
+  s.functions.push_back({"handle (/srv/app.py:12)", "", "/srv/app.py", 12, ""});
   // 1: raw user address, resolved later by the location update below.
   s.locations.push_back(
       {1, 0x401234, 0x2234, model::FrameKind::native, {}, model::SymbolStatus::unsymbolized, true});

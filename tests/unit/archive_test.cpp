@@ -156,8 +156,9 @@ TEST(ArchiveReader, EveryCutPointGivesPrefixOrError) {
 }
 
 TEST(ArchiveReader, RejectsGarbageWithClearError) {
-  for (std::string junk : {std::string("hello world, this is not an archive\n"), std::string(64, '\0'),
-                           std::string("\x04\x22\x4d\x18garbage", 11), std::string()}) {
+  for (std::string junk :
+       {std::string("hello world, this is not an archive\n"), std::string(64, '\0'),
+        std::string("\x04\x22\x4d\x18garbage", 11), std::string()}) {
     auto a = read(junk);
     ASSERT_FALSE(a.ok());
     EXPECT_FALSE(a.error().message.empty());
@@ -238,8 +239,8 @@ TEST(ArchiveReader, LooksLikeArchiveTellsTextFromBinary) {
 // Streaming: Reader::next_event and Writer::write_delta.
 
 using gp::archive::ChunkDelta;
-using gp::archive::ReadEvent;
 using gp::archive::Reader;
+using gp::archive::ReadEvent;
 
 // Every event of a stream, stopping after end_of_stream or an Error.
 struct Events {
@@ -365,7 +366,8 @@ TEST(ArchiveStream, LocationUpdatesOfEarlierChunksAreKeptNotApplied) {
   Writer w(*stream);
   ASSERT_TRUE(w.begin_session(s).ok());
   ASSERT_TRUE(w.write_chunk(s).ok());
-  s.location_updates.push_back({loc, {{f, 0, 0, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
+  s.location_updates.push_back(
+      {loc, {{f, 0, 0, false}}, model::SymbolStatus::resolved, model::FrameKind::native});
   ASSERT_TRUE(w.end_session(s).ok());
   ASSERT_TRUE(stream->close().ok());
 
@@ -415,7 +417,8 @@ TEST(ArchiveStream, FlippedBytesNeverCrashAndReferencesStayInRange) {
       if (ev.kind != ReadEvent::Kind::chunk) continue;
       auto after = ev.chunk.base.plus(ev.chunk.entries);
       for (const auto& smp : ev.chunk.entries.samples) EXPECT_LE(smp.stack_id, after.stacks);
-      for (const auto& u : ev.chunk.entries.location_updates) EXPECT_LE(u.location_id, after.locations);
+      for (const auto& u : ev.chunk.entries.location_updates)
+        EXPECT_LE(u.location_id, after.locations);
     }
   }
 }

@@ -2,8 +2,8 @@
 // with binutils' readelf, plus corrupt and truncated inputs.
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,7 +22,6 @@ using gp::elf::build_id_hex;
 using gp::elf::read_build_id;
 
 std::string fixture(const std::string& name) { return std::string(GP_ELF_FIXTURES) + "/" + name; }
-
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -148,10 +147,12 @@ struct TinyElf {
   }
   TinyElf(uint64_t note_offset, uint64_t note_size, const std::string& notes) {
     bytes.assign(64 + 56, '\0');
-    bytes.replace(0, 4, "\x7f" "ELF");
-    bytes[4] = 2;  // ELFCLASS64
-    bytes[5] = 1;  // ELFDATA2LSB
-    bytes[6] = 1;  // EV_CURRENT
+    bytes.replace(0, 4,
+                  "\x7f"
+                  "ELF");
+    bytes[4] = 2;    // ELFCLASS64
+    bytes[5] = 1;    // ELFDATA2LSB
+    bytes[6] = 1;    // EV_CURRENT
     put(32, 64, 8);  // e_phoff
     put(52, 64, 2);  // e_ehsize
     put(54, 56, 2);  // e_phentsize
@@ -195,7 +196,8 @@ TEST(BuildId, HostileNoteSizesAreRejected) {
   EXPECT_EQ(both_ways(TinyElf(120, 0xffffffffffffull, good).bytes), "error: no GNU build-id note");
   // A note whose namesz, or descsz, runs past its region ends the walk: the GNU note behind it
   // is not reached (nothing past the region is read).
-  for (auto hostile : {note(0xfffffff0u, 4, 1, "ABC", "xxxx"), note(4, 0xfffffff0u, 1, "ABC", "x")}) {
+  for (auto hostile :
+       {note(0xfffffff0u, 4, 1, "ABC", "xxxx"), note(4, 0xfffffff0u, 1, "ABC", "x")}) {
     const std::string notes = hostile + good;
     EXPECT_EQ(both_ways(TinyElf(120, notes.size(), notes).bytes), "error: no GNU build-id note");
   }
@@ -207,8 +209,8 @@ TEST(BuildId, HostileNoteSizesAreRejected) {
 
 TEST(BuildId, MisalignedNoteRegionsAreReadAsTheyAre) {
   // A region at an odd offset, after an unrelated note.
-  const std::string notes = note(6, 2, 1, "Linux", "ab") +
-                            note(4, 5, 3, kGnu, "\x01\x02\x03\x04\x05");
+  const std::string notes =
+      note(6, 2, 1, "Linux", "ab") + note(4, 5, 3, kGnu, "\x01\x02\x03\x04\x05");
   EXPECT_EQ(both_ways(TinyElf(123, notes.size(), notes).bytes), "0102030405");
   // A region that ends inside a note header.
   EXPECT_EQ(both_ways(TinyElf(123, notes.size() - 9, notes).bytes), "error: no GNU build-id note");
@@ -219,10 +221,10 @@ TEST(BuildId, HostileHeaderCountsCostNoMemory) {
   // sh_size and sh_info claim 2^20 section and program headers in a 248-byte file (libelf would
   // set up a table of ~200 MiB for them).
   TinyElf elf(120, 0, "");
-  elf.put(40, 184, 8);            // e_shoff
-  elf.put(56, 0xffff, 2);         // e_phnum = PN_XNUM
-  elf.put(58, 64, 2);             // e_shentsize
-  elf.put(60, 0, 2);              // e_shnum = 0
+  elf.put(40, 184, 8);             // e_shoff
+  elf.put(56, 0xffff, 2);          // e_phnum = PN_XNUM
+  elf.put(58, 64, 2);              // e_shentsize
+  elf.put(60, 0, 2);               // e_shnum = 0
   elf.put(184 + 32, 1u << 20, 8);  // sh_size: the section count
   elf.put(184 + 44, 1u << 20, 4);  // sh_info: the program header count
   elf.bytes.resize(248, '\0');

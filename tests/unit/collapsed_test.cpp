@@ -39,8 +39,8 @@ TEST(CollapsedReader, SplitsAtTheLastSpaceAndSumsIdenticalStacks) {
 }
 
 TEST(CollapsedReader, MapsSuffixesToKindsAndStripsThem) {
-  auto a = parse_collapsed(
-      "p;a_[k];b_[j];c_[p];d_[pn];e_[rb];f_[php];g_[net];h_[i];x_[pe];y_[1];z 1");
+  auto a =
+      parse_collapsed("p;a_[k];b_[j];c_[p];d_[pn];e_[rb];f_[php];g_[net];h_[i];x_[pe];y_[1];z 1");
   ASSERT_TRUE(a);
   EXPECT_EQ(render(*a), std::vector<std::string>{
                             "p/pseudo;a/kernel;b/java;c/python;d/python-native;e/ruby;f/php;"
@@ -50,8 +50,9 @@ TEST(CollapsedReader, MapsSuffixesToKindsAndStripsThem) {
 TEST(CollapsedReader, KeepsPipesAndSpacesInFrames) {
   auto a = parse_collapsed("java;Foo.bar(Ljava/lang/String|)V_[j];operator new (x) 2\r\n");
   ASSERT_TRUE(a);
-  EXPECT_EQ(render(*a), std::vector<std::string>{
-                            "java/pseudo;Foo.bar(Ljava/lang/String|)V/java;operator new (x)/unknown; 2"});
+  EXPECT_EQ(render(*a),
+            std::vector<std::string>{
+                "java/pseudo;Foo.bar(Ljava/lang/String|)V/java;operator new (x)/unknown; 2"});
 }
 
 const char* kColHeader =
@@ -62,11 +63,12 @@ const char* kColHeader =
     R"("flamegraph_html": null, "sampling_event": "cpu-time", "sampling_mode": "frequency", "sampling_frequency": 11})";
 
 TEST(CollapsedReader, ReadsColPrefixFramesIntoProcesses) {
-  std::string text = std::string(kColHeader) +
-                     "\n0;;swapper;do_idle_[k] 655"
-                     "\n1;web;python;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p] 12"
-                     "\n1;web;python;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p] 3"
-                     "\n0;;java;[Profiling skipped: profiled-oom];start_thread 3";
+  std::string text =
+      std::string(kColHeader) +
+      "\n0;;swapper;do_idle_[k] 655"
+      "\n1;web;python;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p] 12"
+      "\n1;web;python;appid: python: app.py (/srv/app.py);main (/srv/app.py:10)_[p] 3"
+      "\n0;;java;[Profiling skipped: profiled-oom];start_thread 3";
   auto a = parse_collapsed(text, "x.col");
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_FALSE(a->truncated) << a->problem;
@@ -84,10 +86,11 @@ TEST(CollapsedReader, ReadsColPrefixFramesIntoProcesses) {
   EXPECT_EQ(py.appid, "python: app.py (/srv/app.py)");
   EXPECT_EQ(py.app_metadata_json, R"({"exe": "/usr/bin/python3"})");
   EXPECT_EQ(s.processes[1].app_metadata_json, "");
-  EXPECT_EQ(render(*a), (std::vector<std::string>{
-                            "java/pseudo;[Profiling skipped: profiled-oom]/pseudo;start_thread/unknown; 3",
-                            "python/pseudo;main (/srv/app.py:10)/python; 15",
-                            "swapper/pseudo;do_idle/kernel; 655"}));
+  EXPECT_EQ(
+      render(*a),
+      (std::vector<std::string>{
+          "java/pseudo;[Profiling skipped: profiled-oom]/pseudo;start_thread/unknown; 3",
+          "python/pseudo;main (/srv/app.py:10)/python; 15", "swapper/pseudo;do_idle/kernel; 655"}));
   uint64_t idle = 0;
   for (const auto& smp : s.samples)
     if (smp.pid == 0) idle += smp.count;
@@ -140,7 +143,8 @@ TEST(Sniff, RecognisesEachFormat) {
   EXPECT_EQ(gp::ingest::sniff("# {\"a\": 1}\n0;;x 1"), InputFormat::collapsed);
   EXPECT_EQ(gp::ingest::sniff("a;b;c 12\n"), InputFormat::collapsed);
   EXPECT_EQ(gp::ingest::sniff("# comment\n\na;b 3"), InputFormat::collapsed);
-  EXPECT_EQ(gp::ingest::sniff("perf 123/123 [000] 1.0: 1 cpu-clock:\n\tffffffff81000000 f ([kernel.kallsyms])\n"),
+  EXPECT_EQ(gp::ingest::sniff(
+                "perf 123/123 [000] 1.0: 1 cpu-clock:\n\tffffffff81000000 f ([kernel.kallsyms])\n"),
             InputFormat::perf_script);
   EXPECT_EQ(gp::ingest::sniff("hello world\n"), InputFormat::unknown);
   EXPECT_EQ(gp::ingest::sniff(std::string("\x04\x22\x4d\x18rest", 8)), InputFormat::archive);
@@ -192,9 +196,10 @@ TEST_F(ReadProfile, ReadsPerfScriptTextWhateverItsIndentation) {
 }
 
 TEST_F(ReadProfile, SaysWhichPerfScriptLinesItSkipped) {
-  auto a = gp::ingest::read_profile(
-      write("cut.txt", "app 7/7 1.000001: 1000 cpu-clock: \n\t10 leaf (/bin/app)\n\n"
-                       "garbled line\n"));
+  auto a =
+      gp::ingest::read_profile(write("cut.txt",
+                                     "app 7/7 1.000001: 1000 cpu-clock: \n\t10 leaf (/bin/app)\n\n"
+                                     "garbled line\n"));
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_TRUE(a->truncated);
   EXPECT_NE(a->problem.find("skipped 1 line(s)"), std::string::npos) << a->problem;
@@ -221,7 +226,8 @@ namespace {
 
 // Any text gives sessions or an error, never a crash (run under ASan in CI builds).
 TEST(CollapsedReader, SurvivesMutatedInput) {
-  std::string seed = std::string(kColHeader) + "\n1;web;python;appid: x;main_[p] 3\n0;;swapper;idle_[k] 2";
+  std::string seed =
+      std::string(kColHeader) + "\n1;web;python;appid: x;main_[p] 3\n0;;swapper;idle_[k] 2";
   uint32_t state = 777;
   auto next = [&] { return state = state * 1103515245u + 12345u; };
   for (int i = 0; i < 3000; ++i) {

@@ -18,7 +18,9 @@ TEST(Escape, HonestTextIsUnchanged) {
 
 TEST(Escape, ControlCharactersCannotStartALineOrReachTheTerminal) {
   EXPECT_EQ(escape_for_terminal("a\nb\rc\td\x1b[31me"), "a\\nb\\rc\\td\\e[31me");
-  EXPECT_EQ(escape_for_terminal(std::string("nul\0bell\x07" "del\x7f", 13)),
+  EXPECT_EQ(escape_for_terminal(std::string("nul\0bell\x07"
+                                            "del\x7f",
+                                            13)),
             "nul\\x00bell\\x07del\\x7f");
 }
 

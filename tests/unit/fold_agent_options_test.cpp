@@ -82,7 +82,8 @@ TEST(ExternalMetadata, StaticGoesInTheHeaderAndEntriesOverrideCollectedKeys) {
   o.external_metadata = e->static_part;
   std::string col = col_of(a, o);
   json::Value header = header_of(col);
-  EXPECT_EQ(json::dump(*header.find("metadata")->find("external_metadata")), R"({"team": "infra"})");
+  EXPECT_EQ(json::dump(*header.find("metadata")->find("external_metadata")),
+            R"({"team": "infra"})");
   // pid 200's collected dict, its python_version replaced by the file's, owner added.
   json::Value py = metadata_of_line(col, "web;python3;");
   EXPECT_EQ(py.get_string("python_version"), "from file");

@@ -20,7 +20,8 @@ inline model::Session first_session() {
   s.header.host.kernel_version = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)";
   s.header.host.machine = "x86_64";
   s.header.host.cpu_count = 4;
-  s.header.host.os_release = "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n";
+  s.header.host.os_release =
+      "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n";
   s.header.start_time_ns = 1700000000123456789;
   s.header.monotonic_start_ns = 1218241600000000;
   s.header.sampling = {"cpu-clock", 99, 0, "fp", 10000000000};
@@ -34,7 +35,8 @@ inline model::Session first_session() {
   py.container_name = "web";
   py.container_id = std::string(64, 'a');
   py.appid = "python: app.py (/srv/app.py)";
-  py.app_metadata_json = R"({"exe": "/usr/bin/python3.11", "python_version": "Python 3.11.2", "arch": "x86_64"})";
+  py.app_metadata_json =
+      R"({"exe": "/usr/bin/python3.11", "python_version": "Python 3.11.2", "arch": "x86_64"})";
   b.process(py);
   uint64_t f_main = b.function("main", "/srv/app.py", 10);
   uint64_t f_work = b.function("Worker.run;step", "/srv/app.py", 20);
@@ -62,7 +64,8 @@ inline model::Session first_session() {
   uint64_t kern = b.mapping(k);
   uint64_t resolved = b.address_location(exe, 0x401000, FrameKind::native, true);
   s.location(resolved).status = model::SymbolStatus::resolved;
-  s.location(resolved).lines = {{b.function("main"), 5, 0, false}, {b.function("serve"), 40, 0, true}};
+  s.location(resolved).lines = {{b.function("main"), 5, 0, false},
+                                {b.function("serve"), 40, 0, true}};
   uint64_t raw = b.address_location(exe, 0x402000, FrameKind::native, true);
   uint64_t k_read = b.symbolic_location(FrameKind::kernel, b.function("ksys_read"), 0, kern);
   uint64_t k_raw = b.address_location(kern, 0xffffffff81001000, FrameKind::kernel, false);
@@ -95,9 +98,11 @@ inline model::Session second_session() {
   py.comm = "python3";
   py.container_name = "web";
   py.appid = "python: app.py (/srv/app.py)";
-  py.app_metadata_json = R"({"python_version": "Python 3.11.2", "arch": "x86_64", "exe": "/usr/bin/python3.11"})";
+  py.app_metadata_json =
+      R"({"python_version": "Python 3.11.2", "arch": "x86_64", "exe": "/usr/bin/python3.11"})";
   b.process(py);
-  uint64_t l_main = b.symbolic_location(FrameKind::python, b.function("main", "/srv/app.py", 10), 12);
+  uint64_t l_main =
+      b.symbolic_location(FrameKind::python, b.function("main", "/srv/app.py", 10), 12);
   b.add_sample(200, 200, b.stack({l_main}), 1);
   s.trailer = model::Trailer{true, 1700000020000000000, 1, 1, {}};
   return s;

@@ -25,7 +25,8 @@ model::Archive archive_of(const std::vector<std::pair<uint64_t, uint64_t>>& samp
   model::Session& s = a.sessions.emplace_back();
   model::SessionBuilder b(s);
   for (size_t i = 0; i < samples.size(); ++i) {
-    uint64_t loc = b.symbolic_location(model::FrameKind::native, b.function("f" + std::to_string(i)));
+    uint64_t loc =
+        b.symbolic_location(model::FrameKind::native, b.function("f" + std::to_string(i)));
     b.add_sample(1, 1, b.stack({loc}), samples[i].first, samples[i].second);
   }
   return a;

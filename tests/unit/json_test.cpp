@@ -10,7 +10,8 @@ namespace {
 using json::Value;
 
 TEST(JsonEdit, RemovesKeysNamingATokenAtEveryDepth) {
-  auto v = json::parse(R"({"server_token": "s3cret", "run": {"Token": "x", "keep": [{"api_TOKEN": 1, "n": 2}]}, "a": 1})");
+  auto v = json::parse(
+      R"({"server_token": "s3cret", "run": {"Token": "x", "keep": [{"api_TOKEN": 1, "n": 2}]}, "a": 1})");
   ASSERT_TRUE(v.ok());
   json::remove_keys_containing(*v, "token");
   EXPECT_EQ(json::dump(*v), R"({"run": {"keep": [{"n": 2}]}, "a": 1})");
@@ -40,7 +41,9 @@ TEST(JsonWriter, KeepsUtf8WithoutEnsureAscii) {
 }
 
 TEST(JsonWriter, ReplacesInvalidUtf8) {
-  EXPECT_EQ(json::dump(Value::from_string("a\xff" "b")), R"("a\ufffdb")");
+  EXPECT_EQ(json::dump(Value::from_string("a\xff"
+                                          "b")),
+            R"("a\ufffdb")");
 }
 
 TEST(JsonWriter, FormatsFloatsAsPythonRepr) {
@@ -73,8 +76,8 @@ TEST(JsonParser, DecodesEscapesAndSurrogatePairs) {
 }
 
 TEST(JsonParser, RejectsMalformedInputWithOffset) {
-  for (const char* bad : {"", "{", "[1,]", R"({"a" 1})", "01", "1.", "\"abc", "tru", "{} x",
-                          "\"\x01\"", R"("\x")"}) {
+  for (const char* bad :
+       {"", "{", "[1,]", R"({"a" 1})", "01", "1.", "\"abc", "tru", "{} x", "\"\x01\"", R"("\x")"}) {
     auto v = json::parse(bad);
     EXPECT_FALSE(v) << bad;
     if (!v) {
@@ -135,9 +138,15 @@ TEST(JsonParser, SurvivesRandomAndMutatedInput) {
     for (int e = 0; e < edits; ++e) {
       size_t at = next() % (s.size() + 1);
       switch (next() % 3) {
-        case 0: s.insert(at, 1, static_cast<char>(next() >> 8)); break;
-        case 1: if (at < s.size()) s.erase(at, 1); break;
-        default: s = s.substr(0, at); break;
+        case 0:
+          s.insert(at, 1, static_cast<char>(next() >> 8));
+          break;
+        case 1:
+          if (at < s.size()) s.erase(at, 1);
+          break;
+        default:
+          s = s.substr(0, at);
+          break;
       }
     }
     auto v = json::parse(s);
@@ -148,12 +157,16 @@ TEST(JsonParser, SurvivesRandomAndMutatedInput) {
 // Found by json_fuzz: keys that differed only in bytes that are not UTF-8 were two keys, but
 // printed as the same \ufffd text, so a parse of the dump gave another object.
 TEST(JsonParser, InvalidUtf8BecomesReplacementCharactersSoADumpParsesToTheSameValue) {
-  auto v = json::parse("{\"k\xff\": 1, \"k\xfe\": 2, \"s\": \"a\xe0\x97" "b\"}");
+  auto v = json::parse(
+      "{\"k\xff\": 1, \"k\xfe\": 2, \"s\": \"a\xe0\x97"
+      "b\"}");
   ASSERT_TRUE(v.ok()) << v.error().message;
   ASSERT_EQ(v->members.size(), 2u);
   EXPECT_EQ(v->members[0].first, "k\xef\xbf\xbd");
   EXPECT_EQ(v->members[0].second.as_int(), 2);
-  EXPECT_EQ(v->get_string("s"), "a\xef\xbf\xbd\xef\xbf\xbd" "b");
+  EXPECT_EQ(v->get_string("s"),
+            "a\xef\xbf\xbd\xef\xbf\xbd"
+            "b");
   auto again = json::parse(json::dump(*v));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(json::dump(*again), json::dump(*v));
@@ -162,7 +175,8 @@ TEST(JsonParser, InvalidUtf8BecomesReplacementCharactersSoADumpParsesToTheSameVa
 // Many keys, and duplicates among them: the last value wins, in the first one's place.
 TEST(JsonParser, DuplicateKeysAmongManyKeepTheLastValueInTheFirstPlace) {
   std::string text = "{";
-  for (int i = 0; i < 50000; ++i) text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  for (int i = 0; i < 50000; ++i)
+    text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
   text += "\"k7\": \"last\"}";
   auto v = json::parse(text);
   ASSERT_TRUE(v.ok()) << v.error().message;

@@ -15,8 +15,8 @@
 #include <string>
 
 #include "gp/elf/build_id.h"
-#include "proc_test_support.h"
 #include "gp/proc/process.h"
+#include "proc_test_support.h"
 
 namespace gp::test::proc {
 namespace {
@@ -26,7 +26,6 @@ using gp::proc::BuildIdCache;
 using gp::proc::executable_mappings;
 using model::Mapping;
 using model::MappingKind;
-
 
 std::vector<Mapping> own_mappings(BuildIdCache* cache = nullptr) {
   auto maps = executable_mappings(::getpid(), {}, cache);

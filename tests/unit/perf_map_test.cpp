@@ -193,7 +193,8 @@ pid_t spawn_waiting(F prepare) {
 // A process of an unprivileged user: a file of root's under its map's name is not its own.
 TEST_F(PerfMap, RefusesARootFileForAProcessOfAnotherUser) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a process as another user";
-  const pid_t child = spawn_waiting([] { return ::setresgid(65534, 65534, 65534) || ::setresuid(65534, 65534, 65534); });
+  const pid_t child = spawn_waiting(
+      [] { return ::setresgid(65534, 65534, 65534) || ::setresuid(65534, 65534, 65534); });
   ASSERT_GT(child, 0);
   const std::string map = "/tmp/perf-" + std::to_string(child) + ".map";
   std::ofstream(map) << "1000 10 root_only_secret\n";
@@ -365,11 +366,14 @@ TEST(PerfMapNamespace, APinAfterTmpIsMountedHoldsTheMountedTmp) {
   const pid_t child = ::fork();
   if (child == 0) {
     char go = 0;
-    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
       ::_exit(1);
     (void)::write(up[1], "1", 1);  // in its namespace, host /tmp still in view
-    if (::read(down[0], &go, 1) != 1 || ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0) ::_exit(1);
-    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map") << "abc0 20 after_the_mount\n";
+    if (::read(down[0], &go, 1) != 1 || ::mount("tmpfs", "/tmp", "tmpfs", 0, "size=1m") != 0)
+      ::_exit(1);
+    std::ofstream("/tmp/perf-" + std::to_string(::getpid()) + ".map")
+        << "abc0 20 after_the_mount\n";
     (void)::write(up[1], "2", 1);
     ::pause();
     ::_exit(0);
@@ -401,7 +405,8 @@ TEST(PerfMapNamespace, APinAfterTmpIsMountedHoldsTheMountedTmp) {
 
 size_t open_fds() {
   size_t n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) n += entry.is_symlink() ? 1 : 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    n += entry.is_symlink() ? 1 : 0;
   return n;
 }
 

@@ -107,7 +107,8 @@ TEST(PerfFrameLine, KeepsDeletedMarkerInsideTheDso) {
 TEST(PerfFrameLine, KeepsOperatorPlusAndSymbolsWithBlanks) {
   EXPECT_EQ(frame("\t 1345 gpfix::Vec::operator++0x33 (/w)").symbol, "gpfix::Vec::operator+");
   EXPECT_EQ(frame("\t 1345 gpfix::Vec::operator+ (/w)").symbol, "gpfix::Vec::operator+");
-  auto j = frame("\t    7f106224e007 LazyCompile:*hotLoop /srv/app.js:12+0x7 (/tmp/perf-13463.map)");
+  auto j =
+      frame("\t    7f106224e007 LazyCompile:*hotLoop /srv/app.js:12+0x7 (/tmp/perf-13463.map)");
   EXPECT_EQ(j.symbol, "LazyCompile:*hotLoop /srv/app.js:12");
   EXPECT_EQ(j.dso, "/tmp/perf-13463.map");
   auto c = frame("\t 10 std::function<void ()>::operator()() const+0x12 (/lib/x.so)");

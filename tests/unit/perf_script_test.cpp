@@ -221,8 +221,9 @@ TEST(PerfScriptImport, ImportsEverySampleOfARealRecording) {
   EXPECT_EQ(jit->pid, main_proc->pid);
   EXPECT_TRUE(has_function(s, "LazyCompile:*hotLoop /srv/app.js:12"));
   for (const auto& l : s.locations)
-    if (l.mapping_id && s.mapping(l.mapping_id).kind == MappingKind::kernel)
+    if (l.mapping_id && s.mapping(l.mapping_id).kind == MappingKind::kernel) {
       EXPECT_EQ(l.kind, FrameKind::kernel);
+    }
 }
 
 // The frame lines of `text` with their leading tab and blanks replaced by `indent`.
@@ -230,7 +231,8 @@ std::string reindent(const std::string& text, const std::string& indent) {
   std::istringstream in(text);
   std::string line, out;
   while (std::getline(in, line)) {
-    if (!line.empty() && line[0] == '\t') line = indent + line.substr(line.find_first_not_of(" \t"));
+    if (!line.empty() && line[0] == '\t')
+      line = indent + line.substr(line.find_first_not_of(" \t"));
     out += line + "\n";
   }
   return out;
@@ -273,8 +275,8 @@ TEST(PerfScriptImport, TellsAHeaderFromAnUnindentedFrame) {
   EXPECT_EQ(st.skipped_lines, 0u);
   ASSERT_EQ(st.samples, 2u);
   EXPECT_EQ(st.frames, 3u);
-  EXPECT_EQ(sample_texts(s), (std::vector<std::string>{"dd x1: f@/bin/dd main@/bin/dd",
-                                                       "cc1 x1: g@/bin/cc1"}));
+  EXPECT_EQ(sample_texts(s),
+            (std::vector<std::string>{"dd x1: f@/bin/dd main@/bin/dd", "cc1 x1: g@/bin/cc1"}));
 }
 
 TEST(PerfScriptImport, KeepsTheCommEachSampleWasTakenUnder) {
@@ -290,7 +292,8 @@ TEST(PerfScriptImport, KeepsTheCommEachSampleWasTakenUnder) {
   ASSERT_EQ(st.samples, 4u);
   std::vector<std::pair<std::string, uint64_t>> got;
   for (const auto& smp : s.samples) got.emplace_back(smp.comm, smp.count);
-  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint64_t>>{{"run", 2}, {"prog", 1}, {"prog", 1}}));
+  EXPECT_EQ(got,
+            (std::vector<std::pair<std::string, uint64_t>>{{"run", 2}, {"prog", 1}, {"prog", 1}}));
   EXPECT_EQ(s.find_process(5)->comm, "prog");
 }
 

@@ -746,8 +746,8 @@ model::Session runtime_names_session() {
   uint64_t module = b.function("<module>", "/srv/app.py", 1);
   uint64_t main_fn = b.function("main", "/srv/app.py", 10);
   uint64_t java = b.function("Foo.bar([Ljava/lang/String;)V");
-  uint64_t cpp = b.function("ns::Stack<int>::push(int const&)", "stack.cc", 3,
-                            "_ZN2ns5StackIiE4pushERKi");
+  uint64_t cpp =
+      b.function("ns::Stack<int>::push(int const&)", "stack.cc", 3, "_ZN2ns5StackIiE4pushERKi");
   b.add_sample(300, 300,
                b.stack({b.symbolic_location(FrameKind::native, cpp, 4),
                         b.symbolic_location(FrameKind::java, java),

@@ -106,7 +106,8 @@ TEST(ProfilePlan, RecordAndRuntimeShareDurationFrequencyAndPids) {
   o.pids = {12, 34};
   auto rec = gp::profile::record_command(o, "s.gpa");
   EXPECT_EQ(rec.tool, "gp-record");
-  EXPECT_EQ(rec.args, (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34", "--unwind", "auto"}));
+  EXPECT_EQ(rec.args,
+            (Args{"-F", "99", "-d", "5", "-o", "s.gpa", "-p", "12,34", "--unwind", "auto"}));
   o.application_identifiers = false;
   o.application_metadata = false;
   auto rt = gp::profile::runtime_command(o, "r.gpa");

@@ -381,12 +381,14 @@ TEST_F(KnownStacks, AKnownStackResolvesInTheNewImageAfterAnExec) {
 }
 
 TEST_F(KnownStacks, AKnownStackResolvesInTheMappingsReadAfterALibraryWasReplaced) {
-  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/a.so")});
+  start(
+      {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/a.so")});
   a.add(keyed(10, {0x7100, 0x1100}, 77));
   a.end_drain();
   // dlclose(a.so), dlopen(b.so) at the same address, dlopen(c.so): a frame in c.so re-reads
   // the mappings.
-  src.maps[10] = {user_map(10, 0x1000, 0x2000, 0, "/bin/app"), user_map(10, 0x7000, 0x8000, 0, "/lib/b.so"),
+  src.maps[10] = {user_map(10, 0x1000, 0x2000, 0, "/bin/app"),
+                  user_map(10, 0x7000, 0x8000, 0, "/lib/b.so"),
                   user_map(10, 0x9000, 0xa000, 0, "/lib/c.so")};
   a.add(keyed(10, {0x9100, 0x1100}, 78));
   a.add(keyed(10, {0x7100, 0x1100}, 77));
@@ -462,8 +464,9 @@ TEST_F(MappingReReads, ForGarbageReturnAddressesBackOff) {
   EXPECT_EQ(a.resnapshots(), 5u);
   a.add(sample(10, {0x7200, 0x1100}));  // ...a leaf there does not
   EXPECT_EQ(a.resnapshots(), 6u);
-  EXPECT_EQ(s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
-            "/tmp/libdlwork.so");
+  EXPECT_EQ(
+      s.mapping(s.location(s.stack(s.samples.back().stack_id).location_ids[0]).mapping_id).path,
+      "/tmp/libdlwork.so");
   a.end_drain();
   // The mappings changed: the next garbage address looks again at once.
   a.add(sample(10, {0x1100, 0x6d6d6f632f350000}));
@@ -614,7 +617,7 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
   a.follow_up(first + 2 * SessionAssembler::kFollowUpDelayNs);
   EXPECT_EQ(src.mapping_calls, 4);
   EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());  // libc is there now
-  src.procs.clear();  // gone before the drain
+  src.procs.clear();                                                      // gone before the drain
   src.maps.clear();
   a.add(sample(10, {0x7010, 0x1100}));
   const model::Stack& st = s.stack(s.samples[0].stack_id);
@@ -624,7 +627,8 @@ TEST(SessionAssembler, LooksAgainWhileTheLoaderIsStillStarting) {
 TEST(SessionAssembler, LooksAgainUntilLibcIsMappedAfterTheOtherDependencies) {
   FakeSource src;  // xz: ld.so maps liblzma first, then libc
   add_loader_only_process(src, 10, "/usr/bin/xz");
-  src.maps[10].push_back(user_map(10, 0x5000, 0x6000, 0x1000, "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1"));
+  src.maps[10].push_back(
+      user_map(10, 0x5000, 0x6000, 0x1000, "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1"));
   SessionAssembler a(src, "");
   model::Session s;
   announce_at(a, s, 10, 1000);
@@ -633,7 +637,8 @@ TEST(SessionAssembler, LooksAgainUntilLibcIsMappedAfterTheOtherDependencies) {
   a.follow_up(first);
   EXPECT_EQ(src.mapping_calls, 2);
   EXPECT_EQ(a.next_follow_up_ns(), first + SessionAssembler::kFollowUpDelayNs);
-  src.maps[10].push_back(user_map(10, 0x7000, 0x9000, 0x1000, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  src.maps[10].push_back(
+      user_map(10, 0x7000, 0x9000, 0x1000, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
   a.follow_up(first + SessionAssembler::kFollowUpDelayNs);
   EXPECT_EQ(src.mapping_calls, 3);
   EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
@@ -680,7 +685,8 @@ TEST(SessionAssembler, StopsLookingAgainAfterTheLastFollowUp) {
   model::Session s;
   announce_at(a, s, 10, 1000);
   int reads = 0;
-  for (int64_t due = a.next_follow_up_ns(); due != std::numeric_limits<int64_t>::max(); due = a.next_follow_up_ns()) {
+  for (int64_t due = a.next_follow_up_ns(); due != std::numeric_limits<int64_t>::max();
+       due = a.next_follow_up_ns()) {
     a.follow_up(due);
     ++reads;
     ASSERT_LE(reads, SessionAssembler::kMaxFollowUps);

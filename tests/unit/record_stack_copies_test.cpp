@@ -70,7 +70,7 @@ TEST(StackCopies, DropsCopiesUnusedForALongTimeButCountsWhatTheMapHolds) {
     copies.get(2, read);
     copies.end_drain();
   }
-  EXPECT_EQ(copies.size(), 1u);  // stack 1's copy is gone, stack 2's stays
+  EXPECT_EQ(copies.size(), 1u);         // stack 1's copy is gone, stack 2's stays
   EXPECT_EQ(copies.map_entries(), 2u);  // the kernel's map still holds both
   copies.get(1, read);  // sampled again: read anew (and counted again: an upper bound)
   EXPECT_EQ(map.reads, 3);

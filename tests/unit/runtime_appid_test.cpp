@@ -40,7 +40,8 @@ TEST_F(RuntimeAppId, PythonScriptAndModule) {
   EXPECT_EQ(id(Runtime::python, {"python3", "-c", "print(1)"}), std::nullopt);
   EXPECT_EQ(id(Runtime::python, {"python3"}), std::nullopt);
   EXPECT_EQ(id(Runtime::python, {"python3", "-m", "pyspark.daemon"}), "pyspark");
-  EXPECT_EQ(id(Runtime::python, {"python3", "sub/../app.py"}), "python: sub/../app.py (/my/dir/app.py)");
+  EXPECT_EQ(id(Runtime::python, {"python3", "sub/../app.py"}),
+            "python: sub/../app.py (/my/dir/app.py)");
 }
 
 TEST_F(RuntimeAppId, Gunicorn) {
@@ -60,11 +61,13 @@ TEST_F(RuntimeAppId, Uwsgi) {
   EXPECT_EQ(id(Runtime::python, {"uwsgi", "-w", "my.wsgi"}), "uwsgi: my.wsgi (/my/dir/my/wsgi.py)");
   EXPECT_EQ(id(Runtime::python, {"uwsgi", "--wsgi-file=app.py"}), "uwsgi: app.py (/my/dir/app.py)");
   write("/my/dir/site.ini", "[other]\nmodule = no\n[uwsgi]\nhttp = :80\nmodule = site.wsgi\n");
-  EXPECT_EQ(id(Runtime::python, {"uwsgi", "--ini", "site.ini"}), "uwsgi: site.ini (/my/dir/site/wsgi.py)");
+  EXPECT_EQ(id(Runtime::python, {"uwsgi", "--ini", "site.ini"}),
+            "uwsgi: site.ini (/my/dir/site/wsgi.py)");
   EXPECT_EQ(id(Runtime::python, {"uwsgi", "site.ini"}), "uwsgi: site.ini (/my/dir/site/wsgi.py)");
   write("/my/dir/bare.ini", "[uwsgi]\nhttp = :80\n");
   EXPECT_EQ(id(Runtime::python, {"uwsgi", "--ini=bare.ini"}), "uwsgi: bare.ini");
-  EXPECT_EQ(id(Runtime::python, {"uwsgi", "--http", ":80"}), "uwsgi: ini file / wsgi module not found");
+  EXPECT_EQ(id(Runtime::python, {"uwsgi", "--http", ":80"}),
+            "uwsgi: ini file / wsgi module not found");
 }
 
 TEST_F(RuntimeAppId, Celery) {
@@ -74,12 +77,14 @@ TEST_F(RuntimeAppId, Celery) {
             "celery: proj.app (/my/dir/proj/app.py)");
   EXPECT_EQ(id(Runtime::python, {"python3", "-m", "celery", "-Aproj", "worker"}),
             "celery: proj (/my/dir/proj.py)");
-  EXPECT_EQ(id(Runtime::python, {"celery", "worker", "-Q", "emails"}), "celery queue: emails (/my/dir)");
+  EXPECT_EQ(id(Runtime::python, {"celery", "worker", "-Q", "emails"}),
+            "celery queue: emails (/my/dir)");
   EXPECT_EQ(id(Runtime::python, {"celery", "worker"}), std::nullopt);
 }
 
 TEST_F(RuntimeAppId, JavaNodeRuby) {
-  EXPECT_EQ(id(Runtime::java, {"java", "-Xmx1g", "-jar", "Fibonacci.jar", "10"}), "java: Fibonacci.jar");
+  EXPECT_EQ(id(Runtime::java, {"java", "-Xmx1g", "-jar", "Fibonacci.jar", "10"}),
+            "java: Fibonacci.jar");
   EXPECT_EQ(id(Runtime::java, {"java", "-cp", "a.jar:b.jar", "-Dx=y", "com.acme.Main", "arg"}),
             "java: com.acme.Main");
   EXPECT_EQ(id(Runtime::java, {"java", "-m", "app/com.acme.Main"}), "java: app/com.acme.Main");
@@ -87,8 +92,8 @@ TEST_F(RuntimeAppId, JavaNodeRuby) {
   // own arguments) that match a filter, in their order.
   AppContext filtered{"/my/dir", root_, {std::regex("^-Dservice="), std::regex("Xmx")}};
   EXPECT_EQ(app_id(Runtime::java,
-                   {"java", "-Xmx1g", "-cp", "x.jar", "-Dservice=web", "-Dother=1", "-jar", "app.jar",
-                    "-Dservice=not-a-jvm-arg"},
+                   {"java", "-Xmx1g", "-cp", "x.jar", "-Dservice=web", "-Dother=1", "-jar",
+                    "app.jar", "-Dservice=not-a-jvm-arg"},
                    filtered),
             "java: app.jar (-Xmx1g -Dservice=web)");
   EXPECT_EQ(app_id(Runtime::java, {"java", "-Dother=1", "Main"}, filtered), "java: Main");

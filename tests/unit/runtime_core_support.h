@@ -56,12 +56,14 @@ class DetachedProcess {
   // Waits until /proc/PID/maps shows `needle` and libc: the runtime has loaded. The new program's
   // own mapping appears while execve is still building the process (its auxv may be empty then);
   // libc is mapped later, by the dynamic loader, once the exec is complete.
-  bool wait_for_map(const std::string& needle, std::chrono::seconds limit = std::chrono::seconds(60)) const {
+  bool wait_for_map(const std::string& needle,
+                    std::chrono::seconds limit = std::chrono::seconds(60)) const {
     auto until = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < until) {
       std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
       std::string all((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-      if (all.find(needle) != std::string::npos && all.find("/libc.so") != std::string::npos) return true;
+      if (all.find(needle) != std::string::npos && all.find("/libc.so") != std::string::npos)
+        return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return false;

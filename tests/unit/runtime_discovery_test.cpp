@@ -49,12 +49,14 @@ TEST(RuntimeDiscovery, ClassifiesByExeAndLibraries) {
   EXPECT_EQ(classify_process("/usr/sbin/php-fpm8.2", {}), Runtime::php);
   EXPECT_EQ(classify_process("/usr/sbin/apache2", {"/usr/lib/apache2/modules/libphp8.2.so"}),
             Runtime::php);
-  EXPECT_EQ(classify_process("/usr/share/dotnet/dotnet", {"/usr/share/dotnet/shared/libcoreclr.so"}),
-            Runtime::dotnet);
+  EXPECT_EQ(
+      classify_process("/usr/share/dotnet/dotnet", {"/usr/share/dotnet/shared/libcoreclr.so"}),
+      Runtime::dotnet);
   // A JVM that embeds Python is a Java process.
   EXPECT_EQ(classify_process("/usr/bin/java", {"/usr/lib/libpython3.11.so", "/x/libjvm.so"}),
             Runtime::java);
-  EXPECT_EQ(classify_process("/usr/bin/bash", {"/usr/lib/x86_64-linux-gnu/libc.so.6"}), std::nullopt);
+  EXPECT_EQ(classify_process("/usr/bin/bash", {"/usr/lib/x86_64-linux-gnu/libc.so.6"}),
+            std::nullopt);
   EXPECT_EQ(classify_process("/usr/bin/python3.11 (deleted)", {}), Runtime::python);
 }
 
@@ -151,7 +153,8 @@ TEST(RuntimeDiscovery, WatcherReportsNewProcessesOnce) {
 
 TEST(RuntimeDiscovery, OwnDescendantsAreNeverTargets) {
   // A shell that starts python: with the shell as "gp", its python child is gp's own.
-  DetachedProcess shell({"sh", "-c", std::string(system_python()) + " -c 'import time; time.sleep(60)'; :"});
+  DetachedProcess shell(
+      {"sh", "-c", std::string(system_python()) + " -c 'import time; time.sleep(60)'; :"});
   ASSERT_GT(shell.pid(), 0);
   pid_t python = 0;
   for (int i = 0; i < 500 && python == 0; ++i) {
@@ -174,8 +177,8 @@ TEST(RuntimeDiscovery, OwnDescendantsAreNeverTargets) {
 
 TEST(RuntimeDiscovery, ProcessesAnotherGpInstanceStartedAreNeverTargets) {
   // Another gp-runtime's helper: not our descendant, but marked in its environment.
-  DetachedProcess helper({"env", std::string(kSpawnedEnv) + "=gp-runtime 4242", system_python(), "-c",
-                          "import time; time.sleep(60)"});
+  DetachedProcess helper({"env", std::string(kSpawnedEnv) + "=gp-runtime 4242", system_python(),
+                          "-c", "import time; time.sleep(60)"});
   DetachedProcess app({system_python(), "-c", "import time; time.sleep(60)"});
   ASSERT_GT(helper.pid(), 0);
   ASSERT_GT(app.pid(), 0);

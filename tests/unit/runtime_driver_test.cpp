@@ -11,10 +11,10 @@
 #include <fstream>
 #include <mutex>
 
-#include "gp/runtime/work_dir.h"
 #include "gp/fold/stacks.h"
 #include "gp/runtime/discovery.h"
 #include "gp/runtime/driver.h"
+#include "gp/runtime/work_dir.h"
 #include "runtime_core_support.h"
 
 namespace gp::runtime {
@@ -87,7 +87,8 @@ std::vector<std::string> folded(const model::Session& s) {
   std::vector<std::string> lines;
   for (const auto& st : fold::fold_stacks(a, {})) {
     std::string line;
-    for (const auto& f : st.frames) line += (line.empty() ? "" : ";") + f.name + fold::kind_suffix(f.kind);
+    for (const auto& f : st.frames)
+      line += (line.empty() ? "" : ";") + f.name + fold::kind_suffix(f.kind);
     lines.push_back(line + " " + std::to_string(st.count));
   }
   return lines;
@@ -123,7 +124,8 @@ TEST(RuntimeDriver, ProfilesTargetsIntoARuntimeSession) {
   EXPECT_EQ(p->appid, "python: app.py (" + std::string(dir) + "/app.py)");
   const TargetReport* b = report_of(*r, rb.pid());
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->error_frame, "[Profiling skipped: ruby mode 'rbspy' is not available in this build]");
+  EXPECT_EQ(b->error_frame,
+            "[Profiling skipped: ruby mode 'rbspy' is not available in this build]");
   EXPECT_TRUE(b->skipped());
   const model::Process* proc = r->session.find_process(py.pid());
   ASSERT_NE(proc, nullptr);
@@ -134,9 +136,10 @@ TEST(RuntimeDriver, ProfilesTargetsIntoARuntimeSession) {
   EXPECT_NE(std::find(lines.begin(), lines.end(),
                       "python3;<module> (/srv/app.py:1)_[p];work (/srv/app.py:10)_[p] 7"),
             lines.end());
-  EXPECT_NE(std::find(lines.begin(), lines.end(),
-                      "ruby;[Profiling skipped: ruby mode 'rbspy' is not available in this build] 1"),
-            lines.end());
+  EXPECT_NE(
+      std::find(lines.begin(), lines.end(),
+                "ruby;[Profiling skipped: ruby mode 'rbspy' is not available in this build] 1"),
+      lines.end());
   std::system(("rm -rf '" + std::string(dir) + "'").c_str());
 }
 
@@ -204,7 +207,8 @@ TEST(RuntimeDriver, ProcessesStartedDuringTheSessionAreProfiled) {
   std::optional<DetachedProcess> later;
   std::jthread starter([&] {
     while (!first_seen) std::this_thread::sleep_for(20ms);
-    later.emplace(std::vector<std::string>{test::system_python(), "-c", "import time; time.sleep(60)"});
+    later.emplace(
+        std::vector<std::string>{test::system_python(), "-c", "import time; time.sleep(60)"});
   });
   auto r = run_session(o, {});
   starter.join();
@@ -226,7 +230,8 @@ TEST(RuntimeDriver, ErrorProfileFoldsAsGprofilerErrorStack) {
   err.error_frame = error_frame("process went down during profiling");
   EXPECT_EQ(add_profile(b, p, err), 0u);
   EXPECT_EQ(s.find_process(42)->error_frame, err.error_frame);
-  EXPECT_EQ(folded(s), std::vector<std::string>{"java;[Profiling error: process went down during profiling] 1"});
+  EXPECT_EQ(folded(s), std::vector<std::string>{
+                           "java;[Profiling error: process went down during profiling] 1"});
 }
 
 TEST(RuntimeDriver, StacksKeepKindsAndThreads) {
@@ -238,15 +243,20 @@ TEST(RuntimeDriver, StacksKeepKindsAndThreads) {
   Profile prof;
   prof.stacks.push_back({{{model::FrameKind::java, "Main.main([Ljava/lang/String;)V", "", 0, 0, {}},
                           {model::FrameKind::java, "Main.work()V", "", 0, 0, {}}},
-                         0, "", 3});
+                         0,
+                         "",
+                         3});
   prof.stacks.push_back({{{model::FrameKind::native, "start_thread", "", 0, 0, {}},
                           {model::FrameKind::kernel, "do_syscall_64", "", 0, 0, {}}},
-                         9, "GC Thread", 2});
+                         9,
+                         "GC Thread",
+                         2});
   EXPECT_EQ(add_profile(b, p, prof), 5u);
   auto lines = folded(s);
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, (std::vector<std::string>{"java;Main.main([Ljava/lang/String;)V_[j];Main.work()V_[j] 3",
-                                             "java;start_thread;do_syscall_64_[k] 2"}));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"java;Main.main([Ljava/lang/String;)V_[j];Main.work()V_[j] 3",
+                                      "java;start_thread;do_syscall_64_[k] 2"}));
   ASSERT_EQ(s.samples.size(), 2u);
   EXPECT_EQ(s.samples[0].tid, 7) << "tid 0 means the main thread";
   EXPECT_EQ(s.samples[1].tid, 9);
@@ -295,8 +305,8 @@ TEST(RuntimeWorkDir, ALaterRunRemovesWhatKilledRunsLeftAndOnlyThat) {
   std::string dead = make("gp-runtime-dead01", std::to_string(child) + " 1");
   std::string reused = make("gp-runtime-reuse1", std::to_string(::getpid()) + " " +
                                                      std::to_string(self->start_ticks + 1));
-  std::string live = make("gp-runtime-live01", std::to_string(::getpid()) + " " +
-                                                   std::to_string(self->start_ticks));
+  std::string live = make("gp-runtime-live01",
+                          std::to_string(::getpid()) + " " + std::to_string(self->start_ticks));
   std::string unproven = make("gp-runtime-noown1", "");
   std::string other = make("gp-profile-dead01", std::to_string(child) + " 1");
   ASSERT_EQ(::symlink(dead.c_str(), (parent + "/gp-runtime-link01").c_str()), 0);

@@ -122,7 +122,8 @@ TEST_F(AsyncProfilerAdapterTest, GprofilersAsyncProfilerOptionsReachAsprof) {
   auto jvm = JavaProgram::start({}, {});
   ASSERT_TRUE(jvm);
   install_fake_asprof(jvm->pid());
-  auto p = profile(jvm->pid(), {"itimer", {"vtable", "comptask"}, {"--cstack", "dwarf", "-j", "512"}});
+  auto p =
+      profile(jvm->pid(), {"itimer", {"vtable", "comptask"}, {"--cstack", "dwarf", "-j", "512"}});
   ASSERT_EQ(p.error_frame, "") << calls();
   EXPECT_EQ(calls().rfind("start -e itimer ", 0), 0u) << calls();
   EXPECT_EQ(p.stacks.size(), 5u);

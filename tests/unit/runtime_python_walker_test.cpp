@@ -92,7 +92,8 @@ Sampled sample_with_main_idle(pid_t pid) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     got = sample_target(pid);
     for (const auto& t : got.threads)
-      if (t.native_tid == pid && !t.frames.empty() && t.frames.back().name == "idle_wait") return got;
+      if (t.native_tid == pid && !t.frames.empty() && t.frames.back().name == "idle_wait")
+        return got;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return got;

@@ -77,12 +77,14 @@ TEST(RuntimeRegistry, DefaultsAsGprofiler) {
 }
 
 TEST(RuntimeRegistry, AutoPicksTheFirstAvailable) {
-  const AdapterEntry both_ready[] = {{Runtime::java, "ap", ap_ready}, {Runtime::java, "jfr", jfr_ready}};
+  const AdapterEntry both_ready[] = {{Runtime::java, "ap", ap_ready},
+                                     {Runtime::java, "jfr", jfr_ready}};
   auto c = choose_adapter(Runtime::java, "auto", both_ready);
   ASSERT_NE(c.adapter, nullptr);
   EXPECT_EQ(c.mode, "ap");
 
-  const AdapterEntry ap_gone[] = {{Runtime::java, "jfr", jfr_ready}, {Runtime::java, "ap", ap_missing}};
+  const AdapterEntry ap_gone[] = {{Runtime::java, "jfr", jfr_ready},
+                                  {Runtime::java, "ap", ap_missing}};
   c = choose_adapter(Runtime::java, "auto", ap_gone);
   ASSERT_NE(c.adapter, nullptr);
   EXPECT_EQ(c.mode, "jfr");
@@ -90,17 +92,20 @@ TEST(RuntimeRegistry, AutoPicksTheFirstAvailable) {
 }
 
 TEST(RuntimeRegistry, AutoWithNothingAvailableSaysWhy) {
-  const AdapterEntry none_ready[] = {{Runtime::java, "ap", ap_missing}, {Runtime::java, "jfr", jfr_missing}};
+  const AdapterEntry none_ready[] = {{Runtime::java, "ap", ap_missing},
+                                     {Runtime::java, "jfr", jfr_missing}};
   auto c = choose_adapter(Runtime::java, "auto", none_ready);
   EXPECT_EQ(c.adapter, nullptr);
-  EXPECT_EQ(c.skip_reason,
-            "no java profiler can run: asprof is not installed (not on PATH); jcmd is not installed");
+  EXPECT_EQ(
+      c.skip_reason,
+      "no java profiler can run: asprof is not installed (not on PATH); jcmd is not installed");
   c = choose_adapter(Runtime::java, "auto", std::span<const AdapterEntry>{});
   EXPECT_EQ(c.skip_reason, "java mode 'auto' is not available in this build");
 }
 
 TEST(RuntimeRegistry, ExplicitModeReportsItsOwnReason) {
-  const AdapterEntry table[] = {{Runtime::java, "ap", ap_missing}, {Runtime::java, "jfr", jfr_ready}};
+  const AdapterEntry table[] = {{Runtime::java, "ap", ap_missing},
+                                {Runtime::java, "jfr", jfr_ready}};
   auto c = choose_adapter(Runtime::java, "ap", table);
   EXPECT_EQ(c.adapter, nullptr);
   EXPECT_EQ(c.skip_reason, "asprof is not installed (not on PATH)");

@@ -115,7 +115,8 @@ TEST(RuntimeSubprocess, EnvironmentIsClearedExceptTheBasics) {
   EXPECT_NE(r.out.find("GP_EXTRA=1\n"), std::string::npos);
   // gp's mark, so that no other gp instance profiles what this one started.
   EXPECT_NE(r.out.find("GP_SPAWNED_BY=gp-runtime " + std::to_string(::getpid()) + "\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 TEST(RuntimeSubprocess, ExtraEnvironmentReplacesAnInheritedVariable) {
@@ -125,7 +126,8 @@ TEST(RuntimeSubprocess, ExtraEnvironmentReplacesAnInheritedVariable) {
   auto o = cmd({"env"});
   o.extra_env = {"TMPDIR=/proc/1/root/tmp"};
   auto r = run_ok(o);
-  if (saved != nullptr) ::setenv("TMPDIR", old_value.c_str(), 1); else ::unsetenv("TMPDIR");
+  if (saved != nullptr) ::setenv("TMPDIR", old_value.c_str(), 1);
+  else ::unsetenv("TMPDIR");
   EXPECT_EQ(r.out.find("TMPDIR=/gp-own-tmp"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("TMPDIR=/proc/1/root/tmp\n"), std::string::npos) << r.out;
 }

@@ -58,7 +58,8 @@ struct Fixture {
 
   // A resolved native location: `outer` with `inner` inlined into it.
   uint64_t resolved(const char* outer, const char* inner) {
-    uint64_t id = b.address_location(exe, 0x401000 + s.locations.size() * 16, FrameKind::native, true);
+    uint64_t id =
+        b.address_location(exe, 0x401000 + s.locations.size() * 16, FrameKind::native, true);
     model::Location& loc = s.location(id);
     loc.status = model::SymbolStatus::resolved;
     loc.lines.push_back({b.function(outer), 10, 0, false});
@@ -66,7 +67,9 @@ struct Fixture {
     return id;
   }
   uint64_t raw_user() { return b.address_location(exe, 0x480000, FrameKind::native, true); }
-  uint64_t raw_kernel() { return b.address_location(kernel, 0xffffffff81001000, FrameKind::kernel, true); }
+  uint64_t raw_kernel() {
+    return b.address_location(kernel, 0xffffffff81001000, FrameKind::kernel, true);
+  }
   uint64_t kernel_sym(const char* name) {
     return b.symbolic_location(FrameKind::kernel, b.function(name), 0, kernel);
   }
@@ -76,11 +79,12 @@ TEST(FoldStacks, NamesEveryKindOfLocationRootFirst) {
   Fixture fx;
   uint64_t unmapped = fx.b.address_location(0, 0x1234, FrameKind::unknown, true);
   // leaf first: kernel unknown, kernel symbol, raw user in exe, unmapped, main (with inline)
-  uint64_t st = fx.b.stack({fx.raw_kernel(), fx.kernel_sym("do_syscall_64"), fx.raw_user(), unmapped,
-                            fx.resolved("main", "helper")});
+  uint64_t st = fx.b.stack({fx.raw_kernel(), fx.kernel_sym("do_syscall_64"), fx.raw_user(),
+                            unmapped, fx.resolved("main", "helper")});
   fx.b.add_sample(100, 100, st, 7);
-  EXPECT_EQ(texts(fx.archive), std::vector<std::string>{
-                                   "app;main;helper_[i];[unknown];(/usr/bin/app);do_syscall_64_[k];[unknown]_[k] 7"});
+  EXPECT_EQ(texts(fx.archive),
+            std::vector<std::string>{
+                "app;main;helper_[i];[unknown];(/usr/bin/app);do_syscall_64_[k];[unknown]_[k] 7"});
   auto folded = gp::fold::fold_stacks(fx.archive, {});
   ASSERT_EQ(folded.size(), 1u);
   EXPECT_EQ(folded[0].frames[0].kind, FrameKind::pseudo);
@@ -95,7 +99,8 @@ TEST(FoldStacks, SpellsBracketedDsosAsPerfDoes) {
   v.path = "[vdso]";
   v.kind = model::MappingKind::vdso;
   uint64_t vdso = fx.b.mapping(v);
-  fx.b.add_sample(100, 100, fx.b.stack({fx.b.address_location(vdso, 0x7fff0100, FrameKind::native, false)}), 1);
+  fx.b.add_sample(
+      100, 100, fx.b.stack({fx.b.address_location(vdso, 0x7fff0100, FrameKind::native, false)}), 1);
   EXPECT_EQ(texts(fx.archive), std::vector<std::string>{"app;(vdso) 1"});
 }
 
@@ -106,8 +111,9 @@ TEST(FoldStacks, NamesPythonFunctionsLikePySpy) {
   uint64_t py1 = fx.b.symbolic_location(FrameKind::python, f, 15);
   uint64_t py2 = fx.b.symbolic_location(FrameKind::python, g, 3);
   fx.b.add_sample(100, 100, fx.b.stack({py1, py2}), 2);
-  EXPECT_EQ(texts(fx.archive), std::vector<std::string>{
-                                   "app;<module> (/app/lister.py:3)_[p];Burner.burn (/app/lister.py:12)_[p] 2"});
+  EXPECT_EQ(texts(fx.archive),
+            std::vector<std::string>{
+                "app;<module> (/app/lister.py:3)_[p];Burner.burn (/app/lister.py:12)_[p] 2"});
 }
 
 // gProfiler's package suffix goes after the line, inside the parentheses; a frame without a
@@ -144,8 +150,9 @@ TEST(FoldStacks, ProcessFrameUsesCommThenThreadCommThenPid) {
   StackOptions o;
   o.include_idle = false;
   o.with_tid = true;
-  EXPECT_EQ(texts(fx.archive, o), (std::vector<std::string>{"[pid 400]-400/400;main 3",
-                                                            "app-100/101;main 1", "lonely-300/301;main 2"}));
+  EXPECT_EQ(texts(fx.archive, o),
+            (std::vector<std::string>{"[pid 400]-400/400;main 3", "app-100/101;main 1",
+                                      "lonely-300/301;main 2"}));
   o.with_tid = false;
   o.with_pid = true;
   EXPECT_EQ(texts(fx.archive, o)[1], "app-100;main 1");
@@ -166,8 +173,8 @@ TEST(FoldStacks, ProcessFrameIsTheCommTheSampleWasTakenUnder) {
   fx.b.add_sample(100, 100, before, 2, 0, -1, "run");
   fx.b.add_sample(100, 100, after, 3, 0, -1, "prog");
   fx.b.add_sample(100, 100, after, 1, 0, -1, "run");  // same stack, other name: its own line
-  EXPECT_EQ(texts(fx.archive), (std::vector<std::string>{"prog;main 3", "run;__execve 2",
-                                                         "run;main 1"}));
+  EXPECT_EQ(texts(fx.archive),
+            (std::vector<std::string>{"prog;main 3", "run;__execve 2", "run;main 1"}));
   StackOptions o;
   o.with_pid = true;
   EXPECT_EQ(texts(fx.archive, o)[1], "run-100;__execve 2");
@@ -179,12 +186,14 @@ TEST(FoldStacks, InsertsErrorFrameAfterComm) {
   p.error_frame = "[Profiling skipped: profiled-oom]";
   fx.b.process(p);
   fx.b.add_sample(100, 100, fx.b.stack({fx.resolved("main", nullptr)}), 3);
-  EXPECT_EQ(texts(fx.archive), std::vector<std::string>{"app;[Profiling skipped: profiled-oom];main 3"});
+  EXPECT_EQ(texts(fx.archive),
+            std::vector<std::string>{"app;[Profiling skipped: profiled-oom];main 3"});
 }
 
 TEST(FoldStacks, UserOnlyAndKernelOnlyViews) {
   Fixture fx;
-  uint64_t mixed = fx.b.stack({fx.kernel_sym("schedule"), fx.kernel_sym("sys_read"), fx.resolved("main", nullptr)});
+  uint64_t mixed = fx.b.stack(
+      {fx.kernel_sym("schedule"), fx.kernel_sym("sys_read"), fx.resolved("main", nullptr)});
   uint64_t user = fx.b.stack({fx.resolved("compute", nullptr)});
   fx.b.add_sample(100, 100, mixed, 2);
   fx.b.add_sample(100, 100, user, 5);
@@ -216,8 +225,8 @@ TEST(FoldStacks, KindSuffixesMatchGprofiler) {
   EXPECT_STREQ(gp::fold::kind_suffix(FrameKind::php), "_[php]");
   EXPECT_STREQ(gp::fold::kind_suffix(FrameKind::dotnet), "_[net]");
   EXPECT_STREQ(gp::fold::kind_suffix(FrameKind::inlined), "_[i]");
-  for (auto k : {FrameKind::native, FrameKind::go, FrameKind::node, FrameKind::jit, FrameKind::unknown,
-                 FrameKind::pseudo})
+  for (auto k : {FrameKind::native, FrameKind::go, FrameKind::node, FrameKind::jit,
+                 FrameKind::unknown, FrameKind::pseudo})
     EXPECT_STREQ(gp::fold::kind_suffix(k), "");
 }
 

@@ -33,7 +33,8 @@ TEST(StringTable, AClearedTableForgetsItsKeysAndTakesNewOnesAcrossManyRounds) {
     const std::string tag = "round" + std::to_string(round) + ":";
     for (int i = 0; i < n; ++i) t.insert(tag + std::to_string(i) + std::string(60, 'x'), i);
     ASSERT_EQ(t.size(), static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ASSERT_EQ(*t.find(tag + std::to_string(i) + std::string(60, 'x')), i);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(*t.find(tag + std::to_string(i) + std::string(60, 'x')), i);
     t.clear();
     EXPECT_EQ(t.size(), 0u);
     EXPECT_EQ(t.find(tag + "0" + std::string(60, 'x')), nullptr);

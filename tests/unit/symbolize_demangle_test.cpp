@@ -16,17 +16,19 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {"_ZN2ns5StackIiE4pushERKi", "ns::Stack<int>::push(int const&)", "ns::Stack<int>::push", "ns::Stack::push"},
+    {"_ZN2ns5StackIiE4pushERKi", "ns::Stack<int>::push(int const&)", "ns::Stack<int>::push",
+     "ns::Stack::push"},
     {"_ZN2ns10accumulateIlEET_RKSt6vectorIS1_SaIS1_EES1_",
-     "long ns::accumulate<long>(std::vector<long, std::allocator<long> > const&, long)", "ns::accumulate<long>",
-     "ns::accumulate"},
+     "long ns::accumulate<long>(std::vector<long, std::allocator<long> > const&, long)",
+     "ns::accumulate<long>", "ns::accumulate"},
     {"_ZN12_GLOBAL__N_111hidden_workEm", "(anonymous namespace)::hidden_work(unsigned long)",
      "(anonymous namespace)::hidden_work", "(anonymous namespace)::hidden_work"},
     {"_ZNKSt8functionIFviEEclEi", "std::function<void (int)>::operator()(int) const",
      "std::function<void (int)>::operator()", "std::function::operator()"},
-    {"_ZN2nsltERKNS_1AES2_", "ns::operator<(ns::A const&, ns::A const&)", "ns::operator<", "ns::operator<"},
-    {"_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()(int) const", "main::{lambda(int)#1}::operator()",
-     "main::{lambda(int)#1}::operator()"},
+    {"_ZN2nsltERKNS_1AES2_", "ns::operator<(ns::A const&, ns::A const&)", "ns::operator<",
+     "ns::operator<"},
+    {"_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()(int) const",
+     "main::{lambda(int)#1}::operator()", "main::{lambda(int)#1}::operator()"},
 };
 
 TEST(Demangle, FullTemplatesAndSimplifiedStyles) {
@@ -41,7 +43,8 @@ TEST(Demangle, FullTemplatesAndSimplifiedStyles) {
 TEST(Demangle, RustLegacyLosesHashAndEscapes) {
   EXPECT_EQ(demangle("_ZN4core3fmt5Write9write_fmt17h0123456789abcdefE", DemangleMode::full),
             "core::fmt::Write::write_fmt");
-  EXPECT_EQ(demangle("_ZN58_$LT$alloc..string..String$u20$as$u20$core..fmt..Write$GT$9write_str17h1234567890abcdefE",
+  EXPECT_EQ(demangle("_ZN58_$LT$alloc..string..String$u20$as$u20$core..fmt..Write$GT$9write_"
+                     "str17h1234567890abcdefE",
                      DemangleMode::full),
             "<alloc::string::String as core::fmt::Write>::write_str");
 }

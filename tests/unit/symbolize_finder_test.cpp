@@ -80,8 +80,8 @@ TEST(DebugInfoFinder, PerfBuildidCacheLayout) {
 
 TEST(DebugInfoFinder, StrippedBinaryGetsItsDebugFileFromTheStore) {
   TempDir dir;
-  ASSERT_EQ(sh("strip --strip-debug -o " + (dir / "fp") + " " + fixture("sym_fp") + " && objcopy --only-keep-debug " +
-               fixture("sym_fp") + " " + (dir / "fp.debug")),
+  ASSERT_EQ(sh("strip --strip-debug -o " + (dir / "fp") + " " + fixture("sym_fp") +
+               " && objcopy --only-keep-debug " + fixture("sym_fp") + " " + (dir / "fp.debug")),
             0);
   add_to_store(dir / "store", dir / "fp.debug");
   FinderOptions o = isolated();

@@ -64,8 +64,10 @@ uint32_t line_of(const std::string& file, const std::string& marker) {
 void add_to_store(const std::string& store, const std::string& debug_file, bool as_binary) {
   auto f = gp::symbolize::ElfFile::open(debug_file);
   ASSERT_TRUE(f) << debug_file;
-  std::string dst = store + "/" + gp::symbolize::build_id_relpath(f->build_id()) + (as_binary ? "" : ".debug");
-  ASSERT_EQ(sh("mkdir -p \"$(dirname '" + dst + "')\" && cp '" + debug_file + "' '" + dst + "'"), 0);
+  std::string dst =
+      store + "/" + gp::symbolize::build_id_relpath(f->build_id()) + (as_binary ? "" : ".debug");
+  ASSERT_EQ(sh("mkdir -p \"$(dirname '" + dst + "')\" && cp '" + debug_file + "' '" + dst + "'"),
+            0);
 }
 
 Loaded load(model::SessionBuilder& b, const std::string& path, uint64_t base, int32_t pid,
@@ -99,7 +101,8 @@ uint64_t mapping_for(const model::Session& s, const Loaded& loaded, uint64_t add
   return 0;
 }
 
-uint64_t add_location(model::SessionBuilder& b, const Loaded& loaded, uint64_t link_address, bool is_return) {
+uint64_t add_location(model::SessionBuilder& b, const Loaded& loaded, uint64_t link_address,
+                      bool is_return) {
   uint64_t addr = loaded.address(link_address);
   uint64_t mapping = mapping_for(b.session(), loaded, addr);
   EXPECT_NE(mapping, 0u) << std::hex << link_address;
@@ -108,12 +111,14 @@ uint64_t add_location(model::SessionBuilder& b, const Loaded& loaded, uint64_t l
 
 std::vector<std::string> names(const model::Session& s, uint64_t location_id) {
   std::vector<std::string> out;
-  for (const auto& line : s.location(location_id).lines) out.push_back(s.function(line.function_id).name);
+  for (const auto& line : s.location(location_id).lines)
+    out.push_back(s.function(line.function_id).name);
   return out;
 }
 
 TEST(SymbolizeFixtures, AreBuiltWithBuildIdsAndDebugInfo) {
-  for (const char* name : {"sym_fp", "sym_nofp", "sym_inline", "sym_cpptempl", "sym_useshared", "libsym_shared.so"}) {
+  for (const char* name :
+       {"sym_fp", "sym_nofp", "sym_inline", "sym_cpptempl", "sym_useshared", "libsym_shared.so"}) {
     auto f = gp::symbolize::ElfFile::open(fixture(name));
     ASSERT_TRUE(f) << name;
     EXPECT_EQ(f->build_id().size(), 20u) << name;

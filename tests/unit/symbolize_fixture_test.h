@@ -55,7 +55,8 @@ Loaded load(model::SessionBuilder& b, const std::string& path, uint64_t base, in
 // The mapping id of `loaded` containing runtime address addr (0 when none).
 uint64_t mapping_for(const model::Session& s, const Loaded& loaded, uint64_t addr);
 // Adds an address location in the loaded file.
-uint64_t add_location(model::SessionBuilder& b, const Loaded& loaded, uint64_t link_address, bool is_return);
+uint64_t add_location(model::SessionBuilder& b, const Loaded& loaded, uint64_t link_address,
+                      bool is_return);
 
 // Function names of a location's lines, outermost first.
 std::vector<std::string> names(const model::Session& s, uint64_t location_id);

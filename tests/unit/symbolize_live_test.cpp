@@ -149,7 +149,8 @@ std::vector<PerfSample> parse_perf_script(const std::string& text, model::Sessio
       auto elf = gp::symbolize::ElfFile::open(map.path);
       if (elf) map.build_id = elf->build_id();
       b.mapping(map);
-    } else if (line.find("PERF_RECORD") == std::string::npos && std::regex_match(line, m, kSample)) {
+    } else if (line.find("PERF_RECORD") == std::string::npos &&
+               std::regex_match(line, m, kSample)) {
       samples.push_back({std::stoull(m[1], nullptr, 16), m[2], m[3]});
     }
   }
@@ -175,9 +176,14 @@ TEST(SymbolizeLive, NamesMatchWhatPerfShowsForTheSameAddresses) {
   if (sh("perf --version", &version) != 0) GTEST_SKIP() << "perf is not installed";
   TempDir dir;
   std::string out;
-  if (sh("perf record -q -F 2000 -o " + (dir / "perf.data") + " -- " + fixture("sym_cpptempl") + " 2", &out) != 0)
+  if (sh("perf record -q -F 2000 -o " + (dir / "perf.data") + " -- " + fixture("sym_cpptempl") +
+             " 2",
+         &out) != 0)
     GTEST_SKIP() << "perf record refused (perf_event_paranoid?): " << out;
-  ASSERT_EQ(sh("perf script -i " + (dir / "perf.data") + " --show-mmap-events -F pid,ip,sym,dso 2>/dev/null", &out), 0);
+  ASSERT_EQ(sh("perf script -i " + (dir / "perf.data") +
+                   " --show-mmap-events -F pid,ip,sym,dso 2>/dev/null",
+               &out),
+            0);
 
   model::Session s;
   model::SessionBuilder b(s);
@@ -187,7 +193,8 @@ TEST(SymbolizeLive, NamesMatchWhatPerfShowsForTheSameAddresses) {
   std::vector<uint64_t> ids;
   for (const auto& p : samples) {
     bool kernel = p.dso == "[kernel.kallsyms]";
-    ids.push_back(kernel ? b.address_location(0, p.ip, model::FrameKind::kernel, false) : location_at(b, p.ip, false));
+    ids.push_back(kernel ? b.address_location(0, p.ip, model::FrameKind::kernel, false)
+                         : location_at(b, p.ip, false));
   }
   gp::symbolize::SymbolizeOptions o;
   o.resolver.demangle = gp::symbolize::DemangleMode::templates;  // perf's default style
@@ -199,12 +206,16 @@ TEST(SymbolizeLive, NamesMatchWhatPerfShowsForTheSameAddresses) {
     const auto& p = samples[i];
     // perf reads the vDSO out of the live process; an archive carries only its build-id, so it
     // resolves only from a store holding that image.
-    if (p.sym == "[unknown]" || p.dso == "[vdso]" || (p.dso == "[kernel.kallsyms]" && !kallsyms_visible)) continue;
+    if (p.sym == "[unknown]" || p.dso == "[vdso]" ||
+        (p.dso == "[kernel.kallsyms]" && !kallsyms_visible))
+      continue;
     auto ours = names(s, ids[i]);
     std::string name = ours.empty() ? "[unknown]" : ours.front();
     ++compared;
     if (name == p.sym) ++agreed;
-    else ADD_FAILURE() << std::hex << p.ip << ": perf says '" << p.sym << "' (" << p.dso << "), we say '" << name << "'";
+    else
+      ADD_FAILURE() << std::hex << p.ip << ": perf says '" << p.sym << "' (" << p.dso
+                    << "), we say '" << name << "'";
     if (p.dso.find("sym_cpptempl") != std::string::npos) {
       ++perf_top[p.sym];
       ++our_top[name];

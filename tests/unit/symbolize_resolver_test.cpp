@@ -21,7 +21,8 @@ using gp::symbolize::ResolverOptions;
 uint64_t offset_of(const std::string& path, uint64_t address) {
   auto f = ElfFile::open(path);
   EXPECT_TRUE(f);
-  for (uint64_t off = address & ~0xfffull;; off -= 0x1000) {  // segments keep vaddr ≡ offset (mod page)
+  for (uint64_t off = address & ~0xfffull;;
+       off -= 0x1000) {  // segments keep vaddr ≡ offset (mod page)
     auto a = f->address_of_offset(off + (address & 0xfff));
     if (a && *a == address) return off + (address & 0xfff);
     if (off == 0) break;
@@ -38,7 +39,8 @@ uint64_t mapping_offset_of(const std::string& path, uint64_t file_offset) {
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr ph;
     gelf_getphdr(f->elf(), static_cast<int>(i), &ph);
-    if (ph.p_type == PT_LOAD && file_offset >= ph.p_offset && file_offset < ph.p_offset + ph.p_filesz)
+    if (ph.p_type == PT_LOAD && file_offset >= ph.p_offset &&
+        file_offset < ph.p_offset + ph.p_filesz)
       return ph.p_offset & ~0xfffull;
   }
   return ModuleResolver::kNoMapping;
@@ -61,7 +63,8 @@ std::vector<std::string> frame_names(const std::vector<Frame>& frames) {
   return out;
 }
 
-std::vector<std::string> resolve_symbol(ModuleResolver& r, const std::string& name, uint64_t delta = 4) {
+std::vector<std::string> resolve_symbol(ModuleResolver& r, const std::string& name,
+                                        uint64_t delta = 4) {
   Symbol s = symbol(fixture("sym_fp"), name);
   return frame_names(r.resolve(offset_of(fixture("sym_fp"), s.address + delta), false));
 }
@@ -88,7 +91,10 @@ TEST(ModuleResolver, NamesPltStubsAfterTheirTargetAsPerfDoes) {
   // objdump names each stub "<symbol>@plt" from .rela.plt, as perf does; without that the stub
   // would be taken for the sizeless `_init` before it.
   std::string listing;
-  ASSERT_EQ(sh("objdump -d -j .plt -j .plt.sec " + fixture("sym_cpptempl") + " | grep '<_Znwm@plt>:'", &listing), 0);
+  ASSERT_EQ(
+      sh("objdump -d -j .plt -j .plt.sec " + fixture("sym_cpptempl") + " | grep '<_Znwm@plt>:'",
+         &listing),
+      0);
   uint64_t stub = std::stoull(listing.substr(0, listing.find(' ')), nullptr, 16);
   ResolverOptions simplified;
   simplified.demangle = DemangleMode::simplified;  // perf report's default: no parameters
@@ -111,20 +117,25 @@ TEST(ModuleResolver, StrippedBinaryNeedsItsDebugFile) {
   uint64_t mapped_at = mapping_offset_of(fixture("sym_nofp"), off);
   EXPECT_EQ(frame_names(open(dir / "nofp.debug")->resolve(off, false, mapped_at)),
             std::vector<std::string>{"fp_leaf"});
-  EXPECT_TRUE(open(dir / "nofp.debug")->resolve(off, false).empty()) << "debug files need the mapping";
+  EXPECT_TRUE(open(dir / "nofp.debug")->resolve(off, false).empty())
+      << "debug files need the mapping";
 }
 
 TEST(ModuleResolver, NamesFromMiniDebugInfo) {
   TempDir dir;
   std::string bin = fixture("sym_fp");
   // The Fedora recipe: function symbols only, xz-compressed into .gnu_debugdata of a stripped file.
-  std::string script =
-      "cd '" + dir.path() + "' && nm --format=posix --defined-only " + bin +
-      " | awk '$2 ~ /^[Tt]$/ {print $1}' | sort > funcs && "
-      "objcopy --only-keep-debug " + bin + " full.debug && "
-      "objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=funcs full.debug mini && "
-      "xz mini && strip --strip-all -o stripped " + bin + " && "
-      "objcopy --add-section .gnu_debugdata=mini.xz stripped";
+  std::string script = "cd '" + dir.path() + "' && nm --format=posix --defined-only " + bin +
+                       " | awk '$2 ~ /^[Tt]$/ {print $1}' | sort > funcs && "
+                       "objcopy --only-keep-debug " +
+                       bin +
+                       " full.debug && "
+                       "objcopy -S --remove-section .gdb_index --remove-section .comment "
+                       "--keep-symbols=funcs full.debug mini && "
+                       "xz mini && strip --strip-all -o stripped " +
+                       bin +
+                       " && "
+                       "objcopy --add-section .gnu_debugdata=mini.xz stripped";
   ASSERT_EQ(sh(script), 0);
   Symbol middle = symbol(bin, "fp_middle");
   auto r = open(dir / "stripped");
@@ -145,7 +156,8 @@ TEST(ModuleResolver, ExpandsInlineChainsOutermostFirstWithLines) {
     auto frames = r->resolve(offset_of(bin, a), false);
     if (frames.size() != 3 || frames[2].line != inner_line) continue;
     found = true;
-    EXPECT_EQ(frame_names(frames), (std::vector<std::string>{"inl_outer", "inl_middle", "inl_inner"}));
+    EXPECT_EQ(frame_names(frames),
+              (std::vector<std::string>{"inl_outer", "inl_middle", "inl_inner"}));
     EXPECT_EQ(frames[0].line, line_of(source("inline.c"), "MARK_CALL_MIDDLE"));
     EXPECT_EQ(frames[1].line, line_of(source("inline.c"), "MARK_CALL_INNER"));
     EXPECT_NE(frames[2].file.find("inline.c"), std::string::npos);
@@ -161,7 +173,8 @@ TEST(ModuleResolver, NoInlineOptionKeepsOnlyTheOutermostFunction) {
   opt.inlines = false;
   auto r = open(bin, "", opt);
   for (uint64_t a = outer.address; a < outer.address + outer.size; a += 3)
-    EXPECT_EQ(frame_names(r->resolve(offset_of(bin, a), false)), std::vector<std::string>{"inl_outer"});
+    EXPECT_EQ(frame_names(r->resolve(offset_of(bin, a), false)),
+              std::vector<std::string>{"inl_outer"});
 }
 
 TEST(ModuleResolver, DemanglesCppTemplatesPerMode) {
@@ -180,7 +193,9 @@ TEST(ModuleResolver, DemanglesCppTemplatesPerMode) {
     auto frames = open(bin, "", opt)->resolve(offset_of(bin, push.address + 1), false);
     ASSERT_FALSE(frames.empty());
     EXPECT_EQ(frames.front().name, name);
-    if (mode != DemangleMode::none) EXPECT_EQ(frames.front().system_name, "_ZN2ns5StackIiE4pushERKi");
+    if (mode != DemangleMode::none) {
+      EXPECT_EQ(frames.front().system_name, "_ZN2ns5StackIiE4pushERKi");
+    }
   }
 }
 
@@ -190,7 +205,8 @@ TEST(ModuleResolver, NamesStaticFunctionsOfASharedLibrary) {
   for (const char* name : {"shared_work", "shared_private_step"}) {
     Symbol s = symbol(lib, name);
     ASSERT_NE(s.address, 0u) << name;
-    EXPECT_EQ(frame_names(r->resolve(offset_of(lib, s.address + 1), false)), std::vector<std::string>{name});
+    EXPECT_EQ(frame_names(r->resolve(offset_of(lib, s.address + 1), false)),
+              std::vector<std::string>{name});
   }
 }
 
@@ -200,7 +216,8 @@ TEST(ModuleResolver, NamesExportedFunctionsFromDynsymAlone) {
   ASSERT_EQ(sh("strip --strip-all -o " + (dir / "lib.so") + " " + lib), 0);
   auto r = open(dir / "lib.so");
   Symbol s = symbol(lib, "shared_work");
-  EXPECT_EQ(frame_names(r->resolve(offset_of(lib, s.address + 1), false)), std::vector<std::string>{"shared_work"});
+  EXPECT_EQ(frame_names(r->resolve(offset_of(lib, s.address + 1), false)),
+            std::vector<std::string>{"shared_work"});
 }
 
 #ifdef GP_SYM_HAVE_GO

@@ -81,7 +81,8 @@ class Reference {
   static std::string name_of(Dwarf_Die* d) {
     Dwarf_Attribute a;
     for (unsigned int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name})
-      if (dwarf_attr_integrate(d, at, &a) != nullptr && dwarf_formstring(&a) != nullptr) return dwarf_formstring(&a);
+      if (dwarf_attr_integrate(d, at, &a) != nullptr && dwarf_formstring(&a) != nullptr)
+        return dwarf_formstring(&a);
     return {};
   }
   static uint32_t udata(Dwarf_Die* d, unsigned int name) {
@@ -94,7 +95,8 @@ class Reference {
     Frame f;
     int ln = 0, col = 0;
     Dwfl_Line* l = dwfl_module_getsrc(module_, addr);
-    const char* src = l == nullptr ? nullptr : dwfl_lineinfo(l, nullptr, &ln, &col, nullptr, nullptr);
+    const char* src =
+        l == nullptr ? nullptr : dwfl_lineinfo(l, nullptr, &ln, &col, nullptr, nullptr);
     f.file = src != nullptr ? src : "";
     f.line = static_cast<uint32_t>(ln > 0 ? ln : 0);
     f.column = static_cast<uint32_t>(col > 0 ? col : 0);
@@ -105,7 +107,8 @@ class Reference {
     Dwarf_Files* files = nullptr;
     size_t count = 0;
     uint32_t index = udata(inlined, DW_AT_call_file);
-    if (dwarf_getsrcfiles(cu, &files, &count) == 0 && index < count && dwarf_filesrc(files, index, nullptr, nullptr))
+    if (dwarf_getsrcfiles(cu, &files, &count) == 0 && index < count &&
+        dwarf_filesrc(files, index, nullptr, nullptr))
       f.file = dwarf_filesrc(files, index, nullptr, nullptr);
     f.line = udata(inlined, DW_AT_call_line);
     f.column = udata(inlined, DW_AT_call_column);
@@ -129,7 +132,8 @@ ExecSegment exec_segment(const std::string& path) {
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr ph;
     gelf_getphdr(f->elf(), static_cast<int>(i), &ph);
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0) return {ph.p_vaddr, ph.p_offset, ph.p_filesz};
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0)
+      return {ph.p_vaddr, ph.p_offset, ph.p_filesz};
   }
   ADD_FAILURE() << "no executable segment in " << path;
   return {};
@@ -164,19 +168,22 @@ void expect_same_chains(const std::string& path, uint64_t count) {
     inlined += want.size() > 1;
     bool same = got.size() == want.size();
     for (size_t i = 0; same && i < want.size(); ++i) {
-      same = got[i].file == want[i].file && got[i].line == want[i].line && got[i].column == want[i].column &&
-             got[i].decl_file == want[i].decl_file && got[i].decl_line == want[i].decl_line &&
+      same = got[i].file == want[i].file && got[i].line == want[i].line &&
+             got[i].column == want[i].column && got[i].decl_file == want[i].decl_file &&
+             got[i].decl_line == want[i].decl_line &&
              (i + 1 == want.size() || got[i].name == want[i].name);
     }
     if (!same) {
       ++failures;
       ADD_FAILURE() << path << " +0x" << std::hex << delta << ": " << got.size() << " frames, want "
-                    << want.size() << " (innermost " << want[0].name << " " << want[0].file << ":" << std::dec
-                    << want[0].line << ")";
+                    << want.size() << " (innermost " << want[0].name << " " << want[0].file << ":"
+                    << std::dec << want[0].line << ")";
     }
   }
   EXPECT_EQ(failures, 0u);
-  if (count >= seg.size) EXPECT_GT(inlined, 0u) << path << " has no inlined code to compare";
+  if (count >= seg.size) {
+    EXPECT_GT(inlined, 0u) << path << " has no inlined code to compare";
+  }
 }
 
 TEST(ScopeIndex, SameChainsAsDwarfGetscopesAtEveryByteOfTheFixtures) {

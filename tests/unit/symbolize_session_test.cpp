@@ -11,8 +11,8 @@
 namespace gp::test::symbolize {
 namespace {
 
-using gp::symbolize::SymbolizeOptions;
 using gp::symbolize::symbolize_session;
+using gp::symbolize::SymbolizeOptions;
 using model::FrameKind;
 using model::SymbolStatus;
 
@@ -123,7 +123,8 @@ TEST(SymbolizeSession, SharedLibraryMappedAtItsOwnBase) {
   Loaded exe = load(b, fixture("sym_useshared"), kPieBase);
   Loaded so = load(b, lib, 0x7f3a12340000);
   uint64_t in_lib = add_location(b, so, symbol(lib, "shared_private_step").address + 1, false);
-  uint64_t in_exe = add_location(b, exe, symbol(fixture("sym_useshared"), "main").address + 4, true);
+  uint64_t in_exe =
+      add_location(b, exe, symbol(fixture("sym_useshared"), "main").address + 4, true);
   symbolize_session(s, SymbolizeOptions{});
   EXPECT_EQ(names(s, in_lib), std::vector<std::string>{"shared_private_step"});
   EXPECT_EQ(names(s, in_exe), std::vector<std::string>{"main"});
@@ -160,7 +161,9 @@ TEST(SymbolizeSession, KernelFramesFromTheArchiveKallsyms) {
 TEST(SymbolizeSession, JitFramesFromThePerfMapOfTheSamePid) {
   model::Session s;
   model::SessionBuilder b(s);
-  s.jit_maps = {{42, "/tmp/perf-42.map", {{0x7000, 0x100, "LazyCompile:*fib app.js:1"}, {0x7080, 0x10, "stub"}}}};
+  s.jit_maps = {{42,
+                 "/tmp/perf-42.map",
+                 {{0x7000, 0x100, "LazyCompile:*fib app.js:1"}, {0x7080, 0x10, "stub"}}}};
   model::Mapping m;
   m.pid = 42;
   m.kind = model::MappingKind::anonymous;
@@ -217,10 +220,12 @@ TEST(SymbolizeSession, SameOutputForOneAndManyJobs) {
     model::Session s;
     model::SessionBuilder b(s);
     int32_t pid = 100;
-    for (const char* name : {"sym_fp", "sym_nofp", "sym_inline", "sym_cpptempl", "libsym_shared.so"}) {
+    for (const char* name :
+         {"sym_fp", "sym_nofp", "sym_inline", "sym_cpptempl", "libsym_shared.so"}) {
       std::string bin = fixture(name);
       Loaded l = load(b, bin, kPieBase + (static_cast<uint64_t>(pid) << 32), pid);
-      for (const char* fn : {"main", "fp_leaf", "inl_outer", "_ZN2ns5StackIiE4pushERKi", "shared_work"}) {
+      for (const char* fn :
+           {"main", "fp_leaf", "inl_outer", "_ZN2ns5StackIiE4pushERKi", "shared_work"}) {
         Symbol sym = symbol(bin, fn);
         if (sym.address != 0) add_location(b, l, sym.address + 3, true);
       }
@@ -244,7 +249,8 @@ TEST(SymbolizeSession, ResultsSurviveTheArchiveRoundTrip) {
   Loaded l = load(b, fixture("sym_inline"), kPieBase);
   Symbol outer = symbol(fixture("sym_inline"), "inl_outer");
   std::vector<uint64_t> ids;
-  for (uint64_t a = outer.address; a < outer.address + outer.size; a += 2) ids.push_back(add_location(b, l, a, false));
+  for (uint64_t a = outer.address; a < outer.address + outer.size; a += 2)
+    ids.push_back(add_location(b, l, a, false));
   SymbolizeOptions o;
   o.resolver.lines = true;
   symbolize_session(s, o);

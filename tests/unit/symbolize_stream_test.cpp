@@ -42,7 +42,8 @@ model::Session decode(const std::string& bytes) {
 }
 
 // What gp-symbolize does: stream every event through a StreamSymbolizer into a Writer.
-std::string stream(const std::string& bytes, const SymbolizeOptions& options, size_t chunk_bytes = kSmallChunks) {
+std::string stream(const std::string& bytes, const SymbolizeOptions& options,
+                   size_t chunk_bytes = kSmallChunks) {
   std::string out;
   auto os = archive::OutputStream::to_string(&out, false);
   archive::WriterOptions opt;
@@ -84,7 +85,8 @@ model::Session mixed_session() {
   for (const char* name : {"sym_fp", "sym_inline", "sym_cpptempl", "libsym_shared.so"}) {
     std::string bin = fixture(name);
     Loaded l = load(b, bin, 0x55d0c0de0000 + (static_cast<uint64_t>(pid) << 32), pid);
-    for (const char* fn : {"main", "fp_leaf", "fp_outer", "inl_outer", "_ZN2ns5StackIiE4pushERKi", "shared_work"}) {
+    for (const char* fn :
+         {"main", "fp_leaf", "fp_outer", "inl_outer", "_ZN2ns5StackIiE4pushERKi", "shared_work"}) {
       Symbol sym = symbol(bin, fn);
       if (sym.address == 0) continue;
       for (uint64_t off = 0; off < std::min<uint64_t>(sym.size, 64); off += 4)
@@ -131,7 +133,8 @@ void expect_same_names(const model::Session& want, const model::Session& got) {
     for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
       EXPECT_EQ(a[i].line, b[i].line);
       EXPECT_EQ(a[i].inlined, b[i].inlined);
-      EXPECT_EQ(got.function(a[i].function_id).file_name, want.function(b[i].function_id).file_name);
+      EXPECT_EQ(got.function(a[i].function_id).file_name,
+                want.function(b[i].function_id).file_name);
     }
   }
   EXPECT_EQ(got.stacks.size(), want.stacks.size());
@@ -155,7 +158,8 @@ TEST(StreamSymbolizer, NamesEveryFrameAsTheWholeSessionPathDoes) {
   expect_same_names(whole, streamed);
   EXPECT_EQ(streamed.counter("symbolize.resolved"), whole.counter("symbolize.resolved"));
   EXPECT_GT(streamed.counter("symbolize.no-symbol"), 0);
-  EXPECT_EQ(names(streamed, streamed.locations.size() - 2), std::vector<std::string>{"LazyCompile:*fib app.js:1"});
+  EXPECT_EQ(names(streamed, streamed.locations.size() - 2),
+            std::vector<std::string>{"LazyCompile:*fib app.js:1"});
 }
 
 TEST(StreamSymbolizer, SecondPassChangesNoByteAndJobsDoNotMatter) {

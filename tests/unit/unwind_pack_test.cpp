@@ -19,7 +19,8 @@ void expect_lookups_match(const Table& t, const PackedTable& p, uint64_t samples
   EXPECT_EQ(p.rows[0].pc, 0u);
   // Rules are distinct, and rows name them.
   for (size_t i = 0; i < p.rules.size(); ++i)
-    for (size_t j = i + 1; j < p.rules.size(); ++j) ASSERT_FALSE(p.rules[i] == p.rules[j]) << i << " " << j;
+    for (size_t j = i + 1; j < p.rules.size(); ++j)
+      ASSERT_FALSE(p.rules[i] == p.rules[j]) << i << " " << j;
   for (const PackedRow& r : p.rows) ASSERT_LT(r.rule, p.rules.size());
   EXPECT_EQ(p.base % 4096, 0u);
   for (size_t i = 0; i < p.pages.size(); ++i) {
@@ -81,7 +82,8 @@ TEST(UnwindPack, OffsetsThatDoNotFitBecomeUnsupported) {
   EXPECT_EQ(p->base, 0x1000u);
   std::string kinds;
   for (const PackedRow& r : p->rows) {
-    kinds += std::to_string(r.pc) + ":" + gp::unwind::rule_name(static_cast<Rule>(p->rules[r.rule].kind)) + " ";
+    kinds += std::to_string(r.pc) + ":" +
+             gp::unwind::rule_name(static_cast<Rule>(p->rules[r.rule].kind)) + " ";
   }
   // The three unsupported neighbours merge into one row.
   EXPECT_EQ(kinds, "0:none 16:rsp 32:unsupported 96:rbp 112:plt 128:none ");

@@ -50,7 +50,8 @@ TEST(ProcessTables, FindsTheEntryRuleOfALibcFunctionInThisProcess) {
   auto entries = tables.update(getpid(), own_mappings(), &changed);
   EXPECT_TRUE(changed);
   ASSERT_FALSE(entries.empty());
-  EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.start < b.start; }));
+  EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(),
+                             [](auto& a, auto& b) { return a.start < b.start; }));
   // At a function's first instruction the return address was just pushed: CFA = rsp + 8.
   for (auto fn : {reinterpret_cast<uint64_t>(&::getpid), reinterpret_cast<uint64_t>(&::qsort)}) {
     const PackedRule* row = mem.rule_at(entries, fn);
@@ -73,10 +74,12 @@ TEST(ProcessTables, GivesTheVdsoATableFromThisProcessesOwnImage) {
   ProcessTables tables(store, gp::unwind::open_mapped_file, gp::unwind::own_vdso_image());
   bool changed = false;
   auto maps = own_mappings();
-  auto vdso = std::find_if(maps.begin(), maps.end(), [](auto& m) { return m.kind == model::MappingKind::vdso; });
+  auto vdso = std::find_if(maps.begin(), maps.end(),
+                           [](auto& m) { return m.kind == model::MappingKind::vdso; });
   ASSERT_NE(vdso, maps.end());
   auto entries = tables.update(getpid(), maps, &changed);
-  bool covered = std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.start == vdso->start; });
+  bool covered =
+      std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.start == vdso->start; });
   EXPECT_TRUE(covered);
 }
 
@@ -85,14 +88,16 @@ TEST(ProcessTables, AFileThatCouldNotBeOpenedIsTriedAgainForTheNextProcess) {
   ArrayMemory mem(limits);
   TableStore store(mem, limits);
   bool gone = true;  // the first process exits before its files are opened
-  ProcessTables tables(
-      store, [&](int32_t pid, const model::Mapping& m) { return gone ? (errno = ENOENT, -1) : gp::unwind::open_mapped_file(pid, m); },
-      {});
+  ProcessTables tables(store,
+                       [&](int32_t pid, const model::Mapping& m) {
+                         return gone ? (errno = ENOENT, -1) : gp::unwind::open_mapped_file(pid, m);
+                       },
+                       {});
   auto maps = own_mappings();
   bool changed = false;
   EXPECT_TRUE(tables.update(getpid(), maps, &changed).empty());
   gone = false;
-  EXPECT_FALSE(tables.update(getpid() , maps, &changed).empty());
+  EXPECT_FALSE(tables.update(getpid(), maps, &changed).empty());
 }
 
 TEST(ProcessTables, ReleasesAForgottenProcesssTables) {

@@ -24,7 +24,8 @@ LoadedBinary table_of(uint32_t n, uint32_t tag) {
   LoadedBinary b;
   b.table.base = 0x1000;
   b.table.rules = {PackedRule{8, 1, 0}, PackedRule{16, 1, 0}};
-  for (uint32_t i = 0; i < n; ++i) b.table.rows.push_back(PackedRow{static_cast<uint16_t>(tag + i), static_cast<uint16_t>(i % 2)});
+  for (uint32_t i = 0; i < n; ++i)
+    b.table.rows.push_back(PackedRow{static_cast<uint16_t>(tag + i), static_cast<uint16_t>(i % 2)});
   b.table.pages.push_back(PackedPage{0, n});
   b.segments.push_back({0, 0, 0x10000});
   return b;

@@ -58,30 +58,35 @@ TEST(Heartbeat, CompletionBody) {
 TEST(Heartbeat, CommandOnlyFromASuccessfulAnswerWithOne) {
   HttpResponse r;
   r.status = 200;
-  r.body = "{\"success\": true, \"message\": \"m\", \"profiling_command\": {\"command_type\": "
-           "\"start\", \"combined_config\": {\"continuous\": true}}, \"command_id\": \"c-9\"}";
+  r.body =
+      "{\"success\": true, \"message\": \"m\", \"profiling_command\": {\"command_type\": "
+      "\"start\", \"combined_config\": {\"continuous\": true}}, \"command_id\": \"c-9\"}";
   auto c = command_from_response(r);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->command_id, "c-9");
   EXPECT_EQ(c->command_type, "start");
   EXPECT_TRUE(c->continuous);
-  r.body = "{\"success\": true, \"message\": \"m\", \"profiling_command\": null, \"command_id\": null}";
+  r.body =
+      "{\"success\": true, \"message\": \"m\", \"profiling_command\": null, \"command_id\": null}";
   EXPECT_FALSE(command_from_response(r));
   r.body = "{\"success\": false, \"profiling_command\": {\"command_type\": \"stop\"}}";
   EXPECT_FALSE(command_from_response(r));
   r.body = "not json";
   EXPECT_FALSE(command_from_response(r));
   r.status = 500;
-  r.body = "{\"success\": true, \"profiling_command\": {\"command_type\": \"stop\"}, \"command_id\": \"x\"}";
+  r.body =
+      "{\"success\": true, \"profiling_command\": {\"command_type\": \"stop\"}, \"command_id\": "
+      "\"x\"}";
   EXPECT_FALSE(command_from_response(r));
 }
 
 TEST(Heartbeat, SettingsFromTheCombinedConfig) {
   auto s = command_settings(
-      command("{\"duration\": 30, \"frequency\": 49, \"profiling_mode\": \"cpu\", \"pids\": [12, 34], "
-              "\"continuous\": true, \"max_processes\": 10, \"profiler_configs\": {\"perf\": "
-              "\"disabled\", \"async_profiler\": {\"enabled\": false, \"time\": \"cpu\"}, "
-              "\"pyperf\": \"disabled\", \"pyspy\": \"disabled\", \"rbspy\": \"enabled\"}}"),
+      command(
+          "{\"duration\": 30, \"frequency\": 49, \"profiling_mode\": \"cpu\", \"pids\": [12, 34], "
+          "\"continuous\": true, \"max_processes\": 10, \"profiler_configs\": {\"perf\": "
+          "\"disabled\", \"async_profiler\": {\"enabled\": false, \"time\": \"cpu\"}, "
+          "\"pyperf\": \"disabled\", \"pyspy\": \"disabled\", \"rbspy\": \"enabled\"}}"),
       "h");
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->duration_s, 30u);

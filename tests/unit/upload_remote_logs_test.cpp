@@ -185,8 +185,9 @@ class Server {
         requests_.push_back(in);
       }
       std::string body = "{\"status\":\"ok\"}";
-      std::string out = "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+      std::string out = "HTTP/1.1 " + std::to_string(status_) +
+                        " X\r\nContent-Length: " + std::to_string(body.size()) +
+                        "\r\nConnection: close\r\n\r\n" + body;
       (void)!::write(c, out.data(), out.size());
       ::close(c);
     }

@@ -21,9 +21,9 @@ struct FlameArgs {
   std::string diff_base;  // --diff BASE: differential page against this profile
   bool inverted = false;  // icicle (root on top), gProfiler's layout
   bool deterministic = false;
-  double min_width = 0;  // px at kReferenceWidth; 0 keeps every frame
+  double min_width = 0;              // px at kReferenceWidth; 0 keeps every frame
   bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
-  std::string weight = "period";  // samples | period (gp/fold/weight.h)
+  std::string weight = "period";     // samples | period (gp/fold/weight.h)
   gp::cli::CommonArgs common;
 };
 

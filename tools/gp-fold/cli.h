@@ -18,7 +18,7 @@ struct FoldArgs {
   std::string format;  // col | folded | pprof | speedscope; empty: from -o's extension, else col
   std::string profile_api_version = "v2";
   bool no_app_metadata = false;
-  std::string external_metadata;  // gProfiler's --external-metadata file (col)
+  std::string external_metadata;    // gProfiler's --external-metadata file (col)
   bool no_container_names = false;  // col: gProfiler's --disable-container-names
   bool no_metadata = false;         // col: gProfiler's --disable-metadata-collection
   // filters (every format)
@@ -34,9 +34,9 @@ struct FoldArgs {
   bool annotate = false;
   bool user_only = false;
   bool kernel_only = false;
-  size_t top = 0;  // --top N: summary table instead of a format
+  size_t top = 0;                    // --top N: summary table instead of a format
   bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
-  std::string weight = "period";  // samples | period (gp/fold/weight.h)
+  std::string weight = "period";     // samples | period (gp/fold/weight.h)
   gp::cli::CommonArgs common;
 };
 

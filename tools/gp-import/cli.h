@@ -11,10 +11,10 @@
 namespace gp::import_tool {
 
 struct ImportArgs {
-  std::string input = "-";   // perf script text, or a perf.data file; "-" = stdin
-  std::string output = "-";  // archive; "-" = stdout
-  bool output_given = false; // -o was on the command line (allows a terminal)
-  std::string event;         // --event NAME; empty = the first event seen
+  std::string input = "-";    // perf script text, or a perf.data file; "-" = stdin
+  std::string output = "-";   // archive; "-" = stdout
+  bool output_given = false;  // -o was on the command line (allows a terminal)
+  std::string event;          // --event NAME; empty = the first event seen
   bool no_compress = false;
   gp::cli::CommonArgs common;
 };

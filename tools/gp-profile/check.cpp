@@ -360,11 +360,13 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("external-metadata")) o.external_metadata = k.text("external-metadata");
   o.container_names = !k.flag("disable-container-names");
   o.min_duration_s = static_cast<unsigned>(k.integer("min-duration", 0));
-  o.max_processes_per_runtime = static_cast<unsigned>(k.integer("max-processes-runtime-profiler", 0));
+  o.max_processes_per_runtime =
+      static_cast<unsigned>(k.integer("max-processes-runtime-profiler", 0));
   o.skip_system_above = static_cast<size_t>(k.integer("skip-system-profilers-above", 0));
   if (k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") != "alloc")
     o.ap_mode = k.text("java-async-profiler-mode");
-  if (k.given("java-async-profiler-features")) o.ap_features = k.text("java-async-profiler-features");
+  if (k.given("java-async-profiler-features"))
+    o.ap_features = k.text("java-async-profiler-features");
   if (k.given("java-async-profiler-args")) o.ap_args = k.text("java-async-profiler-args");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
   o.metadata_collection = !k.flag("disable-metadata-collection");
@@ -375,9 +377,9 @@ void finish(CLI::App& app, ProfileArgs& args) {
   // --glogger-server is --api-server's old name (one destination: the later one wins).
   bool glogger = k.given("glogger-server") &&
                  !(k.given("api-server") && k.later("--api-server", "--glogger-server"));
-  args.api_server = glogger                    ? k.text("glogger-server")
-                    : k.given("api-server")    ? k.text("api-server")
-                                               : std::string(kDefaultApiServer);
+  args.api_server = glogger                 ? k.text("glogger-server")
+                    : k.given("api-server") ? k.text("api-server")
+                                            : std::string(kDefaultApiServer);
   args.heartbeat_server = k.flag("enable-heartbeat-server");
   o.curlify_requests = k.flag("curlify-requests");
   args.heartbeat_interval_s = k.integer("heartbeat-interval", 30);

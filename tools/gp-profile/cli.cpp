@@ -123,11 +123,12 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
 
 // --perf-mode and the perf profiler's options (gprofiler/profilers/perf.py).
 void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
-  auto* mode = b.choice("--perf-mode", "--perf-mode", {"fp", "dwarf", "smart", "disabled", "none"},
-                        "System profiler: smart (default: whole stacks, unwound with .eh_frame tables "
-                        "where binaries have them, frame pointers elsewhere), dwarf (the same), fp "
-                        "(frame pointers only), disabled/none (runtime stacks only)",
-                        "smart");
+  auto* mode =
+      b.choice("--perf-mode", "--perf-mode", {"fp", "dwarf", "smart", "disabled", "none"},
+               "System profiler: smart (default: whole stacks, unwound with .eh_frame tables "
+               "where binaries have them, frame pointers elsewhere), dwarf (the same), fp "
+               "(frame pointers only), disabled/none (runtime stacks only)",
+               "smart");
   (void)mode;
   b.flag("--no-perf", "Same as --perf-mode disabled");
   b.unimplemented(
@@ -179,10 +180,11 @@ void add_java(Builder& b) {
            "auto");
   b.unimplemented(b.range("--java-async-profiler-safemode", "--java-async-profiler-safemode", 0,
                           0x40, "async-profiler's safemode bits" + ni, "0"));
-  b.choice("--java-async-profiler-features", "--java-async-profiler-features",
-           {"probesp", "vtable", "comptask"},
-           "async-profiler's stack walking features (asprof -F; probesp is gProfiler's build's only)",
-           "probesp,vtable", ValueType::enum_list);
+  b.choice(
+      "--java-async-profiler-features", "--java-async-profiler-features",
+      {"probesp", "vtable", "comptask"},
+      "async-profiler's stack walking features (asprof -F; probesp is gProfiler's build's only)",
+      "probesp,vtable", ValueType::enum_list);
   b.value("--java-async-profiler-args", "--java-async-profiler-args", ValueType::text, "ARGS",
           "More asprof options for its start command, split at spaces");
   b.unimplemented(b.value("--java-safemode", "--java-safemode", ValueType::text, "OPTIONS",
@@ -258,11 +260,11 @@ void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
                           ->capture_default_str()
                           ->group(group),
                       ValueHint::url);
-  gp::cli::hint_value(b.value("--api-server", "--api-server", ValueType::text, "URL",
-                              "Server of the remote logs (POST <scheme>://<host>/api/v1/logs)",
-                              kDefaultApiServer)
-                          ->group(group),
-                      ValueHint::url);
+  gp::cli::hint_value(
+      b.value("--api-server", "--api-server", ValueType::text, "URL",
+              "Server of the remote logs (POST <scheme>://<host>/api/v1/logs)", kDefaultApiServer)
+          ->group(group),
+      ValueHint::url);
   gp::cli::hint_value(b.value("--glogger-server", "--glogger-server", ValueType::text, "URL",
                               "Deprecated alias of --api-server")
                           ->group(group),

@@ -102,8 +102,8 @@ class Manager {
     if (response.status == 200) {
       log_.info(1, "Reported command completion for " + id + " (status=" + status + ")");
     } else if (response.status != 0) {
-      log_.error("Failed to report command completion for " + id + ". Status: " +
-                 std::to_string(response.status) + ", Response: " + response.body);
+      log_.error("Failed to report command completion for " + id +
+                 ". Status: " + std::to_string(response.status) + ", Response: " + response.body);
     } else {
       log_.error("Failed to send command completion for " + id + ": " + response.error);
     }

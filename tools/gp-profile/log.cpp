@@ -72,7 +72,8 @@ Status Log::open_file(const std::string& path, long max_bytes, long backups) {
   std::string why;
   file_ = open_append(path, &why);
   if (file_ == nullptr)
-    return make_error("cannot open log file '" + path + "': " + (why.empty() ? ::strerror(errno) : why));
+    return make_error("cannot open log file '" + path +
+                      "': " + (why.empty() ? ::strerror(errno) : why));
   path_ = path;
   max_bytes_ = max_bytes;
   backups_ = backups;
@@ -89,8 +90,7 @@ void Log::warning(std::string_view message, Where where) {
 }
 void Log::info(int level, std::string_view message, Where where) {
   emit("info", message, !quiet_ && verbosity_ >= level, verbosity_ >= level || level == 0);
-  send(level >= 2 ? gp::upload::LogSeverity::debug : gp::upload::LogSeverity::info, message,
-       where);
+  send(level >= 2 ? gp::upload::LogSeverity::debug : gp::upload::LogSeverity::info, message, where);
 }
 void Log::info_local(int level, std::string_view message) {
   emit("info", message, !quiet_ && verbosity_ >= level, verbosity_ >= level || level == 0);
@@ -143,8 +143,7 @@ void Log::send(gp::upload::LogSeverity severity, std::string_view message, const
   r.pathname = source_path(where.file_name());
   r.funcname = function_name(where.function_name());
   r.thread = static_cast<int64_t>(::gettid());
-  r.extra.set("cycle_id",
-              cycle_id_ ? json::Value::from_string(*cycle_id_) : json::Value::null());
+  r.extra.set("cycle_id", cycle_id_ ? json::Value::from_string(*cycle_id_) : json::Value::null());
   remote_->add(r);
 }
 
@@ -168,7 +167,8 @@ void Log::emit(std::string_view severity, std::string_view message, bool to_stde
 void Log::progress(std::string_view message) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (!tty_ || quiet_) return;
-  write_all(STDERR_FILENO, "\r\033[K" + gp::cli::program() + ": " + gp::util::escape_for_terminal(message));
+  write_all(STDERR_FILENO,
+            "\r\033[K" + gp::cli::program() + ": " + gp::util::escape_for_terminal(message));
   progress_shown_ = true;
 }
 

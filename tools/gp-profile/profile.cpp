@@ -19,12 +19,11 @@
 #include "gp/profile/agent.h"
 #include "gp/profile/child.h"
 #include "gp/profile/instance.h"
-#include "gp/profile/agent.h"
 #include "gp/runtime/work_dir.h"
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
-#include "log.h"
 #include "heartbeat.h"
+#include "log.h"
 #include "session.h"
 
 namespace gp::profile_tool {
@@ -203,7 +202,8 @@ Status studio_health_check(const Options& o, const std::string& upload, const fs
                                                              : "health check timed out");
   }
   for (const auto& line : gp::profile::tail_lines(err, 10))
-    if (line.rfind("gp-upload: API request (curl_command=", 0) == 0) log.info_local(1, line.substr(11));
+    if (line.rfind("gp-upload: API request (curl_command=", 0) == 0)
+      log.info_local(1, line.substr(11));
   if (w.status.ok()) return ok_status();
   auto last = gp::profile::tail_lines(err, 1);
   std::string why = last.empty() ? w.status.describe() : last.back();
@@ -331,8 +331,8 @@ int run(ProfileArgs& args) {
   if (o.upload) {
     Options& mo = args.options;
     if (mo.spool_dir.empty()) mo.spool_dir = (work / "spool").string();
-    mo.gpid_file = (work / "gpid").string();  // a new agent gets a new gpid
-    ::setenv("GPROFILER_TOKEN", o.token.c_str(), 1);   // children get it without argv
+    mo.gpid_file = (work / "gpid").string();          // a new agent gets a new gpid
+    ::setenv("GPROFILER_TOKEN", o.token.c_str(), 1);  // children get it without argv
     if (auto healthy = studio_health_check(o, tools->upload, work, log); !healthy) {
       log.error(healthy.error().message);
       return gp::cli::kExitFailure;

@@ -35,7 +35,7 @@ constexpr seconds kProcessTimeout{600};
 enum class StageState { ok, failed, stopped };
 struct StageResult {
   StageState state = StageState::ok;
-  std::string why;  // failure reason, or the warning of a partial (exit 3) result
+  std::string why;                    // failure reason, or the warning of a partial (exit 3) result
   std::vector<std::string> problems;  // the stage's own warning and error lines (see below)
   int exit_code = 0;
 
@@ -119,8 +119,8 @@ StageResult finish(const Session& s, const Running& r, const std::function<void(
   out.problems = problem_lines(r.err_path, r.tool);
   out.exit_code = w.status.signal == 0 ? w.status.code : -1;
   // What went wrong in the tool's words; its last lines when it named no problem.
-  std::string said = out.problems.empty() ? joined(gp::profile::tail_lines(r.err_path, 2))
-                                          : joined(out.problems);
+  std::string said =
+      out.problems.empty() ? joined(gp::profile::tail_lines(r.err_path, 2)) : joined(out.problems);
   if (out.exit_code == 3) {
     out.why = said;
     return out;
@@ -374,7 +374,8 @@ SessionOutcome run_session(const SessionContext& c, int number) {
       fold_options.external_metadata.clear();
     }
   }
-  auto folded = run(s, c.tools.fold, gp::profile::fold_command(fold_options, archive, col), "folding");
+  auto folded =
+      run(s, c.tools.fold, gp::profile::fold_command(fold_options, archive, col), "folding");
   if (c.stop.load()) return SessionOutcome::stopped;
   if (folded.state != StageState::ok || !has_data(col)) {
     c.log.error(s.label() + ": no profile: gp-fold failed (" + folded.why + ")");

@@ -43,22 +43,26 @@ double flush_interval_seconds(const RecordArgs& args, size_t cpus) {
   if (args.flush_interval > 0) return args.flush_interval;
   const double hz = expected_sample_rate(args);
   // Never longer than the CPUs take to fill the sample map with distinct stacks.
-  const double fill = args.stack_storage_size / (hz * static_cast<double>(std::max<size_t>(1, cpus)));
+  const double fill =
+      args.stack_storage_size / (hz * static_cast<double>(std::max<size_t>(1, cpus)));
   return std::clamp(std::min(kFlushSamplesPerCpu / hz, fill), 1.0, 10.0);
 }
 
 void add_cli(CLI::App& app, RecordArgs& args) {
   auto* frequency =
-      app.add_option("-F,--frequency", args.frequency, "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
+      app.add_option("-F,--frequency", args.frequency,
+                     "Samples per second per CPU (up to kernel.perf_event_max_sample_rate)")
           ->type_name("HZ")
           ->capture_default_str()
           ->check(CLI::Range(1u, 1000000u));
   app.add_option("--period", args.period,
-                 "Sample every N events instead of at a frequency (nanoseconds for cpu-clock and task-clock)")
+                 "Sample every N events instead of at a frequency (nanoseconds for cpu-clock and "
+                 "task-clock)")
       ->type_name("N")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 62))
       ->excludes(frequency);
-  app.add_option("-d,--duration", args.duration, "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
+  app.add_option("-d,--duration", args.duration,
+                 "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
       ->type_name("SECONDS")
       ->check(gp::cli::positive_number());
   app.add_option("-p,--pid", args.pids, "Only these processes (comma-separated or repeated)")
@@ -69,11 +73,15 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("TID")
       ->delimiter(',')
       ->check(gp::cli::positive_number());
-  gp::cli::hint_value(app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)")->type_name("DIR"),
-                      ValueHint::directory);
+  gp::cli::hint_value(
+      app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)")
+          ->type_name("DIR"),
+      ValueHint::directory);
   app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3")->type_name("LIST");
-  auto* user = app.add_flag("-U,--user-only", args.user_only, "User stacks only (no kernel frames)");
-  app.add_flag("-K,--kernel-only", args.kernel_only, "Kernel stacks only, and only samples taken in the kernel")
+  auto* user =
+      app.add_flag("-U,--user-only", args.user_only, "User stacks only (no kernel frames)");
+  app.add_flag("-K,--kernel-only", args.kernel_only,
+               "Kernel stacks only, and only samples taken in the kernel")
       ->excludes(user);
   app.add_flag("-I,--include-idle", args.include_idle, "Keep samples of the idle task (pid 0)");
   app.add_option("--stack-storage-size", args.stack_storage_size,
@@ -81,44 +89,58 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(64u, 1u << 24));
-  gp::cli::hint_value(app.add_option("-o,--output", args.output,
-                                     "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time")
-                          ->type_name("FILE"),
-                      ValueHint::archive);
-  auto* cont = app.add_flag("-c,--continuous", args.continuous, "Record session after session, one per --duration");
-  gp::cli::hint_value(app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here")
-                          ->type_name("DIR"),
-                      ValueHint::directory)
+  gp::cli::hint_value(
+      app.add_option(
+             "-o,--output", args.output,
+             "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time")
+          ->type_name("FILE"),
+      ValueHint::archive);
+  auto* cont = app.add_flag("-c,--continuous", args.continuous,
+                            "Record session after session, one per --duration");
+  gp::cli::hint_value(
+      app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here")
+          ->type_name("DIR"),
+      ValueHint::directory)
       ->needs(cont);
-  app.add_flag("--rotating-output", args.rotating_output, "With --output-dir: keep only the newest session's file")
+  app.add_flag("--rotating-output", args.rotating_output,
+               "With --output-dir: keep only the newest session's file")
       ->needs(cont);
   app.add_flag("--no-compress", args.no_compress, "Write the archive without LZ4 compression");
-  app.add_flag("--redact-cmdline", args.redact_cmdline, "Hide secret-looking values in recorded command lines");
+  app.add_flag("--redact-cmdline", args.redact_cmdline,
+               "Hide secret-looking values in recorded command lines");
   app.add_option("--flush-interval", args.flush_interval,
-                 "Seconds between chunks written (what a kill can lose); default: the time for 2000 samples per "
+                 "Seconds between chunks written (what a kill can lose); default: the time for "
+                 "2000 samples per "
                  "CPU, 1 to 10, and 1 after a new process")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.05, 3600.0));
-  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")->type_name("EVENT")->capture_default_str(),
+  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")
+                       ->type_name("EVENT")
+                       ->capture_default_str(),
                    perf_event_names());
-  gp::cli::choices(app.add_option("--sampler", args.sampler, "Sampling engine: auto (bpf, else perf), bpf, perf")
-                       ->type_name("ENGINE")
-                       ->capture_default_str(),
-                   {"auto", "bpf", "perf"});
-  gp::cli::choices(app.add_option("--stack-walker", args.stack_walker,
-                                  "Who walks user stacks in the BPF sampler: auto (gp where the kernel has "
-                                  "bpf_loop), gp, kernel")
-                       ->type_name("WALKER")
-                       ->capture_default_str(),
-                   {"auto", "gp", "kernel"});
-  gp::cli::choices(app.add_option("--unwind", args.unwind,
-                                  "User stacks: auto (unwind tables from .eh_frame where a binary has them, frame "
-                                  "pointers elsewhere), dwarf (the same), fp (frame pointers only)")
-                       ->type_name("MODE")
-                       ->capture_default_str(),
-                   {"auto", "dwarf", "fp"});
+  gp::cli::choices(
+      app.add_option("--sampler", args.sampler, "Sampling engine: auto (bpf, else perf), bpf, perf")
+          ->type_name("ENGINE")
+          ->capture_default_str(),
+      {"auto", "bpf", "perf"});
+  gp::cli::choices(
+      app.add_option("--stack-walker", args.stack_walker,
+                     "Who walks user stacks in the BPF sampler: auto (gp where the kernel has "
+                     "bpf_loop), gp, kernel")
+          ->type_name("WALKER")
+          ->capture_default_str(),
+      {"auto", "gp", "kernel"});
+  gp::cli::choices(
+      app.add_option(
+             "--unwind", args.unwind,
+             "User stacks: auto (unwind tables from .eh_frame where a binary has them, frame "
+             "pointers elsewhere), dwarf (the same), fp (frame pointers only)")
+          ->type_name("MODE")
+          ->capture_default_str(),
+      {"auto", "dwarf", "fp"});
   app.add_option("--unwind-memory", args.unwind_memory,
-                 "MiB of kernel memory for unwind tables (allocated at start; unused tables are evicted to stay within it)")
+                 "MiB of kernel memory for unwind tables (allocated at start; unused tables are "
+                 "evicted to stay within it)")
       ->type_name("MIB")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));

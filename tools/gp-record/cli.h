@@ -14,24 +14,24 @@ namespace gp::record_tool {
 
 struct RecordArgs {
   gp::cli::CommonArgs common;
-  uint32_t frequency = 11;            // Hz, gProfiler's default
-  uint64_t period = 0;                // events per sample (--period); 0: sample at -F Hz
-  double duration = 0;                // seconds; 0 = until SIGINT/SIGTERM (60 with --continuous)
+  uint32_t frequency = 11;  // Hz, gProfiler's default
+  uint64_t period = 0;      // events per sample (--period); 0: sample at -F Hz
+  double duration = 0;      // seconds; 0 = until SIGINT/SIGTERM (60 with --continuous)
   std::vector<int32_t> pids;
   std::vector<int32_t> tids;
   std::string cgroup;
-  std::string cpus;                   // "0,2-3"; "" = all
+  std::string cpus;  // "0,2-3"; "" = all
   bool user_only = false;
   bool kernel_only = false;
   bool include_idle = false;
   uint32_t stack_storage_size = 16384;
-  std::string output;                 // "" = stdout; %h host, %t timestamp
+  std::string output;  // "" = stdout; %h host, %t timestamp
   bool continuous = false;
   std::string output_dir;
   bool rotating_output = false;
   bool no_compress = false;
   bool redact_cmdline = false;
-  double flush_interval = 0;          // seconds between chunks; 0: flush_interval_seconds() picks
+  double flush_interval = 0;  // seconds between chunks; 0: flush_interval_seconds() picks
   std::string event = "cpu-clock";
   std::string sampler = "auto";       // auto, bpf, perf
   std::string stack_walker = "auto";  // auto, gp, kernel (the BPF sampler's user stacks)

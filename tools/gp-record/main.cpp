@@ -28,13 +28,14 @@ int main(int argc, char** argv) {
   // memory and RSS stays flat over long recordings.
   ::mallopt(M_MMAP_THRESHOLD, 256 << 10);
   gp::record_tool::RecordArgs args;
-  auto app = gp::cli::make_app("gp-record", "Sample CPU stacks of the whole system (eBPF) into a gp archive.",
-                               "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
-                               "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
-                               "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"
-                               "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n"
-                               "  gp-record --unwind fp -d 10 -o fp.gpa  # frame pointers only (whole stacks\n"
-                               "                                          # without them are the default)\n");
+  auto app = gp::cli::make_app(
+      "gp-record", "Sample CPU stacks of the whole system (eBPF) into a gp archive.",
+      "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
+      "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
+      "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"
+      "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n"
+      "  gp-record --unwind fp -d 10 -o fp.gpa  # frame pointers only (whole stacks\n"
+      "                                          # without them are the default)\n");
   gp::record_tool::add_cli(*app, args);
   std::vector<std::string> argv_copy(argv, argv + argc);
   return gp::cli::run(*app, argc, argv, [&] {

@@ -93,7 +93,8 @@ Result<perf_event_attr> sampling_attr(const SamplerConfig& config) {
   uint32_t limit = max_sample_rate();
   if (limit != 0 && config.frequency_hz > limit)
     return make_error("frequency " + std::to_string(config.frequency_hz) +
-                      " Hz is above kernel.perf_event_max_sample_rate (" + std::to_string(limit) + ")");
+                      " Hz is above kernel.perf_event_max_sample_rate (" + std::to_string(limit) +
+                      ")");
   attr.freq = 1;
   attr.sample_freq = config.frequency_hz;
   return attr;
@@ -101,7 +102,8 @@ Result<perf_event_attr> sampling_attr(const SamplerConfig& config) {
 
 Result<PerfFd> open_perf_event(perf_event_attr& attr, int pid, int cpu, const SamplerConfig& config,
                                std::string* hint) {
-  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  int fd =
+      static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
   if (fd >= 0) return PerfFd(fd);
   int err = errno;
   std::string target = pid >= 0 ? "thread " + std::to_string(pid) : "cpu " + std::to_string(cpu);
@@ -109,10 +111,13 @@ Result<PerfFd> open_perf_event(perf_event_attr& attr, int pid, int cpu, const Sa
     *hint = "try 'sysctl kernel.perf_event_paranoid=1' (now " +
             read_first_line("/proc/sys/kernel/perf_event_paranoid") +
             "), or run as root (or with CAP_PERFMON)";
-  } else if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) && attr.type == PERF_TYPE_HARDWARE) {
-    *hint = "this machine's PMU has no '" + config.event + "' event (common in VMs): use --event cpu-clock";
+  } else if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+             attr.type == PERF_TYPE_HARDWARE) {
+    *hint = "this machine's PMU has no '" + config.event +
+            "' event (common in VMs): use --event cpu-clock";
   }
-  auto error = make_error("cannot open perf event '" + config.event + "' on " + target + ": " + std::strerror(err));
+  auto error = make_error("cannot open perf event '" + config.event + "' on " + target + ": " +
+                          std::strerror(err));
   errno = err;  // callers skip offline CPUs (ENODEV) and ended threads (ESRCH)
   return error;
 }

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -58,10 +58,13 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.period = args.period;
   c.expected_rate = expected_sample_rate(args);
   if (!args.cpus.empty() && !parse_cpu_list(args.cpus, &c.cpus))
-    return make_error("invalid CPU list '" + args.cpus + "': expected numbers and ranges such as 0,2-3");
+    return make_error("invalid CPU list '" + args.cpus +
+                      "': expected numbers and ranges such as 0,2-3");
   long ncpu = sysconf(_SC_NPROCESSORS_CONF);
   for (int cpu : c.cpus)
-    if (cpu >= ncpu) return make_error("invalid CPU list '" + args.cpus + "': cpu " + std::to_string(cpu) + " does not exist");
+    if (cpu >= ncpu)
+      return make_error("invalid CPU list '" + args.cpus + "': cpu " + std::to_string(cpu) +
+                        " does not exist");
   c.pids = args.pids;
   c.tids = args.tids;
   c.cgroup = args.cgroup;
@@ -79,7 +82,8 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
     proc::SnapshotOptions options;
     proc::BuildIdCache cache;
     for (int32_t pid : pids)
-      if (auto maps = proc::executable_mappings(pid, options, &cache)) unwinder.on_mappings(pid, *maps);
+      if (auto maps = proc::executable_mappings(pid, options, &cache))
+        unwinder.on_mappings(pid, *maps);
   };
   c.flush_interval = flush_interval_seconds(args, sampled_cpus(c).size());
   c.verbose = args.common.verbose;
@@ -94,7 +98,8 @@ Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const Samp
   if (bpf || args.sampler == "bpf") return bpf;
   std::string why = bpf.error().message;
   bool privileged = geteuid() == 0;
-  gp::cli::info(privileged ? 0 : 1, "BPF sampler unavailable (" + why + "): using the perf sampler");
+  gp::cli::info(privileged ? 0 : 1,
+                "BPF sampler unavailable (" + why + "): using the perf sampler");
   hint->clear();
   auto perf = open_perf_sampler(config, hint);
   if (!perf && !privileged && hint->empty())
@@ -112,25 +117,30 @@ std::string unwind_summary(const std::vector<model::Counter>& counters) {
   };
   const int64_t complete = get("unwind.complete"), truncated = get("unwind.truncated");
   const int64_t before = get("unwind.before_tables"), unknown = get("unwind.unknown_end");
-  const double all = static_cast<double>(std::max<int64_t>(1, complete + truncated + before + unknown));
+  const double all =
+      static_cast<double>(std::max<int64_t>(1, complete + truncated + before + unknown));
   auto pct = [&](int64_t n) {
     char b[32];
     std::snprintf(b, sizeof(b), "%.1f%%", 100.0 * static_cast<double>(n) / all);
     return std::string(b);
   };
   std::string why;
-  for (auto [name, label] : {std::pair{"depth", "127 frames"}, {"read", "unreadable stack"},
-                             {"no_rule", "no rule or frame pointer"}, {"unsupported", "unsupported CFI"},
+  for (auto [name, label] : {std::pair{"depth", "127 frames"},
+                             {"read", "unreadable stack"},
+                             {"no_rule", "no rule or frame pointer"},
+                             {"unsupported", "unsupported CFI"},
                              {"bad_frame", "bad frame"}})
     if (int64_t n = get(std::string("unwind.truncated.") + name); n > 0)
       why += (why.empty() ? " (" : ", ") + std::string(label) + ": " + std::to_string(n);
   if (!why.empty()) why += ")";
   char mib[32];
-  std::snprintf(mib, sizeof(mib), "%.1f MiB", static_cast<double>(get("unwind.tables.bytes")) / (1 << 20));
+  std::snprintf(mib, sizeof(mib), "%.1f MiB",
+                static_cast<double>(get("unwind.tables.bytes")) / (1 << 20));
   const int64_t tables = get("unwind.tables.loaded");
   return "user stacks: " + pct(complete) + " whole, " + pct(truncated) + " truncated" + why + ", " +
-         pct(unknown) + " ended by a zero frame pointer, " + pct(before) + " before their tables; " +
-         std::to_string(tables) + (tables == 1 ? " unwind table (" : " unwind tables (") + mib + ")";
+         pct(unknown) + " ended by a zero frame pointer, " + pct(before) +
+         " before their tables; " + std::to_string(tables) +
+         (tables == 1 ? " unwind table (" : " unwind tables (") + mib + ")";
 }
 
 struct Totals {
@@ -160,8 +170,9 @@ class SessionRecorder {
   // When the assembler's next follow-up snapshot is due (steady_clock is CLOCK_MONOTONIC).
   Clock::time_point follow_up_time() const {
     int64_t ns = assembler_.next_follow_up_ns();
-    return ns == std::numeric_limits<int64_t>::max() ? Clock::time_point::max()
-                                                     : Clock::time_point(std::chrono::nanoseconds(ns));
+    return ns == std::numeric_limits<int64_t>::max()
+               ? Clock::time_point::max()
+               : Clock::time_point(std::chrono::nanoseconds(ns));
   }
   void set_counters();
   Status write_new_entries(archive::Writer& writer);
@@ -202,10 +213,8 @@ void SessionRecorder::on_process_event(const ProcessEvent& e) {
   // Its tables no longer apply (the kernel dropped them too): an exec loads the new image's at
   // the next snapshot.
   if ((e.exit || e.exec) && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid);
-  if (e.exit)
-    assembler_.on_process_exit(e.pid);
-  else
-    assembler_.on_process_event(e.pid, e.exec);
+  if (e.exit) assembler_.on_process_exit(e.pid);
+  else assembler_.on_process_event(e.pid, e.exec);
 }
 
 void SessionRecorder::set_counters() {
@@ -214,7 +223,8 @@ void SessionRecorder::set_counters() {
     for (const auto& why : u->take_failures()) gp::cli::info(2, "no unwind table for " + why);
   session_.set_counter("processes.snapshots", static_cast<int64_t>(assembler_.snapshots()));
   session_.set_counter("mappings.resnapshots", static_cast<int64_t>(assembler_.resnapshots()));
-  session_.set_counter("mappings.follow_ups", static_cast<int64_t>(assembler_.follow_up_snapshots()));
+  session_.set_counter("mappings.follow_ups",
+                       static_cast<int64_t>(assembler_.follow_up_snapshots()));
   session_.set_counter("processes.forgotten", static_cast<int64_t>(assembler_.forgotten()));
   session_.set_counter("interning.restarts", static_cast<int64_t>(assembler_.interning_restarts()));
 }
@@ -230,8 +240,8 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 void SessionRecorder::progress(Clock::time_point start, bool final) {
   if (!shows_progress_) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(), elapsed,
-               static_cast<unsigned long long>(session_samples_),
+  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(),
+               elapsed, static_cast<unsigned long long>(session_samples_),
                static_cast<unsigned long long>(assembler_.sampled_process_count()),
                final ? "\n" : "\033[K");
   progress_shown_ = !final;
@@ -241,14 +251,19 @@ void SessionRecorder::report_counters() {
   auto warn = [](int64_t n, const std::string& what, const std::string& remedy) {
     if (n > 0) gp::cli::warning(std::to_string(n) + " " + what + ": " + remedy);
   };
-  warn(session_.counter("stacks.errors"), "stacks lost (stack map full)", "raise --stack-storage-size or lower --flush-interval");
-  warn(session_.counter("stacks.collisions"), "stacks lost to stack hash collisions", "please report it");
-  warn(session_.counter("maps.full"), "samples dropped (sample map full)", "raise --stack-storage-size or lower --flush-interval");
-  warn(session_.counter("events.lost"), "process announcements lost", "some processes may lack metadata");
+  warn(session_.counter("stacks.errors"), "stacks lost (stack map full)",
+       "raise --stack-storage-size or lower --flush-interval");
+  warn(session_.counter("stacks.collisions"), "stacks lost to stack hash collisions",
+       "please report it");
+  warn(session_.counter("maps.full"), "samples dropped (sample map full)",
+       "raise --stack-storage-size or lower --flush-interval");
+  warn(session_.counter("events.lost"), "process announcements lost",
+       "some processes may lack metadata");
   warn(session_.counter("samples.lost"), "samples lost by the kernel (perf ring full)", "lower -F");
 }
 
-int SessionRecorder::record(archive::OutputStream& out, model::Header header, Clock::time_point deadline) {
+int SessionRecorder::record(archive::OutputStream& out, model::Header header,
+                            Clock::time_point deadline) {
   session_.header = std::move(header);
   assembler_.begin_session(session_);
   captures_.begin_session();
@@ -258,7 +273,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     return kExitFailure;
   }
   auto start = Clock::now();
-  auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_));
+  auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flush_interval_));
   const auto one_second = std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(1));
   // The first chunk goes out within a second whatever the interval: a reader of the output sees
   // the session begin, and an output that cannot be written shows at once.
@@ -289,14 +305,17 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header, Cl
     const uint64_t snapshots_before = assembler_.snapshots();
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
-    auto polled = sampler_.poll(static_cast<int>(std::clamp<int64_t>(wait, 0, std::numeric_limits<int>::max())),
-                                on_event_, &wait_mask);
+    auto polled = sampler_.poll(
+        static_cast<int>(std::clamp<int64_t>(wait, 0, std::numeric_limits<int>::max())), on_event_,
+        &wait_mask);
     pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
     if (!polled) {
       gp::cli::error(polled.error().message);
       return kExitFailure;
     }
-    assembler_.follow_up(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+    assembler_.follow_up(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+            .count());
     const auto now = Clock::now();
     if (early_drains && assembler_.snapshots() != snapshots_before)
       early_flush = std::min(early_flush, now + one_second);
@@ -359,8 +378,9 @@ class Output {
 
 Result<archive::OutputStream*> Output::next() {
   if (args_.output_dir.empty() && stream_) return stream_.get();  // sessions follow each other
-  name_ = args_.output_dir.empty() ? (args_.output.empty() ? "-" : expand_output_name(args_.output, host_))
-                                   : session_file_name(args_.output_dir, host_);
+  name_ = args_.output_dir.empty()
+              ? (args_.output.empty() ? "-" : expand_output_name(args_.output, host_))
+              : session_file_name(args_.output_dir, host_);
   auto s = archive::OutputStream::open(name_, !args_.no_compress);
   if (!s) return s.error();
   stream_ = std::move(*s);
@@ -477,15 +497,18 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
     SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals);
-    int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration), deadline);
+    int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration),
+                             deadline);
     if (st != kExitOk) return st;
     if (auto fin = output.finish_session(); !fin) {
       gp::cli::error(fin.error().message);
       return kExitFailure;
     }
   } while (args.continuous && g_signals == 0);
-  gp::cli::info(0, "recorded " + std::to_string(totals.samples) + " samples in " + std::to_string(totals.sessions) +
-                       (totals.sessions == 1 ? " session" : " sessions") + " (" + (*sampler)->name() + " sampler)");
+  gp::cli::info(0, "recorded " + std::to_string(totals.samples) + " samples in " +
+                       std::to_string(totals.sessions) +
+                       (totals.sessions == 1 ? " session" : " sessions") + " (" +
+                       (*sampler)->name() + " sampler)");
   if ((*sampler)->unwinder() != nullptr) gp::cli::info(0, unwind_summary((*sampler)->counters()));
   return kExitOk;
 }

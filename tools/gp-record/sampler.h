@@ -23,21 +23,21 @@ class Unwinder;
 struct SamplerConfig {
   std::string event = "cpu-clock";  // see perf_event_spec()
   uint32_t frequency_hz = 11;
-  uint64_t period = 0;               // events per sample; 0: frequency_hz
-  double expected_rate = 11;         // samples per second per busy CPU, for sizing
-  std::vector<int> cpus;             // empty: every online CPU
-  std::vector<int32_t> pids, tids;   // empty: no filter
-  std::string cgroup;                // cgroup v2 directory, "" for none
-  bool user_stacks = true;           // false with --kernel-only
-  bool kernel_stacks = true;         // false with --user-only
+  uint64_t period = 0;              // events per sample; 0: frequency_hz
+  double expected_rate = 11;        // samples per second per busy CPU, for sizing
+  std::vector<int> cpus;            // empty: every online CPU
+  std::vector<int32_t> pids, tids;  // empty: no filter
+  std::string cgroup;               // cgroup v2 directory, "" for none
+  bool user_stacks = true;          // false with --kernel-only
+  bool kernel_stacks = true;        // false with --user-only
   bool kernel_only = false;
   bool include_idle = false;
   uint32_t stack_storage_size = 16384;
-  double flush_interval = 1.0;       // seconds between drains
+  double flush_interval = 1.0;        // seconds between drains
   std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
-  int verbose = 0;                   // libbpf messages at >= 2
+  int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.
   std::function<void(Unwinder&)> before_sampling;
@@ -78,7 +78,8 @@ class Sampler {
   // Waits up to timeout_ms for process announcements and hands them to on_event. With
   // `wait_mask`, the signal mask is that during the wait only (as ppoll's): a caller that blocks
   // its stop signals, checks for them, then polls, cannot miss one that comes in between.
-  virtual Status poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask = nullptr) = 0;
+  virtual Status poll(int timeout_ms, const EventSink& on_event,
+                      const sigset_t* wait_mask = nullptr) = 0;
   // Moves every sample taken since the previous drain to on_sample (announcements that are
   // still queued are delivered first). No sample is delivered twice or lost between drains.
   virtual Status drain(const EventSink& on_event, const SampleSink& on_sample) = 0;

@@ -31,7 +31,8 @@ static_assert(static_cast<int>(gp::model::StackEnd::complete) == GP_STACK_END_CO
               "bpf/profile.h: gp_stack_end matches model::StackEnd");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
-static_assert(sizeof(gp_recent) == 64, "bpf/profile.h: gp_recent layout (one cache line, 8-byte multiple)");
+static_assert(sizeof(gp_recent) == 64,
+              "bpf/profile.h: gp_recent layout (one cache line, 8-byte multiple)");
 
 namespace gp::record_tool {
 namespace {
@@ -72,7 +73,8 @@ class BpfSampler final : public Sampler {
   BpfSampler& operator=(const BpfSampler&) = delete;
   const char* name() const override { return "bpf"; }
   Status open(std::string* hint);
-  Status poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask = nullptr) override;
+  Status poll(int timeout_ms, const EventSink& on_event,
+              const sigset_t* wait_mask = nullptr) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
   // Programs still running finish before the drain reads their slot (its RCU wait).
   void stop() override { disable_events(perf_fds_); }
@@ -153,7 +155,8 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
     bpf_map__set_max_entries(skel_->maps.unwind_events, 64 * 1024);
   } else {
-    bpf_map__set_max_entries(skel_->maps.unwind_events, static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
+    bpf_map__set_max_entries(skel_->maps.unwind_events,
+                             static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
     // Unused: no mmapable arrays (Linux 5.5) asked of a kernel that may not have them.
     bpf_map__set_map_flags(skel_->maps.unwind_rows, 0);
     bpf_map__set_map_flags(skel_->maps.unwind_pages, 0);
@@ -164,8 +167,10 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   int err = profile_bpf__load(skel_.get());
   if (err != 0) {
     if (err == -EPERM || err == -EACCES)
-      *hint = "run as root (or with CAP_BPF and CAP_PERFMON); without them use --pids of your own processes "
-              "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
+      *hint =
+          "run as root (or with CAP_BPF and CAP_PERFMON); without them use --pids of your own "
+          "processes "
+          "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
     return make_error("cannot load the BPF sampler: " + errno_text(err));
   }
   return ok_status();
@@ -191,7 +196,8 @@ Status BpfSampler::choose_program() {
   bool own = config_.stack_walker == "gp" || (config_.stack_walker == "auto" && loops);
   sample_prog_ = own ? skel_->progs.gp_sample : skel_->progs.gp_sample_kernel_walk;
   slot_handshake_ = own;  // gp_sample flags in_slot (its xchg needs Linux 5.12; bpf_loop is 5.17)
-  bpf_program__set_autoload(own ? skel_->progs.gp_sample_kernel_walk : skel_->progs.gp_sample, false);
+  bpf_program__set_autoload(own ? skel_->progs.gp_sample_kernel_walk : skel_->progs.gp_sample,
+                            false);
   unwind_tables_ = own && config_.unwind != "fp";
   if (config_.unwind != "fp" && !own) {
     // Tables need gp's own walk (bpf_loop): say so, rather than silently walking frame pointers.
@@ -199,15 +205,15 @@ Status BpfSampler::choose_program() {
                       (loops ? "--stack-walker kernel walks frame pointers only"
                              : "this kernel has no bpf_loop (Linux 5.17)") +
                       ": falling back to frame pointers";
-    if (config_.unwind == "dwarf" || !loops)
-      gp::cli::warning(why);
-    else
-      gp::cli::info(1, why);
+    if (config_.unwind == "dwarf" || !loops) gp::cli::warning(why);
+    else gp::cli::info(1, why);
   }
-  gp::cli::info(1, unwind_tables_ ? "user stacks: walked by gp's BPF program (unwind tables, frame pointers where "
-                                    "a binary has none)"
-                   : own          ? "user stacks: walked by gp's BPF program (frame pointers)"
-                                  : "user stacks: walked by the kernel (frame pointers)");
+  gp::cli::info(
+      1, unwind_tables_
+             ? "user stacks: walked by gp's BPF program (unwind tables, frame pointers where "
+               "a binary has none)"
+         : own ? "user stacks: walked by gp's BPF program (frame pointers)"
+               : "user stacks: walked by the kernel (frame pointers)");
   return ok_status();
 }
 
@@ -221,9 +227,11 @@ Status BpfSampler::fill_filters() {
       return make_error("cannot set the tid filter: " + errno_text(errno));
   if (!config_.cgroup.empty()) {
     cgroup_fd_ = ::open(config_.cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (cgroup_fd_ < 0) return make_error("cannot open cgroup '" + config_.cgroup + "': " + errno_text(errno));
+    if (cgroup_fd_ < 0)
+      return make_error("cannot open cgroup '" + config_.cgroup + "': " + errno_text(errno));
     uint32_t zero = 0;
-    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.cgroup_filter), &zero, &cgroup_fd_, BPF_ANY) != 0)
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.cgroup_filter), &zero, &cgroup_fd_, BPF_ANY) !=
+        0)
       return make_error("cannot use cgroup '" + config_.cgroup + "': " + errno_text(errno));
   }
   return ok_status();
@@ -240,16 +248,19 @@ Status BpfSampler::attach(std::string* hint) {
     }
     bpf_link* link = bpf_program__attach_perf_event(sample_prog_, fd->get());
     if (link == nullptr)
-      return make_error("cannot attach the BPF sampler to cpu " + std::to_string(cpu) + ": " + errno_text(errno));
+      return make_error("cannot attach the BPF sampler to cpu " + std::to_string(cpu) + ": " +
+                        errno_text(errno));
     links_.emplace_back(link);
     perf_fds_.push_back(std::move(*fd));
   }
   if (links_.empty()) return make_error("cannot sample: no online CPU among the selected ones");
   bpf_link* exec = bpf_program__attach(skel_->progs.gp_exec);
-  if (exec == nullptr) return make_error("cannot attach to sched_process_exec: " + errno_text(errno));
+  if (exec == nullptr)
+    return make_error("cannot attach to sched_process_exec: " + errno_text(errno));
   links_.emplace_back(exec);
   bpf_link* exit = bpf_program__attach(skel_->progs.gp_exit);
-  if (exit == nullptr) return make_error("cannot attach to sched_process_exit: " + errno_text(errno));
+  if (exit == nullptr)
+    return make_error("cannot attach to sched_process_exit: " + errno_text(errno));
   links_.emplace_back(exit);
   return ok_status();
 }
@@ -261,7 +272,8 @@ Status BpfSampler::open(std::string* hint) {
   if (auto st = fill_filters(); !st) return st;
   if (unwind_tables_) {
     unwinder_ = std::make_unique<BpfUnwinder>(
-        BpfUnwinder::Maps{skel_->maps.unwind_rules, skel_->maps.unwind_rows, skel_->maps.unwind_pages, skel_->maps.unwind_tables,
+        BpfUnwinder::Maps{skel_->maps.unwind_rules, skel_->maps.unwind_rows,
+                          skel_->maps.unwind_pages, skel_->maps.unwind_tables,
                           skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
         unwind_limits(config_.unwind_memory_mib));
     if (config_.before_sampling) {
@@ -291,7 +303,8 @@ Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_
   // epoll_pwait on libbpf's epoll set (ring_buffer__poll has no signal mask), then consume.
   if (timeout_ms != 0) {
     epoll_event ready;
-    if (epoll_pwait(ring_buffer__epoll_fd(ring_.get()), &ready, 1, timeout_ms, wait_mask) < 0 && errno != EINTR)
+    if (epoll_pwait(ring_buffer__epoll_fd(ring_.get()), &ready, 1, timeout_ms, wait_mask) < 0 &&
+        errno != EINTR)
       return make_error("cannot wait for BPF events: " + errno_text(errno));
   }
   sink_ = &on_event;
@@ -335,8 +348,9 @@ Result<size_t> BpfSampler::read_counts(int fd) {
   bool first = true;
   while (taken < keys_.size()) {
     uint32_t n = static_cast<uint32_t>(keys_.size() - taken);
-    int err = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &token, &token, keys_.data() + taken,
-                                              values_.data() + taken, &n, nullptr);
+    int err =
+        bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &token, &token, keys_.data() + taken,
+                                        values_.data() + taken, &n, nullptr);
     first = false;
     taken += n;
     if (err != 0 && errno == ENOENT) break;  // the end of the map
@@ -356,7 +370,8 @@ Status BpfSampler::take_recent(int fd) {
   const size_t per_index = recent_.size() / recent_indexes_.size();  // one entry per CPU
   // One batch for the whole array; on kernels without array batches, one call per index.
   uint32_t n = GP_RECENT_ENTRIES, token = 0;
-  int err = bpf_map_lookup_batch(fd, nullptr, &token, recent_indexes_.data(), recent_.data(), &n, nullptr);
+  int err = bpf_map_lookup_batch(fd, nullptr, &token, recent_indexes_.data(), recent_.data(), &n,
+                                 nullptr);
   if ((err != 0 && errno != ENOENT) || n != GP_RECENT_ENTRIES) {
     for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i)
       if (bpf_map_lookup_elem(fd, &i, &recent_[i * per_index]) != 0)
@@ -399,14 +414,16 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   auto entries = read_counts(counts_fd);
   if (!entries) return entries.error();
   record::StackCopies& copies = stack_copies_[idle];
-  const record::StackCopies::Reader read_stack = [stacks_fd](uint64_t key, std::vector<uint64_t>& ips, uint8_t& end) {
-    gp_stack stack{};
-    if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0) {
-      ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
-      end = stack.end <= GP_STACK_END_TRUNCATED ? stack.end : uint8_t{GP_STACK_END_UNKNOWN};
-    }
-  };
-  if (auto st = take_recent(bpf_map__fd(idle ? skel_->maps.recent_b : skel_->maps.recent_a)); !st) return st;
+  const record::StackCopies::Reader read_stack =
+      [stacks_fd](uint64_t key, std::vector<uint64_t>& ips, uint8_t& end) {
+        gp_stack stack{};
+        if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0) {
+          ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
+          end = stack.end <= GP_STACK_END_TRUNCATED ? stack.end : uint8_t{GP_STACK_END_UNKNOWN};
+        }
+      };
+  if (auto st = take_recent(bpf_map__fd(idle ? skel_->maps.recent_b : skel_->maps.recent_a)); !st)
+    return st;
   record::RawSample sample;
   auto emit = [&](const gp_sample_key& k, uint64_t count) {
     sample.pid = static_cast<int32_t>(k.pid);
@@ -448,11 +465,14 @@ std::vector<model::Counter> BpfSampler::counters() {
   if (read_cpu_states())
     for (const gp_cpu_state& cpu : cpu_states_)
       for (uint32_t c = 0; c < GP_COUNTER_MAX; ++c) totals[c] += cpu.counters[c];
-  auto c = [&](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
+  auto c = [&](const char* name, uint64_t v) {
+    return model::Counter{name, static_cast<int64_t>(v)};
+  };
   std::vector<model::Counter> list = {
       c("samples.kernel", totals[GP_COUNTER_SAMPLES]),
       c("samples.filtered", totals[GP_COUNTER_FILTERED]),
-      c("stacks.collisions", totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
+      c("stacks.collisions",
+        totals[GP_COUNTER_USER_COLLISIONS] + totals[GP_COUNTER_KERNEL_COLLISIONS]),
       c("stacks.collisions.user", totals[GP_COUNTER_USER_COLLISIONS]),
       c("stacks.collisions.kernel", totals[GP_COUNTER_KERNEL_COLLISIONS]),
       c("stacks.errors", totals[GP_COUNTER_STACK_ERRORS]),
@@ -461,7 +481,8 @@ std::vector<model::Counter> BpfSampler::counters() {
   };
   if (unwinder_) {
     uint64_t truncated = 0;
-    for (uint32_t k = GP_COUNTER_TRUNC_DEPTH; k <= GP_COUNTER_TRUNC_BAD_FRAME; ++k) truncated += totals[k];
+    for (uint32_t k = GP_COUNTER_TRUNC_DEPTH; k <= GP_COUNTER_TRUNC_BAD_FRAME; ++k)
+      truncated += totals[k];
     for (auto counter : {c("unwind.before_tables", totals[GP_COUNTER_UNWIND_BEFORE_TABLES]),
                          c("unwind.complete", totals[GP_COUNTER_UNWIND_COMPLETE]),
                          c("unwind.truncated", truncated),

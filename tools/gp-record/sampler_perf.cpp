@@ -3,11 +3,11 @@
 // record per sample (callchain included) into an mmapped ring per CPU; samples are aggregated
 // here, in user space, so drains look the same as the BPF sampler's.
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,7 +53,8 @@ void Ring::consume(Fn&& fn) {
   uint64_t tail = meta->data_tail;
   while (tail + sizeof(perf_event_header) <= head) {
     perf_event_header hdr;
-    for (size_t i = 0; i < sizeof(hdr); ++i) reinterpret_cast<char*>(&hdr)[i] = data[(tail + i) % size];
+    for (size_t i = 0; i < sizeof(hdr); ++i)
+      reinterpret_cast<char*>(&hdr)[i] = data[(tail + i) % size];
     if (hdr.size < sizeof(hdr) || tail + hdr.size > head) break;
     scratch_.resize(hdr.size);
     uint64_t off = tail % size;
@@ -95,7 +96,8 @@ class PerfSampler final : public Sampler {
   std::vector<model::Counter> counters() override;
 
  private:
-  Status open_on_cpu(perf_event_attr& attr, int pid, int cpu, unsigned long flags, std::string* hint);
+  Status open_on_cpu(perf_event_attr& attr, int pid, int cpu, unsigned long flags,
+                     std::string* hint);
   void read_rings(const EventSink& on_event);
   void on_record(const perf_event_header& hdr, const char* body, const EventSink& on_event);
   void on_sample(const char* body, size_t size, const EventSink& on_event);
@@ -107,12 +109,13 @@ class PerfSampler final : public Sampler {
   std::vector<int> ring_fds_;
   std::set<int32_t> tid_filter_;
   std::set<int32_t> seen_pids_;
-  std::unordered_map<int32_t, std::string> comms_;  // tid -> comm
+  std::unordered_map<int32_t, std::string> comms_;    // tid -> comm
   std::map<std::string, record::RawSample> pending_;  // aggregated since the last drain
   uint64_t samples_ = 0, lost_ = 0, filtered_ = 0;
 };
 
-Status PerfSampler::open_on_cpu(perf_event_attr& attr, int pid, int cpu, unsigned long flags, std::string* hint) {
+Status PerfSampler::open_on_cpu(perf_event_attr& attr, int pid, int cpu, unsigned long flags,
+                                std::string* hint) {
   (void)flags;
   auto fd = open_perf_event(attr, pid, cpu, config_, hint);
   if (!fd) return fd.error();
@@ -120,15 +123,16 @@ Status PerfSampler::open_on_cpu(perf_event_attr& attr, int pid, int cpu, unsigne
   if (it != ring_of_cpu_.end()) {
     // Same CPU: write into that CPU's existing ring.
     if (ioctl(fd->get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fds_[it->second]) != 0)
-      return make_error("cannot share the perf ring on cpu " + std::to_string(cpu) + ": " + std::strerror(errno));
+      return make_error("cannot share the perf ring on cpu " + std::to_string(cpu) + ": " +
+                        std::strerror(errno));
   } else {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_t bytes = (kRingPages + 1) * page;
     void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
     if (base == MAP_FAILED) {
-      if (errno == EPERM)
-        *hint = "raise kernel.perf_event_mlock_kb, or run as root";
-      return make_error("cannot map the perf ring on cpu " + std::to_string(cpu) + ": " + std::strerror(errno));
+      if (errno == EPERM) *hint = "raise kernel.perf_event_mlock_kb, or run as root";
+      return make_error("cannot map the perf ring on cpu " + std::to_string(cpu) + ": " +
+                        std::strerror(errno));
     }
     ring_of_cpu_[cpu] = rings_.size();
     rings_.emplace_back(base, bytes);
@@ -227,7 +231,8 @@ void PerfSampler::on_sample(const char* body, size_t size, const EventSink& on_e
   ++it->second.count;
 }
 
-void PerfSampler::on_record(const perf_event_header& hdr, const char* body, const EventSink& on_event) {
+void PerfSampler::on_record(const perf_event_header& hdr, const char* body,
+                            const EventSink& on_event) {
   body += sizeof(perf_event_header);
   size_t size = hdr.size - sizeof(perf_event_header);
   if (hdr.type == PERF_RECORD_SAMPLE) {
@@ -247,20 +252,23 @@ void PerfSampler::on_record(const perf_event_header& hdr, const char* body, cons
     std::memcpy(ids, body, 16);
     auto pid = static_cast<int32_t>(ids[0]), tid = static_cast<int32_t>(ids[2]);
     comms_.erase(tid);
-    if (pid == tid && pid != 0 && seen_pids_.erase(pid) != 0) on_event(ProcessEvent{pid, false, true});
+    if (pid == tid && pid != 0 && seen_pids_.erase(pid) != 0)
+      on_event(ProcessEvent{pid, false, true});
   }
 }
 
 void PerfSampler::read_rings(const EventSink& on_event) {
   for (Ring& ring : rings_)
-    ring.consume([&](const perf_event_header& hdr, const char* rec) { on_record(hdr, rec, on_event); });
+    ring.consume(
+        [&](const perf_event_header& hdr, const char* rec) { on_record(hdr, rec, on_event); });
 }
 
 Status PerfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
   std::vector<pollfd> pfds;
   for (int fd : ring_fds_) pfds.push_back(pollfd{fd, POLLIN, 0});
   timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-  if (::ppoll(pfds.data(), pfds.size(), timeout_ms < 0 ? nullptr : &timeout, wait_mask) < 0 && errno != EINTR)
+  if (::ppoll(pfds.data(), pfds.size(), timeout_ms < 0 ? nullptr : &timeout, wait_mask) < 0 &&
+      errno != EINTR)
     return make_error(std::string("cannot wait for perf events: ") + std::strerror(errno));
   read_rings(on_event);
   return ok_status();

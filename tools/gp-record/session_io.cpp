@@ -31,9 +31,21 @@ std::string expand_output_name(const std::string& pattern, const std::string& ho
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '%' && i + 1 < pattern.size()) {
       char c = pattern[i + 1];
-      if (c == 'h') { out += host; ++i; continue; }
-      if (c == 't') { out += local_timestamp(); ++i; continue; }
-      if (c == '%') { out += '%'; ++i; continue; }
+      if (c == 'h') {
+        out += host;
+        ++i;
+        continue;
+      }
+      if (c == 't') {
+        out += local_timestamp();
+        ++i;
+        continue;
+      }
+      if (c == '%') {
+        out += '%';
+        ++i;
+        continue;
+      }
     }
     out += pattern[i];
   }
@@ -44,7 +56,8 @@ std::string session_file_name(const std::string& dir, const std::string& host) {
   std::string base = dir + "/gp-" + (host.empty() ? "host" : host) + "-" + local_timestamp();
   std::string name = base + ".gpa";
   // Two sessions within one second (short -d): add a counter rather than overwrite.
-  for (int n = 1; access(name.c_str(), F_OK) == 0; ++n) name = base + "-" + std::to_string(n) + ".gpa";
+  for (int n = 1; access(name.c_str(), F_OK) == 0; ++n)
+    name = base + "-" + std::to_string(n) + ".gpa";
   return name;
 }
 
@@ -53,7 +66,8 @@ void update_last_link(const std::string& dir, const std::string& file) {
   std::string tmp = link + ".tmp";
   std::string target = file.substr(file.find_last_of('/') + 1);
   unlink(tmp.c_str());
-  if (symlink(target.c_str(), tmp.c_str()) == 0 && rename(tmp.c_str(), link.c_str()) != 0) unlink(tmp.c_str());
+  if (symlink(target.c_str(), tmp.c_str()) == 0 && rename(tmp.c_str(), link.c_str()) != 0)
+    unlink(tmp.c_str());
 }
 
 model::Header make_header(const RecordArgs& args, const std::vector<std::string>& argv,
@@ -74,20 +88,22 @@ model::Header make_header(const RecordArgs& args, const std::vector<std::string>
   return h;
 }
 
-void HostCaptures::copy_perf_maps(model::Session& session, const record::SessionAssembler& assembler,
+void HostCaptures::copy_perf_maps(model::Session& session,
+                                  const record::SessionAssembler& assembler,
                                   const std::set<int32_t>& pids, CaptureNotes& notes) {
   for (int32_t pid : pids) {
     const record::TrackedProcess* p = assembler.tracked(pid);
     if (pid <= 0 || p == nullptr) continue;
     auto map = perf_maps_.copy_new(pid, assembler.ns_pid(pid), p->meta.start_time_ns);
     if (!map)
-      notes.details.push_back("perf map of pid " + std::to_string(pid) + " not copied: " + map.error().message);
-    else if (*map)
-      session.jit_maps.push_back(std::move(**map));
+      notes.details.push_back("perf map of pid " + std::to_string(pid) +
+                              " not copied: " + map.error().message);
+    else if (*map) session.jit_maps.push_back(std::move(**map));
   }
 }
 
-CaptureNotes HostCaptures::capture(model::Session& session, const record::SessionAssembler& assembler) {
+CaptureNotes HostCaptures::capture(model::Session& session,
+                                   const record::SessionAssembler& assembler) {
   CaptureNotes notes;
   const auto& addresses = assembler.kernel_addresses();
   if (!addresses.empty() && !kallsyms_ && !kallsyms_failed_) {

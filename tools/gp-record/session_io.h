@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "gp/archive/byte_io.h"
 #include "gp/model/session.h"
 #include "gp/proc/kallsyms.h"
 #include "gp/proc/process.h"
 #include "gp/record/assembler.h"
 #include "gp/record/perf_map_tails.h"
-#include "cli.h"
 #include "sampler.h"
 
 namespace gp::record_tool {
@@ -27,7 +27,8 @@ namespace gp::record_tool {
 // forgotten process's tables are dropped.
 class LiveProcessSource final : public record::ProcessSource {
  public:
-  LiveProcessSource(bool redact_cmdline, record::PerfMapTails& perf_maps, Unwinder* unwinder = nullptr)
+  LiveProcessSource(bool redact_cmdline, record::PerfMapTails& perf_maps,
+                    Unwinder* unwinder = nullptr)
       : perf_maps_(perf_maps), unwinder_(unwinder) {
     options_.redact_cmdline = redact_cmdline;
   }

@@ -20,13 +20,15 @@ Result<std::unique_ptr<UnwindAnnouncer>> UnwindAnnouncer::start(bpf_map* ring, U
   a->stop_event_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   a->wait_set_.reset(epoll_create1(EPOLL_CLOEXEC));
   if (!a->stop_event_.valid() || !a->wait_set_.valid())
-    return make_error(std::string("cannot set up the unwinder's event wait: ") + std::strerror(errno));
+    return make_error(std::string("cannot set up the unwinder's event wait: ") +
+                      std::strerror(errno));
   for (int fd : {ring_buffer__epoll_fd(a->ring_.get()), a->stop_event_.get()}) {
     epoll_event interest{};
     interest.events = EPOLLIN;
     interest.data.fd = fd;
     if (epoll_ctl(a->wait_set_.get(), EPOLL_CTL_ADD, fd, &interest) != 0)
-      return make_error(std::string("cannot set up the unwinder's event wait: ") + std::strerror(errno));
+      return make_error(std::string("cannot set up the unwinder's event wait: ") +
+                        std::strerror(errno));
   }
   a->thread_ = std::thread([p = a.get()] { p->run(); });
   return a;
@@ -36,7 +38,8 @@ UnwindAnnouncer::~UnwindAnnouncer() {
   stop_ = true;
   const uint64_t one = 1;
   if (thread_.joinable()) {
-    [[maybe_unused]] ssize_t written = ::write(stop_event_.get(), &one, sizeof(one));  // cannot fail once
+    [[maybe_unused]] ssize_t written =
+        ::write(stop_event_.get(), &one, sizeof(one));  // cannot fail once
     thread_.join();
   }
 }
@@ -71,7 +74,8 @@ void UnwindAnnouncer::run() {
     int timeout_ms = -1;
     if (!again_.empty())
       timeout_ms = static_cast<int>(std::max<int64_t>(
-          0, std::chrono::ceil<std::chrono::milliseconds>(again_.front().due - std::chrono::steady_clock::now())
+          0, std::chrono::ceil<std::chrono::milliseconds>(again_.front().due -
+                                                          std::chrono::steady_clock::now())
                  .count()));
     wait(timeout_ms);
     const auto now = std::chrono::steady_clock::now();

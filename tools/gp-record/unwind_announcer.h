@@ -50,8 +50,8 @@ class UnwindAnnouncer {
     void operator()(ring_buffer* r) const { ring_buffer__free(r); }
   };
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
-  proc::UniqueFd stop_event_;  // an eventfd, written by the destructor
-  proc::UniqueFd wait_set_;    // epoll: the ring's epoll set and stop_event_
+  proc::UniqueFd stop_event_;    // an eventfd, written by the destructor
+  proc::UniqueFd wait_set_;      // epoll: the ring's epoll set and stop_event_
   proc::BuildIdCache cache_;     // this thread's own
   std::deque<LookAgain> again_;  // in due order (every entry has the same delay)
   std::atomic<bool> stop_{false};

@@ -13,20 +13,29 @@ extern "C" {
 
 namespace gp::record_tool {
 
-static_assert(sizeof(gp_unwind_row) == sizeof(unwind::PackedRow), "bpf/profile.h: gp_unwind_row layout");
-static_assert(sizeof(gp_unwind_rule) == sizeof(unwind::PackedRule), "bpf/profile.h: gp_unwind_rule layout");
-static_assert(sizeof(gp_unwind_row_block) == GP_UNWIND_ROW_BLOCK * sizeof(unwind::PackedRow), "rows without gaps");
+static_assert(sizeof(gp_unwind_row) == sizeof(unwind::PackedRow),
+              "bpf/profile.h: gp_unwind_row layout");
+static_assert(sizeof(gp_unwind_rule) == sizeof(unwind::PackedRule),
+              "bpf/profile.h: gp_unwind_rule layout");
+static_assert(sizeof(gp_unwind_row_block) == GP_UNWIND_ROW_BLOCK * sizeof(unwind::PackedRow),
+              "rows without gaps");
 static_assert(GP_UNWIND_MAX_RULES == unwind::kMaxPackedRules, "bpf/profile.h: rules");
-static_assert(sizeof(gp_unwind_page) == sizeof(unwind::PackedPage), "bpf/profile.h: gp_unwind_page layout");
-static_assert(sizeof(gp_unwind_table) == sizeof(unwind::TableSlot), "bpf/profile.h: gp_unwind_table layout");
-static_assert(sizeof(gp_unwind_mapping) == sizeof(unwind::MappingTable), "bpf/profile.h: gp_unwind_mapping layout");
-static_assert(GP_UNWIND_MAX_MAPPINGS == unwind::ProcessTables::kMaxMappings, "bpf/profile.h: mappings per process");
+static_assert(sizeof(gp_unwind_page) == sizeof(unwind::PackedPage),
+              "bpf/profile.h: gp_unwind_page layout");
+static_assert(sizeof(gp_unwind_table) == sizeof(unwind::TableSlot),
+              "bpf/profile.h: gp_unwind_table layout");
+static_assert(sizeof(gp_unwind_mapping) == sizeof(unwind::MappingTable),
+              "bpf/profile.h: gp_unwind_mapping layout");
+static_assert(GP_UNWIND_MAX_MAPPINGS == unwind::ProcessTables::kMaxMappings,
+              "bpf/profile.h: mappings per process");
 static_assert(GP_UNWIND_PAGE_SHIFT == unwind::kPageShift, "bpf/profile.h: page size");
 
 unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
   const uint64_t bytes = uint64_t{memory_mib} << 20;
-  const uint64_t rows = bytes / 16 * 15 / sizeof(unwind::PackedRow) / GP_UNWIND_ROW_BLOCK * GP_UNWIND_ROW_BLOCK;
-  return unwind::StoreLimits{static_cast<uint32_t>(rows), static_cast<uint32_t>(bytes / 16 / sizeof(unwind::PackedPage)),
+  const uint64_t rows =
+      bytes / 16 * 15 / sizeof(unwind::PackedRow) / GP_UNWIND_ROW_BLOCK * GP_UNWIND_ROW_BLOCK;
+  return unwind::StoreLimits{static_cast<uint32_t>(rows),
+                             static_cast<uint32_t>(bytes / 16 / sizeof(unwind::PackedPage)),
                              kUnwindTableSlots, GP_UNWIND_MAX_RULES};
 }
 
@@ -61,10 +70,8 @@ void BpfUnwinder::run() {
     ops_.pop_front();
     busy_ = true;
     lock.unlock();
-    if (op.forget)
-      forget_now(op.pid);
-    else
-      load(op.pid, op.mappings);
+    if (op.forget) forget_now(op.pid);
+    else load(op.pid, op.mappings);
     publish_counters();
     lock.lock();
     busy_ = false;
@@ -86,7 +93,8 @@ bool BpfUnwinder::write_mapped(int fd, uint32_t at, const void* values, size_t n
   if (n == 0) return true;
   const size_t offset = size_t{at} * size, start = offset / page * page;
   const size_t length = (offset + n * size - start + page - 1) / page * page;
-  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(start));
+  void* p =
+      mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(start));
   if (p == MAP_FAILED) return false;
   std::memcpy(static_cast<uint8_t*>(p) + (offset - start), values, n * size);
   munmap(p, length);
@@ -162,8 +170,11 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   keys_.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) keys_[i] = range.first + static_cast<uint32_t>(i);
   uint32_t n = range.count;
-  if (n > 0 && (bpf_map_update_batch(mappings_fd_, keys_.data(), entries.data(), &n, nullptr) != 0 || n != range.count))
-    for (size_t i = 0; i < entries.size(); ++i) bpf_map_update_elem(mappings_fd_, &keys_[i], &entries[i], BPF_ANY);
+  if (n > 0 &&
+      (bpf_map_update_batch(mappings_fd_, keys_.data(), entries.data(), &n, nullptr) != 0 ||
+       n != range.count))
+    for (size_t i = 0; i < entries.size(); ++i)
+      bpf_map_update_elem(mappings_fd_, &keys_[i], &entries[i], BPF_ANY);
   uint32_t key = static_cast<uint32_t>(pid);
   gp_unwind_process value{range.first, range.count, ++serial_, 0};
   if (bpf_map_update_elem(procs_fd_, &key, &value, BPF_ANY) != 0) {
@@ -216,13 +227,16 @@ std::vector<model::Counter> BpfUnwinder::counters() const {
 void BpfUnwinder::publish_counters() {
   const auto& s = store_.stats();
   const auto& p = tables_.stats();
-  auto c = [](const char* name, uint64_t v) { return model::Counter{name, static_cast<int64_t>(v)}; };
+  auto c = [](const char* name, uint64_t v) {
+    return model::Counter{name, static_cast<int64_t>(v)};
+  };
   std::vector<model::Counter> list = {
       c("unwind.tables.loaded", s.loaded),
       c("unwind.tables.evicted", s.evicted),
       c("unwind.tables.failed", s.failed),
       c("unwind.tables.no_room", s.no_room),
-      c("unwind.tables.bytes", s.rows_used * sizeof(unwind::PackedRow) + s.pages_used * sizeof(unwind::PackedPage) +
+      c("unwind.tables.bytes", s.rows_used * sizeof(unwind::PackedRow) +
+                                   s.pages_used * sizeof(unwind::PackedPage) +
                                    s.rules * sizeof(unwind::PackedRule)),
       c("unwind.mappings", p.mappings),
       c("unwind.mappings.no_table", p.no_table),

@@ -1,9 +1,9 @@
 #pragma once
 // The BPF sampler's unwind tables (--unwind dwarf|auto): libcore's TableStore and ProcessTables
 // over the BPF program's maps. Rows and pages are copied in through mmap, table slots written with
-// one update per table; a process's mapped tables are a range of a shared array, named by its entry in a small
-// hash, written when its mappings are read (first sample, follow-ups, dlopen) and removed when it
-// execs, exits or is forgotten.
+// one update per table; a process's mapped tables are a range of a shared array, named by its entry
+// in a small hash, written when its mappings are read (first sample, follow-ups, dlopen) and
+// removed when it execs, exits or is forgotten.
 //
 // Tables are built and loaded on a thread of their own, in the order the mappings were read: the
 // recorder's thread only queues, so building a large binary's table (tens of milliseconds for a
@@ -107,8 +107,9 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   unwind::TableStore store_;
   unwind::ProcessTables tables_;
   uint64_t entries_written_ = 0;
-  uint32_t serial_ = 0;  // of the last process entry written, any process's: the BPF rule cache's key (it names the process too)
-  std::thread worker_;  // last: started when everything it uses exists
+  uint32_t serial_ = 0;  // of the last process entry written, any process's: the BPF rule cache's
+                         // key (it names the process too)
+  std::thread worker_;   // last: started when everything it uses exists
 };
 
 }  // namespace gp::record_tool

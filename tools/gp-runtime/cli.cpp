@@ -16,8 +16,8 @@ std::string mode_help(Runtime r) {
   const auto& m = runtime::runtime_modes(r);
   std::string values;
   for (auto v : m.modes) values += (values.empty() ? "" : "|") + std::string(v);
-  std::string help = "Profiler for " + std::string(runtime::runtime_name(r)) + " processes: " +
-                     values + " (default " + std::string(m.default_mode) + ")";
+  std::string help = "Profiler for " + std::string(runtime::runtime_name(r)) +
+                     " processes: " + values + " (default " + std::string(m.default_mode) + ")";
   if (r == Runtime::java) help += "; auto: async-profiler when installed, else JFR";
   if (r == Runtime::python) help += "; auto: py-spy when installed, else gp's sampler";
   if (r == Runtime::php) help += "; auto: phpspy when installed, else gp's sampler (PHP 8.2)";
@@ -45,14 +45,17 @@ void add_mode(CLI::App& app, RuntimeArgs& args, Runtime r) {
 }  // namespace
 
 void add_cli(CLI::App& app, RuntimeArgs& args) {
-  app.add_option("-d,--duration", args.duration, "Seconds to profile (default: until SIGINT/SIGTERM)")
+  app.add_option("-d,--duration", args.duration,
+                 "Seconds to profile (default: until SIGINT/SIGTERM)")
       ->type_name("SECONDS")
       ->check(gp::cli::positive_number());
-  app.add_option("-F,--frequency", args.frequency, "Samples per second per process (profilers may clamp)")
+  app.add_option("-F,--frequency", args.frequency,
+                 "Samples per second per process (profilers may clamp)")
       ->type_name("HZ")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  app.add_option("-p,--pids", args.pids, "Only these processes (comma-separated or repeated); default: all")
+  app.add_option("-p,--pids", args.pids,
+                 "Only these processes (comma-separated or repeated); default: all")
       ->type_name("PID")
       ->delimiter(',')
       ->check(gp::cli::positive_number());
@@ -92,13 +95,14 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                        ->type_name("MODE")
                        ->capture_default_str(),
                    {"auto", "cpu", "itimer"});
-  gp::cli::choices(app.add_option("--java-async-profiler-features", args.ap_features,
-                                  "asprof's stack walking features (-F): vtable, comptask; probesp "
-                                  "(gProfiler's async-profiler build only) is accepted and left out")
-                       ->type_name("LIST")
-                       ->delimiter(',')
-                       ->capture_default_str(),
-                   {"probesp", "vtable", "comptask"});
+  gp::cli::choices(
+      app.add_option("--java-async-profiler-features", args.ap_features,
+                     "asprof's stack walking features (-F): vtable, comptask; probesp "
+                     "(gProfiler's async-profiler build only) is accepted and left out")
+          ->type_name("LIST")
+          ->delimiter(',')
+          ->capture_default_str(),
+      {"probesp", "vtable", "comptask"});
   app.add_option("--java-async-profiler-args", args.ap_args,
                  "More asprof options, split at spaces (e.g. '--cstack dwarf -j 512')")
       ->type_name("ARGS");

@@ -32,10 +32,10 @@ struct RuntimeArgs {
   unsigned min_duration = 0;  // seconds; gProfiler's --min-duration
   size_t max_processes = 0;   // per runtime; gProfiler's --max-processes-runtime-profiler
   // gProfiler's async-profiler options (Java with asprof).
-  std::string ap_mode = "auto";                            // auto, cpu, itimer
+  std::string ap_mode = "auto";                               // auto, cpu, itimer
   std::vector<std::string> ap_features{"probesp", "vtable"};  // gProfiler's default
-  std::string ap_args;                                     // more asprof options
-  std::vector<std::string> app_id_args_filters;            // Java appid: JVM options to add
+  std::string ap_args;                                        // more asprof options
+  std::vector<std::string> app_id_args_filters;               // Java appid: JVM options to add
   std::string php_proc_filter = "php-fpm";
   double grace = 15;
   gp::cli::CommonArgs common;

@@ -7,7 +7,8 @@
 //   gp-record -d 60 -o system.gpa & gp-runtime -d 60 -o runtime.gpa; wait
 //   gp-merge system.gpa runtime.gpa | gp-fold > profile.col
 //
-// Discovery, adapters and the session driver live in libcore (gp/runtime/); this file wires the CLI.
+// Discovery, adapters and the session driver live in libcore (gp/runtime/); this file wires the
+// CLI.
 #include "cli.h"
 
 int main(int argc, char** argv) {
@@ -15,7 +16,8 @@ int main(int argc, char** argv) {
   gp::runtime_tool::RuntimeArgs args;
   auto app = gp::cli::make_app(
       "gp-runtime",
-      "Profile Java, Python, Ruby, PHP, .NET and Node processes with their runtimes' profilers into "
+      "Profile Java, Python, Ruby, PHP, .NET and Node processes with their runtimes' profilers "
+      "into "
       "a gp archive.",
       "  gp-runtime -d 30 -o runtime.gpa            # every runtime process, 30 s\n"
       "  gp-runtime -d 10 -p 1234 | gp-fold         # one process, Java/Python frames\n"

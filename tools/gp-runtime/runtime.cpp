@@ -3,8 +3,8 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <sstream>
 #include <map>
+#include <sstream>
 
 #include "cli.h"
 #include "gp/archive/byte_io.h"
@@ -42,8 +42,8 @@ std::optional<std::map<Runtime, std::string>> resolve_modes(const RuntimeArgs& a
 }
 
 std::string describe(const TargetReport& t) {
-  std::string who = "pid " + std::to_string(t.pid) + " (" + t.comm + "): " +
-                    std::string(runtime::runtime_name(t.runtime));
+  std::string who = "pid " + std::to_string(t.pid) + " (" + t.comm +
+                    "): " + std::string(runtime::runtime_name(t.runtime));
   if (!t.adapter.empty()) who += " via " + t.adapter;
   else if (!t.mode.empty()) who += " (mode " + t.mode + ")";
   return who;
@@ -95,7 +95,8 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   };
   const bool tty = gp::cli::is_terminal(STDERR_FILENO);
   o.on_start = [tty](const TargetReport& t) {
-    std::string line = "profiling " + describe(t) + (t.mode.empty() ? "" : " (mode " + t.mode + ")");
+    std::string line =
+        "profiling " + describe(t) + (t.mode.empty() ? "" : " (mode " + t.mode + ")");
     info(tty ? 0 : 1, line);
   };
   return o;

@@ -12,8 +12,8 @@
 namespace gp::symbolize_tool {
 
 struct SymbolizeArgs {
-  std::string input = "-";   // archive; "-" = stdin
-  std::string output;        // "" = standard output (refused on a terminal)
+  std::string input = "-";  // archive; "-" = stdin
+  std::string output;       // "" = standard output (refused on a terminal)
   std::vector<std::string> debug_dirs;
   std::string sysroot;
   bool stores_only = false;  // no recorded paths, no /usr/lib/debug

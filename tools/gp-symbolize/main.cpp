@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
       "  gp-record -d 10 | gp-symbolize | gp-fold > out.col\n"
       "  gp-symbolize --debug-dir ./syms --lines run.gpa -o named.gpa\n"
       "  gp-symbolize --export-symbols ./syms run.gpa\n"
-      "  DEBUGINFOD_URLS=https://debuginfod.debian.net gp-symbolize --debuginfod run.gpa -o named.gpa\n"
+      "  DEBUGINFOD_URLS=https://debuginfod.debian.net gp-symbolize --debuginfod run.gpa -o "
+      "named.gpa\n"
       "  gp-symbolize --strict --demangle simplified < run.gpa > named.gpa\n");
   gp::symbolize_tool::add_cli(*app, args);
   return gp::cli::run(*app, argc, argv, [&] {

@@ -68,8 +68,9 @@ void report_modules(const symbolize::SymbolizeReport& r) {
     if (!m.error.empty()) {
       gp::cli::warning("cannot use " + describe(m) + ": " + m.error);
     } else if (f.status == FindStatus::found) {
-      std::string line = "resolved " + std::to_string(m.frames - m.unresolved) + "/" + std::to_string(m.frames) +
-                         " frames of " + describe(m) + " from " + f.binary_source + " '" + f.binary + "'";
+      std::string line = "resolved " + std::to_string(m.frames - m.unresolved) + "/" +
+                         std::to_string(m.frames) + " frames of " + describe(m) + " from " +
+                         f.binary_source + " '" + f.binary + "'";
       if (!f.debug.empty()) line += ", debug info from " + f.debug_source + " '" + f.debug + "'";
       gp::cli::info(1, line);
       continue;
@@ -79,23 +80,28 @@ void report_modules(const symbolize::SymbolizeReport& r) {
     std::string why = f.status == FindStatus::build_id_mismatch
                           ? "build-id mismatch ('" + f.mismatched + "' has another)"
                           : "no file found";
-    gp::cli::info(1, "no names for " + std::to_string(m.frames) + " frames of " + describe(m) + ": " + why);
+    gp::cli::info(
+        1, "no names for " + std::to_string(m.frames) + " frames of " + describe(m) + ": " + why);
   }
   if (missing > 0 && gp::cli::verbosity() < 1)
-    gp::cli::hint(std::to_string(missing) + (missing == 1 ? " binary was" : " binaries were") +
-                  " not found (first: '" + first_missing->path +
-                  "'); pass --debug-dir with a store made by 'gp-symbolize --export-symbols' on the "
-                  "recording host, --sysroot or --debuginfod (-v lists them)");
+    gp::cli::hint(
+        std::to_string(missing) + (missing == 1 ? " binary was" : " binaries were") +
+        " not found (first: '" + first_missing->path +
+        "'); pass --debug-dir with a store made by 'gp-symbolize --export-symbols' on the "
+        "recording host, --sysroot or --debuginfod (-v lists them)");
 }
 
 void print_summary(const symbolize::SymbolizeReport& total) {
   uint64_t frames = 0;
   for (auto n : total.by_status) frames += n;
-  std::string line = std::to_string(total.count(SymbolStatus::resolved)) + " of " + std::to_string(frames) +
-                     " frames resolved (" + std::to_string(total.newly_resolved) + " in this run)";
-  for (SymbolStatus st : {SymbolStatus::no_file, SymbolStatus::build_id_mismatch, SymbolStatus::no_symbol,
-                          SymbolStatus::unmapped, SymbolStatus::unsymbolized}) {
-    if (total.count(st) != 0) line += std::string(", ") + std::to_string(total.count(st)) + " " + model::to_string(st);
+  std::string line = std::to_string(total.count(SymbolStatus::resolved)) + " of " +
+                     std::to_string(frames) + " frames resolved (" +
+                     std::to_string(total.newly_resolved) + " in this run)";
+  for (SymbolStatus st :
+       {SymbolStatus::no_file, SymbolStatus::build_id_mismatch, SymbolStatus::no_symbol,
+        SymbolStatus::unmapped, SymbolStatus::unsymbolized}) {
+    if (total.count(st) != 0)
+      line += std::string(", ") + std::to_string(total.count(st)) + " " + model::to_string(st);
   }
   gp::cli::info(0, line);
 }
@@ -123,9 +129,9 @@ size_t export_session(const SymbolizeArgs& args, const model::Session& s, bool* 
   }
   gp::cli::info(0, "exported " + std::to_string(report->modules.size() - problems) + " of " +
                        std::to_string(report->modules.size()) +
-                       (report->modules.size() == 1 ? " binary" : " binaries") + " to '" + args.export_dir + "' (" +
-                       std::to_string(report->files_copied) + " files copied, " +
-                       std::to_string(report->bytes_copied) + " bytes; " +
+                       (report->modules.size() == 1 ? " binary" : " binaries") + " to '" +
+                       args.export_dir + "' (" + std::to_string(report->files_copied) +
+                       " files copied, " + std::to_string(report->bytes_copied) + " bytes; " +
                        std::to_string(report->files_present) + " already there)");
   return problems;
 }
@@ -154,10 +160,12 @@ class ProblemWarnings {
 
 Result<Output> open_output(const SymbolizeArgs& args) {
   Output out;
-  auto stream = archive::OutputStream::open(args.output.empty() ? "-" : args.output, !args.no_compress);
+  auto stream =
+      archive::OutputStream::open(args.output.empty() ? "-" : args.output, !args.no_compress);
   if (!stream) return stream.error();
   out.stream = std::move(*stream);
-  out.writer = std::make_unique<archive::Writer>(*out.stream, archive::WriterOptions{512u << 10, "gp-symbolize", kVersion});
+  out.writer = std::make_unique<archive::Writer>(
+      *out.stream, archive::WriterOptions{512u << 10, "gp-symbolize", kVersion});
   return out;
 }
 
@@ -167,8 +175,8 @@ int write_failed(const Output& out, const Status& st) {
   return gp::cli::kExitFailure;
 }
 
-int finish(const SymbolizeArgs& args, Output& out, const symbolize::SymbolizeReport& total, bool truncated,
-           bool write_archive, size_t not_exported) {
+int finish(const SymbolizeArgs& args, Output& out, const symbolize::SymbolizeReport& total,
+           bool truncated, bool write_archive, size_t not_exported) {
   if (out.stream) {
     auto st = out.stream->close();
     if (!st && out.stream->last_errno() != EPIPE) {
@@ -231,7 +239,8 @@ int stream_sessions(const SymbolizeArgs& args, archive::InputStream& in) {
       symbolizer.symbolize_chunk(ev->chunk);
       st = out.writer->write_delta(ev->chunk);
     } else {  // end_of_session
-      st = symbolizer.end_session([&](archive::ChunkDelta& d) { return out.writer->write_delta(d); });
+      st = symbolizer.end_session(
+          [&](archive::ChunkDelta& d) { return out.writer->write_delta(d); });
       model::Trailer trailer = ev->trailer.value_or(model::Trailer{});
       trailer.counters = symbolizer.counters();
       // A session that was cut stays marked as cut, so every later tool still reports it.

@@ -20,8 +20,8 @@ HttpResponse Delivery::send(const HttpRequest& r, const std::string& what) const
   HttpResponse resp =
       perform_with_retries(r, retry, [&](int attempt, const HttpResponse& failed, double delay) {
         gp::cli::info(1, redact(what + ": " + describe_failure(failed), secret) + "; retry " +
-                             std::to_string(attempt) + " in " +
-                             std::to_string(delay).substr(0, 4) + " s");
+                             std::to_string(attempt) + " in " + std::to_string(delay).substr(0, 4) +
+                             " s");
       });
   // gProfiler's --curlify-requests line (its logger's "message (extra=...)" form).
   if (curlify)

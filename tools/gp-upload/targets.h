@@ -25,7 +25,7 @@ struct Delivery {
   double timeout = 120;
   bool verify = true;
   std::string ca_file;
-  std::string secret;  // redacted from every message
+  std::string secret;    // redacted from every message
   bool curlify = false;  // --curlify-requests: each request as a curl command line
   void apply(upload::HttpRequest& r) const;
   upload::HttpResponse send(const upload::HttpRequest& r, const std::string& what) const;

@@ -235,7 +235,8 @@ Result<std::unique_ptr<OutputStream>> OutputStream::open(const std::string& path
 }
 
 std::unique_ptr<OutputStream> OutputStream::from_fd(int fd, std::string name, bool compress) {
-  return std::unique_ptr<OutputStream>(new OutputStream(fd, false, std::move(name), compress, nullptr));
+  return std::unique_ptr<OutputStream>(
+      new OutputStream(fd, false, std::move(name), compress, nullptr));
 }
 
 std::unique_ptr<OutputStream> OutputStream::to_string(std::string* out, bool compress) {

@@ -77,12 +77,17 @@ void make_room(std::vector<T>& v, size_t n) {
 size_t element_bytes(capnp::AnyList::Reader list) {
   switch (list.getElementSize()) {
     case capnp::ElementSize::VOID:
-    case capnp::ElementSize::BIT: return 0;
-    case capnp::ElementSize::BYTE: return 1;
-    case capnp::ElementSize::TWO_BYTES: return 2;
-    case capnp::ElementSize::FOUR_BYTES: return 4;
+    case capnp::ElementSize::BIT:
+      return 0;
+    case capnp::ElementSize::BYTE:
+      return 1;
+    case capnp::ElementSize::TWO_BYTES:
+      return 2;
+    case capnp::ElementSize::FOUR_BYTES:
+      return 4;
     case capnp::ElementSize::EIGHT_BYTES:
-    case capnp::ElementSize::POINTER: return 8;
+    case capnp::ElementSize::POINTER:
+      return 8;
     case capnp::ElementSize::INLINE_COMPOSITE: {  // every element has the list's struct size
       auto first = list.as<capnp::List<capnp::AnyStruct>>()[0];
       return first.getDataSection().size() + 8 * first.getPointerSection().size();
@@ -440,9 +445,8 @@ Status apply_chunk(schema::Chunk::Reader r, model::Session& s, const TableCounts
     if (sm.getStackId() == 0 || sm.getStackId() > base.stacks + s.stacks.size())
       return make_error("sample refers to stack " + std::to_string(sm.getStackId()) + " of " +
                         std::to_string(base.stacks + s.stacks.size()));
-    s.samples.push_back(
-        {sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(), sm.getWeight(),
-         str(sm.getComm())});
+    s.samples.push_back({sm.getPid(), sm.getTid(), sm.getStackId(), sm.getCount(), sm.getCpu(),
+                         sm.getWeight(), str(sm.getComm())});
   }
   for (auto k : r.getKernelSymbols())
     s.kernel_symbols.push_back(

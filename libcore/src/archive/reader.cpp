@@ -97,29 +97,31 @@ Result<Decoded> decode(const RawMessage& raw, model::Session* session, const Rea
   options.traversalLimitInWords = std::max<uint64_t>(raw.words.size() * 4, 1024);
   Decoded out{};
   Status status = ok_status();
-  KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() {
-    capnp::FlatArrayMessageReader reader(raw.words.asPtr(), options);
-    auto root = reader.getRoot<schema::Message>();
-    switch (root.which()) {
-      case schema::Message::HEADER: {
-        out.kind = Kind::header;
-        auto h = codec::read_header(root.getHeader());
-        if (!h) status = h.error();
-        else out.header = std::move(*h);
-        break;
-      }
-      case schema::Message::CHUNK:
-        out.kind = Kind::chunk;
-        if (session) status = codec::apply_chunk(root.getChunk(), *session, base, apply_updates, limits);
-        break;
-      case schema::Message::TRAILER:
-        out.kind = Kind::trailer;
-        out.trailer = codec::read_trailer(root.getTrailer());
-        break;
-      default:
-        status = make_error("unknown message type");
-    }
-  })) {
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
+                 capnp::FlatArrayMessageReader reader(raw.words.asPtr(), options);
+                 auto root = reader.getRoot<schema::Message>();
+                 switch (root.which()) {
+                   case schema::Message::HEADER: {
+                     out.kind = Kind::header;
+                     auto h = codec::read_header(root.getHeader());
+                     if (!h) status = h.error();
+                     else out.header = std::move(*h);
+                     break;
+                   }
+                   case schema::Message::CHUNK:
+                     out.kind = Kind::chunk;
+                     if (session)
+                       status = codec::apply_chunk(root.getChunk(), *session, base, apply_updates,
+                                                   limits);
+                     break;
+                   case schema::Message::TRAILER:
+                     out.kind = Kind::trailer;
+                     out.trailer = codec::read_trailer(root.getTrailer());
+                     break;
+                   default:
+                     status = make_error("unknown message type");
+                 }
+               })) {
     return make_error(std::string("malformed message: ") + e->getDescription().cStr());
   }
   if (!status) return status.error();
@@ -174,7 +176,8 @@ Result<ReadEvent> Reader::start_session() {
       done_ = true;
       std::string why = d ? "it does not start with a session header" : d.error().message;
       if (first) return make_error("'" + in_.name() + "' is not a gp archive: " + why);
-      problem_ = "archive '" + in_.name() + "' is corrupt at byte " + std::to_string(raw->offset) + ": " + why;
+      problem_ = "archive '" + in_.name() + "' is corrupt at byte " + std::to_string(raw->offset) +
+                 ": " + why;
       return ev;
     }
     ev.header = std::move(d->header);
@@ -199,7 +202,8 @@ Result<ReadEvent> Reader::step(model::Session* full) {
   } else if (raw->state == ReadState::message) {
     model::Session* into = full != nullptr ? full : &ev.chunk.entries;
     const size_t samples_before = into->samples.size();
-    auto d = decode(*raw, into, limits_, full != nullptr ? TableCounts{} : counts_, full != nullptr);
+    auto d =
+        decode(*raw, into, limits_, full != nullptr ? TableCounts{} : counts_, full != nullptr);
     if (!d) {
       why = d.error().message;
       offset = raw->offset;
@@ -256,8 +260,8 @@ Result<ReadEvent> Reader::step(model::Session* full) {
   done_ = true;
   ev.kind = ReadEvent::Kind::end_of_session;
   ev.truncated = true;
-  problem_ = "archive '" + in_.name() + "' is truncated: kept the first " + std::to_string(chunks_) +
-             " chunks of session " + std::to_string(sessions_read_);
+  problem_ = "archive '" + in_.name() + "' is truncated: kept the first " +
+             std::to_string(chunks_) + " chunks of session " + std::to_string(sessions_read_);
   if (!why.empty()) problem_ += " (" + why + " at byte " + std::to_string(offset) + ")";
   return ev;
 }

@@ -10,13 +10,16 @@ namespace {
 
 // Rough encoded sizes, used only to cut chunks near the target size.
 size_t estimate(const model::Process& p) {
-  size_t n = 160 + p.comm.size() + p.exe.size() + p.cgroup.size() + p.app_metadata_json.size() + p.appid.size();
+  size_t n = 160 + p.comm.size() + p.exe.size() + p.cgroup.size() + p.app_metadata_json.size() +
+             p.appid.size();
   for (const auto& a : p.cmdline) n += a.size() + 16;
   return n;
 }
 size_t estimate(const model::Thread& t) { return 40 + t.comm.size(); }
 size_t estimate(const model::Mapping& m) { return 96 + m.path.size() + m.build_id.size(); }
-size_t estimate(const model::Function& f) { return 56 + f.name.size() + f.system_name.size() + f.file_name.size() + f.package.size(); }
+size_t estimate(const model::Function& f) {
+  return 56 + f.name.size() + f.system_name.size() + f.file_name.size() + f.package.size();
+}
 size_t estimate(const model::Location& l) { return 64 + 24 * l.lines.size(); }
 size_t estimate(const model::Stack& s) { return 24 + 8 * s.location_ids.size(); }
 size_t estimate(const model::Sample&) { return 48; }
@@ -135,7 +138,9 @@ Status Writer::end_session(model::Session& s, bool clean_close) {
   return st;
 }
 
-Status Writer::end_deltas(model::Trailer t, bool clean_close) { return write_trailer(std::move(t), clean_close); }
+Status Writer::end_deltas(model::Trailer t, bool clean_close) {
+  return write_trailer(std::move(t), clean_close);
+}
 
 Status Writer::write_trailer(model::Trailer t, bool clean_close) {
   t.clean_close = clean_close;

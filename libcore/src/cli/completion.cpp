@@ -54,13 +54,18 @@ std::string single_quoted(const std::string& s) {
 }
 
 std::string bash_reply(const OptionInfo& o) {
-  if (!o.choices.empty()) return "COMPREPLY=($(compgen -W '" + join(o.choices, " ") + "' -- \"$cur\"))";
+  if (!o.choices.empty())
+    return "COMPREPLY=($(compgen -W '" + join(o.choices, " ") + "' -- \"$cur\"))";
   switch (o.hint) {
-    case ValueHint::directory: return "COMPREPLY=($(compgen -d -- \"$cur\"))";
-    case ValueHint::command: return "COMPREPLY=($(compgen -c -- \"$cur\"))";
+    case ValueHint::directory:
+      return "COMPREPLY=($(compgen -d -- \"$cur\"))";
+    case ValueHint::command:
+      return "COMPREPLY=($(compgen -c -- \"$cur\"))";
     case ValueHint::file:
-    case ValueHint::archive: return "COMPREPLY=($(compgen -f -- \"$cur\"))";
-    default: return "COMPREPLY=()";
+    case ValueHint::archive:
+      return "COMPREPLY=($(compgen -f -- \"$cur\"))";
+    default:
+      return "COMPREPLY=()";
   }
 }
 
@@ -82,7 +87,8 @@ void bash(const CLI::App& app, std::ostream& out) {
     for (const auto& s : o.shorts) names.push_back("-" + s);
     for (const auto& l : o.longs) names.push_back("--" + l);
     all.insert(all.end(), names.begin(), names.end());
-    if (o.takes_value) out << "    " << join(names, "|") << ") " << bash_reply(o) << "; return ;;\n";
+    if (o.takes_value)
+      out << "    " << join(names, "|") << ") " << bash_reply(o) << "; return ;;\n";
   }
   out << "  esac\n  if [[ \"$cur\" == -* ]]; then\n    COMPREPLY=($(compgen -W '" << join(all, " ")
       << "' -- \"$cur\"))\n    return\n  fi\n";
@@ -103,12 +109,18 @@ std::string zsh_description(const std::string& s) {
 std::string zsh_action(const OptionInfo& o) {
   if (!o.choices.empty()) return ":value:(" + join(o.choices, " ") + ")";
   switch (o.hint) {
-    case ValueHint::directory: return ":directory:_files -/";
-    case ValueHint::archive: return ":archive:_files";
-    case ValueHint::file: return ":file:_files";
-    case ValueHint::command: return ":command:_command_names";
-    case ValueHint::url: return ":url:_urls";
-    default: return ":value: ";
+    case ValueHint::directory:
+      return ":directory:_files -/";
+    case ValueHint::archive:
+      return ":archive:_files";
+    case ValueHint::file:
+      return ":file:_files";
+    case ValueHint::command:
+      return ":command:_command_names";
+    case ValueHint::url:
+      return ":url:_urls";
+    default:
+      return ":value: ";
   }
 }
 
@@ -124,15 +136,16 @@ void zsh(const CLI::App& app, std::ostream& out) {
     std::vector<std::string> names;
     for (const auto& s : o.shorts) names.push_back("-" + s);
     for (const auto& l : o.longs) names.push_back("--" + l);
-    std::string spec = "[" + zsh_description(o.description) + "]" + (o.takes_value ? zsh_action(o) : "");
+    std::string spec =
+        "[" + zsh_description(o.description) + "]" + (o.takes_value ? zsh_action(o) : "");
     std::string escaped;
     for (char c : spec) escaped += c == '\'' ? std::string("'\\''") : std::string(1, c);
     bool repeatable = o.longs == std::vector<std::string>{"verbose"};
     if (names.size() == 1) {
       out << "  " << (repeatable ? "'*'" : "") << "'" << names[0] << escaped << "' \\\n";
     } else {
-      out << "  " << (repeatable ? "'*'" : "'(" + join(names, " ") + ")'") << "{" << join(names, ",")
-          << "}'" << escaped << "' \\\n";
+      out << "  " << (repeatable ? "'*'" : "'(" + join(names, " ") + ")'") << "{"
+          << join(names, ",") << "}'" << escaped << "' \\\n";
     }
   }
   out << "  && return 0\n";

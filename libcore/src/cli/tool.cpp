@@ -183,7 +183,8 @@ CLI::Validator number_check(bool zero_allowed, const char* name) {
         double v = std::strtod(in.c_str(), &end);
         bool number = !in.empty() && end != nullptr && *end == '\0' && std::isfinite(v);
         if (number && (zero_allowed ? v >= 0 : v > 0)) return "";
-        return "'" + in + "' is not a number " + (zero_allowed ? "of 0 or more" : "greater than 0") +
+        return "'" + in + "' is not a number " +
+               (zero_allowed ? "of 0 or more" : "greater than 0") +
                (number ? "" : " (give a plain number, without a unit)");
       },
       name);

@@ -27,7 +27,8 @@ ColContext make_col_context(const model::Archive& archive, const ColOptions& opt
       const model::Process* p = procs.find(smp.pid);
       if (p == nullptr) continue;
       if (!p->container_name.empty()) ctx.containers.push_back(p->container_name);
-      if (!p->container_id.empty() || !p->container_name.empty()) ctx.container_names_enabled = true;
+      if (!p->container_id.empty() || !p->container_name.empty())
+        ctx.container_names_enabled = true;
       if (!options.application_metadata || p->app_metadata_json.empty()) continue;
       if (ctx.app_index.count(p->app_metadata_json) != 0) continue;
       ctx.app_index[p->app_metadata_json] = 0;
@@ -37,7 +38,8 @@ ColContext make_col_context(const model::Archive& archive, const ColOptions& opt
     }
   }
   std::sort(ctx.containers.begin(), ctx.containers.end());
-  ctx.containers.erase(std::unique(ctx.containers.begin(), ctx.containers.end()), ctx.containers.end());
+  ctx.containers.erase(std::unique(ctx.containers.begin(), ctx.containers.end()),
+                       ctx.containers.end());
   // gProfiler appends a dict unless an equal one (Python ==, order-insensitive) is listed.
   for (auto& [text, value] : distinct) {
     bool listed = std::any_of(ctx.app_metadata.begin(), ctx.app_metadata.end(),

@@ -12,9 +12,9 @@
 namespace gp::fold::detail {
 
 struct ColContext {
-  std::vector<json::Value> app_metadata;                 // [null, dict, ...]
-  std::unordered_map<std::string, size_t> app_index;     // Process.app_metadata_json → index
-  std::vector<std::string> containers;                   // sorted, distinct, non-empty
+  std::vector<json::Value> app_metadata;              // [null, dict, ...]
+  std::unordered_map<std::string, size_t> app_index;  // Process.app_metadata_json → index
+  std::vector<std::string> containers;                // sorted, distinct, non-empty
   bool container_names_enabled = false;
 };
 

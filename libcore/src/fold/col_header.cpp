@@ -25,7 +25,6 @@ void set_default(Value& obj, std::string_view key, Value v) {
   if (obj.find(key) == nullptr) obj.set(key, std::move(v));
 }
 
-
 // "KEY=value" from /etc/os-release text, unquoted.
 std::string os_release_field(const std::string& text, std::string_view key) {
   size_t pos = 0;
@@ -71,7 +70,8 @@ Value metadata(const model::Session* s, const ColOptions& options) {
   set_default(md, "agent_version", Value::from_string(kVersion));
   // Times, counts and pids we do not know are left out rather than invented (gp-upload
   // falls back as gProfiler's upload-file does).
-  if (h.start_time_ns != 0) set_default(md, "spawn_time", Value::from_string(iso_utc(h.start_time_ns)));
+  if (h.start_time_ns != 0)
+    set_default(md, "spawn_time", Value::from_string(iso_utc(h.start_time_ns)));
   set_default(md, "python_version", Value::from_string("unknown"));
   set_default(md, "run_mode", Value::from_string("standalone_executable"));
   set_default(md, "deployment_type", Value::from_string("instances"));
@@ -79,9 +79,11 @@ Value metadata(const model::Session* s, const ColOptions& options) {
   set_default(md, "kernel_version", or_unknown(h.host.kernel_version));
   set_default(md, "system_name", Value::from_string("Linux"));
   if (h.host.cpu_count != 0) set_default(md, "processors", Value::from_uint(h.host.cpu_count));
-  set_default(md, "hostname", Value::from_string(h.host.hostname.empty() ? "<unknown>" : h.host.hostname));
+  set_default(md, "hostname",
+              Value::from_string(h.host.hostname.empty() ? "<unknown>" : h.host.hostname));
   set_default(md, "os_name", or_unknown(os_release_text ? os_release_field(osr, "NAME") : ""));
-  set_default(md, "os_release", or_unknown(os_release_text ? os_release_field(osr, "VERSION_ID") : osr));
+  set_default(md, "os_release",
+              or_unknown(os_release_text ? os_release_field(osr, "VERSION_ID") : osr));
   set_default(md, "hardware_type", or_unknown(h.host.machine));
   set_default(md, "libc_type", Value::from_string("unknown"));
   set_default(md, "libc_version", Value::from_string("unknown"));

@@ -181,8 +181,8 @@ const std::string& Encoder::process_labels(const model::Session& s, const model:
   const model::Process* p = s.find_process(pid);
   // The comm the sample was taken under, else the process's, else the thread's.
   std::string_view comm = !sample.comm.empty() ? std::string_view(sample.comm)
-                          : p != nullptr        ? std::string_view(p->comm)
-                                                : std::string_view();
+                          : p != nullptr       ? std::string_view(p->comm)
+                                               : std::string_view();
   if (comm.empty()) {
     for (const model::Thread& t : s.threads) {
       if (t.tid == tid && !t.comm.empty()) comm = t.comm;  // the newest entry wins

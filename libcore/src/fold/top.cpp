@@ -41,11 +41,13 @@ void write_top(const TopTable& table, std::ostream& out) {
     return std::string(buf);
   };
   char line[128];
-  std::snprintf(line, sizeof line, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%", "FRAME");
+  std::snprintf(line, sizeof line, "%12s %7s %12s %7s  %s\n", "SELF", "SELF%", "TOTAL", "TOTAL%",
+                "FRAME");
   out << line;
   for (const TopRow& r : table.rows) {
-    std::snprintf(line, sizeof line, "%12llu %7s %12llu %7s  ", static_cast<unsigned long long>(r.self),
-                  pct(r.self).c_str(), static_cast<unsigned long long>(r.total), pct(r.total).c_str());
+    std::snprintf(line, sizeof line, "%12llu %7s %12llu %7s  ",
+                  static_cast<unsigned long long>(r.self), pct(r.self).c_str(),
+                  static_cast<unsigned long long>(r.total), pct(r.total).c_str());
     out << line << r.frame << '\n';
   }
 }

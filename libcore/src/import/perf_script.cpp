@@ -5,10 +5,10 @@
 
 #include "gp/import/perf_line.h"
 #include "gp/model/builder.h"
+#include "gp/model/string_table.h"
 #include "import/perf_dso.h"
 #include "import/perf_header.h"
 #include "import/recent_frames.h"
-#include "gp/model/string_table.h"
 
 namespace gp::import {
 
@@ -122,18 +122,19 @@ class PerfScriptParser::Impl {
 
   int64_t first_time_ = -1, last_time_ = -1;
   std::vector<PerfEventAttr> event_attrs_;
-  std::string key_;                        // reused lookup key: no allocation on cache hits
-  std::vector<FrameEntry> frame_entries_;  // distinct frame lines, in first-seen order
-  model::StringTable<uint32_t> frame_cache_;         // (pid, frame line text) → frame entry
-  RecentFrames recent_frames_;             // the same, for recent lines (stays in L2)
-  model::StringTable<StackEntry> stack_cache_;       // leaf-first location ids → stack
+  std::string key_;                             // reused lookup key: no allocation on cache hits
+  std::vector<FrameEntry> frame_entries_;       // distinct frame lines, in first-seen order
+  model::StringTable<uint32_t> frame_cache_;    // (pid, frame line text) → frame entry
+  RecentFrames recent_frames_;                  // the same, for recent lines (stays in L2)
+  model::StringTable<StackEntry> stack_cache_;  // leaf-first location ids → stack
   static constexpr size_t kAhead = 64;
   AheadFrame ahead_frames_[kAhead];
   size_t ahead_count_ = 0, ahead_next_ = 0;
   bool sample_pending_ = false;
   PendingSample pending_;
   std::vector<uint64_t> pending_frames_;
-  model::StringTable<size_t> sample_index_;  // (pid, tid, stack id, comm) → sample, for the other threads
+  model::StringTable<size_t>
+      sample_index_;  // (pid, tid, stack id, comm) → sample, for the other threads
   std::string sample_key_;
   uint32_t chunk_ = 0;
   model::StringTable<uint64_t> function_cache_;  // symbol → function id

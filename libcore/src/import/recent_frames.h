@@ -24,7 +24,8 @@ class RecentFrames {
   RecentFrames() : memory_(std::calloc(kSlots + 1, sizeof(Slot))) {
     if (!memory_) throw std::bad_alloc();
     // One spare slot lets the array start on a 64-byte boundary (calloc aligns to 16).
-    auto at = (reinterpret_cast<uintptr_t>(memory_.get()) + alignof(Slot) - 1) & ~(alignof(Slot) - 1);
+    auto at =
+        (reinterpret_cast<uintptr_t>(memory_.get()) + alignof(Slot) - 1) & ~(alignof(Slot) - 1);
     slots_ = reinterpret_cast<Slot*>(at);
   }
 
@@ -38,7 +39,8 @@ class RecentFrames {
   // for prefetching only.
   uint32_t guess(uint64_t h, int32_t pid, size_t size) const {
     const Slot& s = slots_[h & (kSlots - 1)];
-    return s.hash == h && s.pid == pid && s.len == size && s.entry_plus1 ? s.entry_plus1 - 1 : kNone;
+    return s.hash == h && s.pid == pid && s.len == size && s.entry_plus1 ? s.entry_plus1 - 1
+                                                                         : kNone;
   }
   // Remembers (pid, text) -> entry, replacing what shared its slot. Long lines are not cached.
   void put(uint64_t h, int32_t pid, std::string_view text, uint32_t entry) {
@@ -54,7 +56,7 @@ class RecentFrames {
  private:
   static constexpr size_t kSlots = 2048;
   static constexpr size_t kTextBytes = 106;  // a slot is 128 bytes, two cache lines
-  struct alignas(64) Slot {  // all zero: empty
+  struct alignas(64) Slot {                  // all zero: empty
     uint64_t hash;
     int32_t pid;
     uint32_t entry_plus1;  // the entry + 1; 0 when the slot is empty

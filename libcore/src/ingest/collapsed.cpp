@@ -21,9 +21,9 @@ struct SuffixKind {
 };
 // gProfiler's frame annotations (reference/gprofiler.md §2.5). Longer suffixes first.
 constexpr SuffixKind kSuffixes[] = {
-    {"_[php]", FrameKind::php},    {"_[net]", FrameKind::dotnet}, {"_[pn]", FrameKind::python_native},
-    {"_[rb]", FrameKind::ruby},    {"_[k]", FrameKind::kernel},   {"_[j]", FrameKind::java},
-    {"_[p]", FrameKind::python},   {"_[i]", FrameKind::inlined},
+    {"_[php]", FrameKind::php},  {"_[net]", FrameKind::dotnet}, {"_[pn]", FrameKind::python_native},
+    {"_[rb]", FrameKind::ruby},  {"_[k]", FrameKind::kernel},   {"_[j]", FrameKind::java},
+    {"_[p]", FrameKind::python}, {"_[i]", FrameKind::inlined},
 };
 
 // How the lines of a `.col` start (gprofiler.md §2.4).
@@ -60,15 +60,19 @@ void fill_header_from_col(const json::Value& doc, model::Header& h) {
 Result<Layout> read_header(std::string_view line, model::Header& h) {
   Layout layout;
   if (line.substr(0, 2) != "# ") return layout;
-  const bool claims = line.substr(2, 1) == "{" && line.find("\"application_metadata\"") != std::string_view::npos;
+  const bool claims =
+      line.substr(2, 1) == "{" && line.find("\"application_metadata\"") != std::string_view::npos;
   auto doc = json::parse(line.substr(2));
   if (!doc || !doc->is_object()) {
-    if (claims) return make_error("malformed .col header on line 1: " + (doc ? std::string("not an object") : doc.error().message));
+    if (claims)
+      return make_error("malformed .col header on line 1: " +
+                        (doc ? std::string("not an object") : doc.error().message));
     return layout;
   }
   const json::Value* app = doc->find("application_metadata");
   if (app == nullptr || !app->is_array()) {
-    if (claims && app != nullptr) return make_error("malformed .col header on line 1: application_metadata is not a list");
+    if (claims && app != nullptr)
+      return make_error("malformed .col header on line 1: application_metadata is not a list");
     return layout;
   }
   layout.is_col = true;
@@ -78,8 +82,8 @@ Result<Layout> read_header(std::string_view line, model::Header& h) {
     if (const json::Value* ra = md->find("run_arguments"))
       v1 = ra->get_string("profile_api_version") == "v1";
   }
-  layout.has_index = !v1 && (enabled == nullptr || enabled->type != json::Type::boolean ||
-                             enabled->boolean);
+  layout.has_index =
+      !v1 && (enabled == nullptr || enabled->type != json::Type::boolean || enabled->boolean);
   layout.has_container = !v1;
   for (const json::Value& item : app->items)
     layout.app_metadata.push_back(item.is_null() ? std::string() : json::dump(item));
@@ -273,7 +277,8 @@ Result<model::Archive> parse_collapsed(std::string_view text, const std::string&
   if (text.substr(0, 2) == "# ") {
     size_t first_end = pos;
     auto read = read_header(next_line(text, first_end), s.header);
-    if (!read) return make_error("'" + name + "' is not a collapsed profile: " + read.error().message);
+    if (!read)
+      return make_error("'" + name + "' is not a collapsed profile: " + read.error().message);
     layout = std::move(*read);
   }
   LineReader reader(s, layout);
@@ -293,9 +298,8 @@ Result<model::Archive> parse_collapsed(std::string_view text, const std::string&
     return make_error("'" + name + "' is not a collapsed profile: " + first_problem);
   if (bad > 0) {
     archive.truncated = s.truncated = true;
-    archive.problem = "profile '" + name + "' has " + std::to_string(bad) +
-                      " malformed line" + (bad == 1 ? "" : "s") + ", skipped (first: " +
-                      first_problem + ")";
+    archive.problem = "profile '" + name + "' has " + std::to_string(bad) + " malformed line" +
+                      (bad == 1 ? "" : "s") + ", skipped (first: " + first_problem + ")";
   }
   return archive;
 }

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "gp/archive/reader.h"
@@ -30,8 +30,7 @@ bool is_hex(char c) {
 // Re-indented text may have lost the indentation: a header line naming its event decides too.
 bool looks_like_perf_script(std::string_view text, size_t line_start) {
   import::PerfSampleHeader h;
-  if (import::parse_sample_header(first_line(text, line_start), h) && !h.event.empty())
-    return true;
+  if (import::parse_sample_header(first_line(text, line_start), h) && !h.event.empty()) return true;
   size_t nl = text.find('\n', line_start);
   if (nl == std::string_view::npos) return false;
   std::string_view next = first_line(text, nl + 1);
@@ -141,10 +140,11 @@ std::optional<std::string> not_an_archive(std::string_view first, const std::str
   if (first.find('\0') != std::string_view::npos) return std::nullopt;  // binary: not ours to name
   switch (sniff(first)) {
     case InputFormat::perf_script:
-      return quoted + " is perf script text, not a gp archive: convert it with 'gp-import " +
-             name + "' first";
+      return quoted + " is perf script text, not a gp archive: convert it with 'gp-import " + name +
+             "' first";
     case InputFormat::collapsed:
-      return quoted + (first.substr(0, 3) == "# {" ? " is a gProfiler .col file" : " is folded text") +
+      return quoted +
+             (first.substr(0, 3) == "# {" ? " is a gProfiler .col file" : " is folded text") +
              ", not a gp archive: gp-fold and gp-flame read it";
     default:
       return std::nullopt;
@@ -190,7 +190,8 @@ Result<model::Archive> read_profile(const std::string& path) {
     return archive::read_archive(*stream);
   }
   if (import::looks_like_perf_data(data))
-    return make_error("'" + path + "' is a perf.data file: convert it with 'gp-import " + path + "' first");
+    return make_error("'" + path + "' is a perf.data file: convert it with 'gp-import " + path +
+                      "' first");
   if (auto st = read_text(in.fd, path, data); !st) return st.error();
   if (data.empty()) return make_error("'" + path + "' is empty: not a profile");
   switch (sniff(data)) {

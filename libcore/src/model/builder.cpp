@@ -35,9 +35,8 @@ uint64_t SessionBuilder::function(std::string_view name, std::string_view file_n
   bool inserted;
   uint64_t id = intern(functions_, base_.functions + s_.functions.size() + 1, inserted);
   if (inserted) {
-    s_.functions.push_back(
-        {std::string(name), std::string(system_name), std::string(file_name), start_line,
-         std::string(package)});
+    s_.functions.push_back({std::string(name), std::string(system_name), std::string(file_name),
+                            start_line, std::string(package)});
   }
   return id;
 }

@@ -5,15 +5,15 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <string_view>
 
 #include "gp/elf/build_id.h"
 #include "gp/proc/process.h"
-#include "proc/proc_files.h"
 #include "gp/proc/unique_fd.h"
+#include "proc/proc_files.h"
 
 namespace gp::proc {
 namespace {
@@ -192,7 +192,8 @@ bool loader_still_mapping(const std::vector<model::Mapping>& mappings) {
     name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
     if (name.starts_with("ld-linux") || name.starts_with("ld-musl") || name.starts_with("ld.so")) {
       loader = true;
-    } else if (name.starts_with("libc.so") || name.starts_with("libc-") || name.starts_with("libc.musl")) {
+    } else if (name.starts_with("libc.so") || name.starts_with("libc-") ||
+               name.starts_with("libc.musl")) {
       return false;
     }
   }

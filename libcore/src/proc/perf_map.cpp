@@ -11,8 +11,8 @@
 #include <cstring>
 #include <set>
 
-#include "proc/proc_files.h"
 #include "gp/proc/unique_fd.h"
+#include "proc/proc_files.h"
 
 namespace gp::proc {
 namespace {
@@ -92,7 +92,8 @@ Status check_file(int tmp_fd, int fd, const std::set<uint32_t>& uids, uint64_t& 
                       ", not by the process's user");
   }
   // A file bind-mounted over the map's name lives on another mount than /tmp itself.
-  if (mount_of(fd) != mount_of(tmp_fd)) return make_error("refused: mounted over /tmp from elsewhere");
+  if (mount_of(fd) != mount_of(tmp_fd))
+    return make_error("refused: mounted over /tmp from elsewhere");
   // A hard link to someone else's file (fs.protected_hardlinks=0) would pass the owner check
   // when that file is root's.
   if (st.st_nlink != 1)
@@ -175,7 +176,8 @@ Result<TmpDirIdentity> tmp_dir_identity(int32_t pid, const std::string& proc_roo
   // lstat: a /tmp that is a symlink is refused when opened, never followed here.
   struct stat st {};
   if (::lstat((proc_root + "/" + std::to_string(pid) + "/root/tmp").c_str(), &st) != 0) {
-    if (is_gone_errno(errno) && ::access((proc_root + "/" + std::to_string(pid)).c_str(), F_OK) != 0)
+    if (is_gone_errno(errno) &&
+        ::access((proc_root + "/" + std::to_string(pid)).c_str(), F_OK) != 0)
       return make_error("process exited");
     return make_error(errno_text("cannot identify the process's /tmp"));
   }
@@ -225,7 +227,8 @@ Result<model::JitMap> copy_perf_map(int32_t pid, int32_t ns_pid, size_t max_byte
   if (!uids) return uids.error();
   auto tmp = open_tmp_in(dir);
   if (!tmp) return tmp.error();
-  return copy_perf_map_in(TmpDir(tmp->release()), *uids, pid, ns_pid, max_bytes, stats, from_offset);
+  return copy_perf_map_in(TmpDir(tmp->release()), *uids, pid, ns_pid, max_bytes, stats,
+                          from_offset);
 }
 
 }  // namespace gp::proc

@@ -49,9 +49,11 @@ Result<PidFile> PidFile::create(const std::string& path) {
     auto fd = util::open_for_writing(tmp, O_WRONLY | O_CREAT | O_TRUNC);
     if (!fd) return fd.error();
     const std::string text = std::to_string(pid) + "\n";
-    const bool written = ::write(*fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const bool written =
+        ::write(*fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     const int e = errno;
-    if (::close(*fd) != 0 || !written) return make_error("cannot write '" + tmp + "': " + ::strerror(e));
+    if (::close(*fd) != 0 || !written)
+      return make_error("cannot write '" + tmp + "': " + ::strerror(e));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;

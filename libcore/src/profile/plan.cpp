@@ -85,7 +85,8 @@ const std::vector<std::string>& perf_events() {
 
 Command record_command(const Options& o, const std::string& out) {
   Command c{"gp-record", {}};
-  if (o.perf_event_period != 0) c.args.insert(c.args.end(), {"--period", std::to_string(o.perf_event_period)});
+  if (o.perf_event_period != 0)
+    c.args.insert(c.args.end(), {"--period", std::to_string(o.perf_event_period)});
   else c.args.insert(c.args.end(), {"-F", std::to_string(o.frequency)});
   if (!o.perf_event.empty()) c.args.insert(c.args.end(), {"-e", o.perf_event});
   c.args.insert(c.args.end(), {"-d", std::to_string(o.duration_s), "-o", out});
@@ -117,13 +118,15 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   if (!o.python_versions) c.args.push_back("--no-python-versions");
-  if (o.min_duration_s > 0) c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
+  if (o.min_duration_s > 0)
+    c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
   if (mode_of(o, "java") != "disabled") {
     if (!o.ap_mode.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-mode", o.ap_mode});
     if (!o.ap_features.empty())
       c.args.insert(c.args.end(), {"--java-async-profiler-features", o.ap_features});
     if (!o.ap_args.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-args", o.ap_args});
-    for (const auto& f : o.app_id_args_filters) c.args.insert(c.args.end(), {"--app-id-args-filter", f});
+    for (const auto& f : o.app_id_args_filters)
+      c.args.insert(c.args.end(), {"--app-id-args-filter", f});
   }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});

@@ -50,7 +50,8 @@ bool lists_empty(const model::Session& s) {
 
 uint64_t sample_period(const model::Sampling& sampling) {
   if (sampling.period > 0) return sampling.period;
-  bool clock = sampling.event.empty() || sampling.event == "cpu-clock" || sampling.event == "task-clock";
+  bool clock =
+      sampling.event.empty() || sampling.event == "cpu-clock" || sampling.event == "task-clock";
   // A clock event at F Hz: the kernel's hrtimer fires every 1e9/F ns.
   if (clock && sampling.frequency_hz > 0) return 1'000'000'000ull / sampling.frequency_hz;
   return 0;
@@ -252,7 +253,8 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
       if (adopt_mappings(p, std::move(*maps))) {
         p.garbage_backoff = 0;
       } else {
-        p.garbage_backoff = std::min(std::max<uint64_t>(1, p.garbage_backoff * 2), kMaxGarbageBackoff);
+        p.garbage_backoff =
+            std::min(std::max<uint64_t>(1, p.garbage_backoff * 2), kMaxGarbageBackoff);
       }
       p.next_garbage_reread = drains_ + p.garbage_backoff;
     }
@@ -329,7 +331,7 @@ void SessionAssembler::add(const RawSample& sample) {
   // The process's name when sampled: the main thread's own comm then (samples taken before an
   // exec keep the old name), else the process's as last read.
   // The idle task (pid 0, "swapper/N" per CPU) is one process, "swapper", as perf names it.
-  const std::string& comm = sample.pid == 0 ? p.meta.comm
+  const std::string& comm = sample.pid == 0                                   ? p.meta.comm
                             : sample.tid == sample.pid || p.meta.comm.empty() ? sample.comm
                                                                               : p.meta.comm;
   builder_->add_sample(sample.pid, sample.tid, stack_id, sample.count,

@@ -31,8 +31,9 @@ void PerfMapTails::forget(int32_t pid) {
 }
 
 size_t PerfMapTails::open_tmp_dirs() const {
-  return static_cast<size_t>(std::count_if(tmp_dirs_.begin(), tmp_dirs_.end(),
-                                           [](const auto& entry) { return !entry.second.expired(); }));
+  return static_cast<size_t>(
+      std::count_if(tmp_dirs_.begin(), tmp_dirs_.end(),
+                    [](const auto& entry) { return !entry.second.expired(); }));
 }
 
 Result<std::optional<model::JitMap>> PerfMapTails::copy_new(int32_t pid, int32_t ns_pid,
@@ -50,7 +51,8 @@ Result<std::optional<model::JitMap>> PerfMapTails::copy_new(int32_t pid, int32_t
   auto map = proc::copy_perf_map(pid, ns_pid, cap, &stats, proc_root_, tail.offset);
   const bool exited = !map && map.error().message == "process exited";
   if (auto pin = pins_.find(pid); exited && pin != pins_.end())
-    map = proc::copy_perf_map_in(*pin->second.tmp, pin->second.uids, pid, ns_pid, cap, &stats, tail.offset);
+    map = proc::copy_perf_map_in(*pin->second.tmp, pin->second.uids, pid, ns_pid, cap, &stats,
+                                 tail.offset);
   if (!map) {
     const std::string& why = map.error().message;
     if (why == "not found" || why == "process exited") return std::optional<model::JitMap>();

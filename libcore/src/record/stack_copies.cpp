@@ -18,7 +18,8 @@ const std::vector<uint64_t>& StackCopies::get(uint64_t key, const Reader& read, 
 
 void StackCopies::end_drain() {
   if (++drains_ % kIdleDrains != 0) return;
-  std::erase_if(copies_, [&](const auto& entry) { return entry.second.last_drain + kIdleDrains < drains_; });
+  std::erase_if(copies_,
+                [&](const auto& entry) { return entry.second.last_drain + kIdleDrains < drains_; });
 }
 
 void StackCopies::clear() {

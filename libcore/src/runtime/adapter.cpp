@@ -5,12 +5,18 @@ namespace gp::runtime {
 
 std::string_view runtime_name(Runtime r) {
   switch (r) {
-    case Runtime::java: return "java";
-    case Runtime::python: return "python";
-    case Runtime::ruby: return "ruby";
-    case Runtime::php: return "php";
-    case Runtime::dotnet: return "dotnet";
-    case Runtime::node: return "node";
+    case Runtime::java:
+      return "java";
+    case Runtime::python:
+      return "python";
+    case Runtime::ruby:
+      return "ruby";
+    case Runtime::php:
+      return "php";
+    case Runtime::dotnet:
+      return "dotnet";
+    case Runtime::node:
+      return "node";
   }
   return "unknown";
 }

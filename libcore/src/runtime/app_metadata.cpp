@@ -29,14 +29,22 @@ std::string arch_of(const std::string& exe_link) {
     return "error: not an ELF file";
   }
   switch (h.e_machine) {
-    case EM_X86_64: return "x86_64";
-    case EM_AARCH64: return "aarch64";
-    case EM_386: return "i686";
-    case EM_ARM: return "armv7l";
-    case EM_PPC64: return "ppc64le";
-    case EM_S390: return "s390x";
-    case EM_RISCV: return "riscv64";
-    default: return "unknown(" + std::to_string(h.e_machine) + ")";
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_386:
+      return "i686";
+    case EM_ARM:
+      return "armv7l";
+    case EM_PPC64:
+      return "ppc64le";
+    case EM_S390:
+      return "s390x";
+    case EM_RISCV:
+      return "riscv64";
+    default:
+      return "unknown(" + std::to_string(h.e_machine) + ")";
   }
 }
 
@@ -70,7 +78,8 @@ std::string elfid(const std::string& host_path, bool follow = false) {
 }
 
 bool same_mount_namespace(const Target& t) {
-  struct stat mine {}, theirs {};
+  struct stat mine {
+  }, theirs{};
   return ::stat("/proc/self/ns/mnt", &mine) == 0 &&
          ::stat((proc_dir(t) + "/ns/mnt").c_str(), &theirs) == 0 && mine.st_ino == theirs.st_ino &&
          mine.st_dev == theirs.st_dev;
@@ -137,7 +146,8 @@ void add_runtime_fields(json::Value& v, const Target& t, bool run_version) {
       add_string(v, "exe_elfid", exe_id);
       add_string(v, "libphp_elfid", library_elfid(t, "libphp"));
       break;
-    case Runtime::dotnet: break;
+    case Runtime::dotnet:
+      break;
   }
 }
 

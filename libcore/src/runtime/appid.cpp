@@ -1,9 +1,9 @@
 // Application identifiers from command lines (reference/gprofiler.md §6).
 #include "gp/runtime/appid.h"
 
-#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <fstream>
 #include <regex>
@@ -23,7 +23,8 @@ std::string base(const std::string& p) {
 bool is_option(const std::string& s) { return !s.empty() && s.front() == '-'; }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 const std::string* arg(const Args& a, size_t i) { return i < a.size() ? &a[i] : nullptr; }
@@ -68,7 +69,8 @@ std::optional<std::string> gunicorn_title(const Args& a, const AppContext& c) {
 
 // gunicorn / uvicorn: the first argument with ':' whose previous argument is not an option
 // (uvicorn: or is --factory, which takes no value).
-std::optional<std::string> asgi_server(const Args& a, const std::string& word, const AppContext& c) {
+std::optional<std::string> asgi_server(const Args& a, const std::string& word,
+                                       const AppContext& c) {
   const std::string* a0 = arg(a, 0);
   const std::string* a1 = arg(a, 1);
   if (!((a0 && base(*a0) == word) || (a1 && base(*a1) == word))) return std::nullopt;
@@ -135,7 +137,8 @@ std::optional<std::string> uwsgi(const Args& a, const AppContext& c) {
 std::optional<std::string> celery(const Args& a, const AppContext& c) {
   const std::string* a0 = arg(a, 0);
   const std::string* a1 = arg(a, 1);
-  if (!((a0 && base(*a0) == "celery") || (a1 && base(*a1) == "celery") || is_python_m(a, "celery"))) {
+  if (!((a0 && base(*a0) == "celery") || (a1 && base(*a1) == "celery") ||
+        is_python_m(a, "celery"))) {
     return std::nullopt;
   }
   auto app = option_value(a, "-A");
@@ -155,7 +158,8 @@ std::optional<std::string> celery(const Args& a, const AppContext& c) {
 std::optional<std::string> python_script(const Args& a, const AppContext& c) {
   if (a.empty() || !is_python_bin(a[0])) return std::nullopt;
   if (auto m = option_value(a, "-m")) return "python: -m " + *m;
-  if (a.size() > 1 && ends_with(a[1], ".py")) return "python: " + a[1] + " (" + module_path(a[1], c) + ")";
+  if (a.size() > 1 && ends_with(a[1], ".py"))
+    return "python: " + a[1] + " (" + module_path(a[1], c) + ")";
   return std::nullopt;
 }
 
@@ -186,10 +190,19 @@ std::optional<std::string> script_app(const Args& a, const AppContext& c, const 
 
 // JVM options that take the next argument as their value.
 bool java_option_with_value(const std::string& s) {
-  static const char* kWithValue[] = {"-cp", "-classpath", "--class-path", "-p", "--module-path",
-                                     "--upgrade-module-path", "--add-modules", "--limit-modules",
-                                     "--add-exports", "--add-opens", "--add-reads",
-                                     "--patch-module", "--enable-native-access"};
+  static const char* kWithValue[] = {"-cp",
+                                     "-classpath",
+                                     "--class-path",
+                                     "-p",
+                                     "--module-path",
+                                     "--upgrade-module-path",
+                                     "--add-modules",
+                                     "--limit-modules",
+                                     "--add-exports",
+                                     "--add-opens",
+                                     "--add-reads",
+                                     "--patch-module",
+                                     "--enable-native-access"};
   for (const char* o : kWithValue) {
     if (s == o) return true;
   }
@@ -218,7 +231,8 @@ std::optional<std::string> java_app(const Args& a, const std::vector<std::regex>
       if (i + 1 >= a.size()) return std::nullopt;
       return "java: " + a[i + 1] + matching_jvm_args(options, filters);
     }
-    if (s.rfind("--module=", 0) == 0) return "java: " + s.substr(9) + matching_jvm_args(options, filters);
+    if (s.rfind("--module=", 0) == 0)
+      return "java: " + s.substr(9) + matching_jvm_args(options, filters);
     if (java_option_with_value(s)) {  // the class path is not among jcmd's jvm_args
       ++i;
       continue;
@@ -256,17 +270,23 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
                                   const AppContext& context) {
   if (cmdline.empty()) return std::nullopt;
   switch (runtime) {
-    case Runtime::python: return python_app(cmdline, context);
-    case Runtime::java: return java_app(cmdline, context.java_args_filters);
-    case Runtime::node: return script_app(cmdline, context, "nodejs", ".js", true);
-    case Runtime::ruby: return script_app(cmdline, context, "ruby", ".rb", false);
+    case Runtime::python:
+      return python_app(cmdline, context);
+    case Runtime::java:
+      return java_app(cmdline, context.java_args_filters);
+    case Runtime::node:
+      return script_app(cmdline, context, "nodejs", ".js", true);
+    case Runtime::ruby:
+      return script_app(cmdline, context, "ruby", ".rb", false);
     case Runtime::php:
-    case Runtime::dotnet: return std::nullopt;
+    case Runtime::dotnet:
+      return std::nullopt;
   }
   return std::nullopt;
 }
 
-std::optional<std::string> app_id(const Target& t, const std::vector<std::regex>& java_args_filters) {
+std::optional<std::string> app_id(const Target& t,
+                                  const std::vector<std::regex>& java_args_filters) {
   std::string proc_dir = t.root.substr(0, t.root.rfind('/'));  // "/proc/PID"
   char buf[4096];
   ssize_t n = ::readlink((proc_dir + "/cwd").c_str(), buf, sizeof buf);

@@ -184,7 +184,8 @@ std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string
   if (!name.empty() && name != "java" && slash != std::string_view::npos) {
     // The launcher's directory as the process sees it (containers: through its root). A JDK's
     // bin/java is a file; /usr/bin/java is an alternatives link beside every other program.
-    std::string java = proc_path(proc_root, pid, "root") + std::string(exe.substr(0, slash)) + "/java";
+    std::string java =
+        proc_path(proc_root, pid, "root") + std::string(exe.substr(0, slash)) + "/java";
     struct stat st {};
     if (::lstat(java.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0)
       return "a JDK tool (" + std::string(name) + "), not an application";

@@ -13,12 +13,12 @@
 
 #include "gp/model/builder.h"
 #include "gp/proc/process.h"
-#include "runtime/target_selection.h"
 #include "gp/runtime/appid.h"
+#include "gp/runtime/work_dir.h"
 #include "gp/util/json.h"
 #include "runtime/java/target_dir.h"
 #include "runtime/python/package_versions.h"
-#include "gp/runtime/work_dir.h"
+#include "runtime/target_selection.h"
 
 namespace gp::runtime {
 namespace {
@@ -86,8 +86,8 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->report.runtime = t.runtime;
   s->report.appid = s->process.appid;
   auto mode = o.modes.find(t.runtime);
-  AdapterChoice choice = choose_adapter(t.runtime, mode == o.modes.end() ? "disabled" : mode->second,
-                                        o.adapters);
+  AdapterChoice choice =
+      choose_adapter(t.runtime, mode == o.modes.end() ? "disabled" : mode->second, o.adapters);
   s->report.mode = choice.mode;
   s->target = std::move(t);
   if (o.app_metadata) {
@@ -105,7 +105,8 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->report.adapter = std::string(s->adapter->name());
   auto left = std::chrono::duration_cast<milliseconds>(end - Clock::now());
   s->params.frequency_hz = o.frequency_hz;
-  s->params.duration = end == Clock::time_point::max() ? kUnbounded : std::max(left, milliseconds(0));
+  s->params.duration =
+      end == Clock::time_point::max() ? kUnbounded : std::max(left, milliseconds(0));
   s->params.mode = choice.mode;
   s->params.python_versions = o.python_versions;
   s->params.async_profiler = o.async_profiler;
@@ -141,7 +142,8 @@ std::string seconds_text(milliseconds ms) {
 bool all_done(const std::vector<SlotPtr>& slots) {
   for (const auto& s : slots) {
     if (!s->profile_done.load(std::memory_order_acquire)) return false;
-    if (s->metadata_worker.joinable() && !s->metadata_done.load(std::memory_order_acquire)) return false;
+    if (s->metadata_worker.joinable() && !s->metadata_done.load(std::memory_order_acquire))
+      return false;
   }
   return true;
 }
@@ -207,8 +209,9 @@ model::Header make_header(const DriverOptions& o) {
 }
 
 void build_session(DriverResult& result, std::vector<SlotPtr>& slots, const DriverOptions& o) {
-  std::stable_sort(slots.begin(), slots.end(),
-                   [](const SlotPtr& a, const SlotPtr& b) { return a->target.pid < b->target.pid; });
+  std::stable_sort(slots.begin(), slots.end(), [](const SlotPtr& a, const SlotPtr& b) {
+    return a->target.pid < b->target.pid;
+  });
   model::SessionBuilder b(result.session);
   for (auto& s : slots) {
     model::Process p = s->process;
@@ -247,8 +250,7 @@ Result<DriverResult> run_session(const DriverOptions& o, std::stop_token stop) {
   if (discovery.runtimes.count(Runtime::java) != 0) {
     // JVM directories that killed runs left in this namespace's /tmp, whether or not their
     // JVM still runs (those in other namespaces go when their JVM is profiled again).
-    int tmp = ::open((o.proc_root + "/self/root/tmp").c_str(),
-                     O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int tmp = ::open((o.proc_root + "/self/root/tmp").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (tmp >= 0) {
       java::TargetDir::remove_stale(tmp, o.proc_root);
       ::close(tmp);

@@ -73,13 +73,14 @@ std::vector<Target> select_targets(std::vector<Target> found, const SelectionLim
     size_t& count = profiled[runtime];
     if (limits.max_per_runtime != 0 && count + targets.size() > limits.max_per_runtime) {
       size_t room = limits.max_per_runtime > count ? limits.max_per_runtime - count : 0;
-      targets = busiest(std::move(targets), room, limits.max_per_runtime, limits.proc_root,
-                        left_out);
+      targets =
+          busiest(std::move(targets), room, limits.max_per_runtime, limits.proc_root, left_out);
     }
     count += targets.size();
     for (Target& t : targets) chosen.push_back(std::move(t));
   }
-  std::sort(chosen.begin(), chosen.end(), [](const Target& a, const Target& b) { return a.pid < b.pid; });
+  std::sort(chosen.begin(), chosen.end(),
+            [](const Target& a, const Target& b) { return a.pid < b.pid; });
   return chosen;
 }
 

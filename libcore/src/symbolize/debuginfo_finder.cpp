@@ -131,7 +131,8 @@ bool DebugInfoFinder::find_binary(const std::string& path, const std::string& bu
   bool absolute = !path.empty() && path[0] == '/';
   if (absolute && !opt_.sysroot.empty() && take(opt_.sysroot + path, "sysroot")) return true;
   if (absolute && opt_.use_recorded_path && take(path, "path")) return true;
-  if (path == "[vdso]" && opt_.use_recorded_path && !build_id.empty() && take(own_vdso_path(), "vdso"))
+  if (path == "[vdso]" && opt_.use_recorded_path && !build_id.empty() &&
+      take(own_vdso_path(), "vdso"))
     return true;
   return false;
 }

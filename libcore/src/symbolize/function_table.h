@@ -16,16 +16,19 @@ namespace gp::symbolize {
 // function ids and is searched with views, so a lookup builds no key string.
 class FunctionTable {
  public:
-  explicit FunctionTable(model::Session& s) : s_(s), index_(s.functions.size() * 2 + 64, Hash{&s}, Equal{&s}) {
+  explicit FunctionTable(model::Session& s)
+      : s_(s), index_(s.functions.size() * 2 + 64, Hash{&s}, Equal{&s}) {
     for (size_t i = 0; i < s.functions.size(); ++i)
-      if (index_.find(view(&s, i + 1)) == index_.end()) index_.insert(i + 1);  // the first of equals
+      if (index_.find(view(&s, i + 1)) == index_.end())
+        index_.insert(i + 1);  // the first of equals
   }
   // Indexes function `id` (already in the table, e.g. copied from the input) for later interns;
   // an equal entry indexed before it stays the one interns return.
   void add_existing(uint64_t id) {
     if (index_.find(view(&s_, id)) == index_.end()) index_.insert(id);
   }
-  uint64_t intern(std::string_view name, std::string_view system_name, std::string_view file, uint32_t line) {
+  uint64_t intern(std::string_view name, std::string_view system_name, std::string_view file,
+                  uint32_t line) {
     View v{name, system_name, file, line};
     auto it = index_.find(v);
     if (it != index_.end()) return *it;
@@ -69,8 +72,8 @@ class FunctionTable {
 };
 
 // slots: function id per Frame::function_slot of the job's resolver (0 = not interned yet).
-inline void apply_frames(FunctionTable& functions, std::vector<uint64_t>& slots, model::Location& loc,
-                  const std::vector<Frame>& frames) {
+inline void apply_frames(FunctionTable& functions, std::vector<uint64_t>& slots,
+                         model::Location& loc, const std::vector<Frame>& frames) {
   loc.lines.clear();
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];

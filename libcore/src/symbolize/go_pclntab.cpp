@@ -69,12 +69,14 @@ Result<GoPclntab> GoPclntab::parse(std::string_view section, uint64_t text_start
   t.pctab_ = field(6);
   t.pcln_ = field(7);
   // functab: nfunc+1 pairs of uint32 (entry offset, _func offset).
-  if (t.nfunc_ > section.size() || t.pcln_ > section.size() || (section.size() - t.pcln_) / 8 < t.nfunc_ + 1)
+  if (t.nfunc_ > section.size() || t.pcln_ > section.size() ||
+      (section.size() - t.pcln_) / 8 < t.nfunc_ + 1)
     return make_error("gopclntab function table out of range");
   return t;
 }
 
-std::optional<int32_t> GoPclntab::pc_value(uint32_t table_offset, uint64_t entry, uint64_t pc) const {
+std::optional<int32_t> GoPclntab::pc_value(uint32_t table_offset, uint64_t entry,
+                                           uint64_t pc) const {
   if (table_offset == 0 || pctab_ + table_offset >= data_.size()) return std::nullopt;
   size_t pos = pctab_ + table_offset;
   int32_t value = -1;

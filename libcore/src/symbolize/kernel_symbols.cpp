@@ -10,12 +10,14 @@ KernelSymbols::KernelSymbols(const std::vector<model::KernelSymbol>& symbols) : 
 }
 
 std::optional<std::string> KernelSymbols::lookup(uint64_t address) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
-                             [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
+  auto it =
+      std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                       [](uint64_t a, const model::KernelSymbol& s) { return a < s.address; });
   if (it == symbols_.begin()) return std::nullopt;
   --it;
   // Past the last entry nothing bounds the symbol; refuse implausibly distant matches.
-  if (std::next(it) == symbols_.end() && address - it->address >= kMaxSymbolSize) return std::nullopt;
+  if (std::next(it) == symbols_.end() && address - it->address >= kMaxSymbolSize)
+    return std::nullopt;
   if (it->module.empty()) return it->name;
   return it->name + " [" + it->module + "]";
 }
@@ -30,7 +32,8 @@ JitSymbols::JitSymbols(const std::vector<model::JitMap>& maps) {
     }
   }
   for (auto& [pid, ranges] : by_pid_)
-    std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
+    std::stable_sort(ranges.begin(), ranges.end(),
+                     [](const Range& a, const Range& b) { return a.start < b.start; });
 }
 
 std::optional<std::string> JitSymbols::lookup(int32_t pid, uint64_t address) const {

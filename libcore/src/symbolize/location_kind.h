@@ -14,20 +14,23 @@ enum class LocationClass {
 };
 
 // any_status: classify resolved locations too (by where they would be resolved).
-inline LocationClass classify(const model::Session& s, const model::Location& loc, bool any_status = false) {
+inline LocationClass classify(const model::Session& s, const model::Location& loc,
+                              bool any_status = false) {
   using model::MappingKind;
   if (loc.status == model::SymbolStatus::symbolic) return LocationClass::done;
-  if (!any_status && loc.status == model::SymbolStatus::resolved)
-    return LocationClass::done;
+  if (!any_status && loc.status == model::SymbolStatus::resolved) return LocationClass::done;
   if (loc.kind == model::FrameKind::kernel) return LocationClass::kernel;
   if (loc.mapping_id == 0 || loc.mapping_id > s.mappings.size()) return LocationClass::unmapped;
   switch (s.mapping(loc.mapping_id).kind) {
     case MappingKind::kernel:
-    case MappingKind::module: return LocationClass::kernel;
+    case MappingKind::module:
+      return LocationClass::kernel;
     case MappingKind::anonymous:
-    case MappingKind::jit_map: return LocationClass::jit;
+    case MappingKind::jit_map:
+      return LocationClass::jit;
     case MappingKind::user:
-    case MappingKind::vdso: break;
+    case MappingKind::vdso:
+      break;
   }
   return LocationClass::user;
 }

@@ -12,14 +12,17 @@ void ModuleGrouper::add(uint64_t location_id, uint64_t mapping_id, const model::
     if (inserted) refs_.push_back({mapping.build_id, {}, {}});
     ref_index = it->second;
     auto& paths = refs_[ref_index].paths;
-    if (std::find(paths.begin(), paths.end(), mapping.path) == paths.end()) paths.push_back(mapping.path);
+    if (std::find(paths.begin(), paths.end(), mapping.path) == paths.end())
+      paths.push_back(mapping.path);
   }
   refs_[ref_index].location_ids.push_back(location_id);
 }
 
-std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder, const std::vector<std::string>& paths,
-                                            const std::string& build_id, const ResolverOptions& options,
-                                            ModuleReport& report, model::SymbolStatus* miss) {
+std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder,
+                                            const std::vector<std::string>& paths,
+                                            const std::string& build_id,
+                                            const ResolverOptions& options, ModuleReport& report,
+                                            model::SymbolStatus* miss) {
   report.path = paths.empty() ? std::string() : paths.front();
   report.build_id = build_id;
   for (const auto& path : paths) {
@@ -28,9 +31,14 @@ std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder, const
   }
   if (paths.empty()) report.files = finder.find("", build_id);
   switch (report.files.status) {
-    case FindStatus::no_file: *miss = model::SymbolStatus::no_file; return nullptr;
-    case FindStatus::build_id_mismatch: *miss = model::SymbolStatus::build_id_mismatch; return nullptr;
-    case FindStatus::found: break;
+    case FindStatus::no_file:
+      *miss = model::SymbolStatus::no_file;
+      return nullptr;
+    case FindStatus::build_id_mismatch:
+      *miss = model::SymbolStatus::build_id_mismatch;
+      return nullptr;
+    case FindStatus::found:
+      break;
   }
   auto resolver = ModuleResolver::open(report.files, options);
   if (!resolver) {

@@ -1,12 +1,13 @@
 #pragma once
 // Grouping a session's frames by binary, and finding and opening one binary's files, shared by the
-// whole-session symbolizer and the streaming one. Files are found through each recorded path in turn (or the build-id alone when no path was recorded), through the
-// DebugInfoFinder's documented order, then a ModuleResolver over what was found.
+// whole-session symbolizer and the streaming one. Files are found through each recorded path in
+// turn (or the build-id alone when no path was recorded), through the DebugInfoFinder's documented
+// order, then a ModuleResolver over what was found.
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gp/model/session.h"
@@ -32,8 +33,10 @@ class ModuleGrouper {
 
 // Fills report's path, build_id, files (and error when the files cannot be loaded). Returns the
 // resolver, or nullptr with *miss set to the status every frame of the binary gets.
-std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder, const std::vector<std::string>& paths,
-                                            const std::string& build_id, const ResolverOptions& options,
-                                            ModuleReport& report, model::SymbolStatus* miss);
+std::unique_ptr<ModuleResolver> open_module(const DebugInfoFinder& finder,
+                                            const std::vector<std::string>& paths,
+                                            const std::string& build_id,
+                                            const ResolverOptions& options, ModuleReport& report,
+                                            model::SymbolStatus* miss);
 
 }  // namespace gp::symbolize

@@ -27,7 +27,8 @@ struct ModuleResolver::Impl {
   Dwarf_Addr bias = 0;  // module address = link-time address + bias
   std::optional<GoPclntab> go;
   bool debug_layout = false;  // a separate debug file standing in for its binary
-  std::optional<std::pair<uint64_t, uint64_t>> exec_segment;  // first executable PT_LOAD: vaddr, memsz
+  std::optional<std::pair<uint64_t, uint64_t>>
+      exec_segment;                    // first executable PT_LOAD: vaddr, memsz
   std::optional<SymbolIndex> symbols;  // built on first use
   struct Caches;
   std::unique_ptr<Caches> caches;
@@ -104,8 +105,9 @@ std::string call_file(Dwarf_Die* cu, Dwarf_Die* inlined) {
   size_t count = 0;
   Dwarf_Attribute attr;
   Dwarf_Word index = 0;
-  if (dwarf_attr(inlined, DW_AT_call_file, &attr) == nullptr || dwarf_formudata(&attr, &index) != 0 ||
-      dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+  if (dwarf_attr(inlined, DW_AT_call_file, &attr) == nullptr ||
+      dwarf_formudata(&attr, &index) != 0 || dwarf_getsrcfiles(cu, &files, &count) != 0 ||
+      index >= count)
     return {};
   const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
   return name == nullptr ? std::string() : std::string(name);
@@ -114,7 +116,7 @@ std::string call_file(Dwarf_Die* cu, Dwarf_Die* inlined) {
 // What one function-scope DIE contributes to every frame it names, computed once per DIE:
 // demangling and the attribute lookups are most of a lookup's cost otherwise.
 struct DieInfo {
-  Frame frame;  // name, system_name, decl_file, decl_line
+  Frame frame;            // name, system_name, decl_file, decl_line
   std::string call_file;  // inlined subroutines (lines only): where the call is
   uint32_t call_line = 0;
   uint32_t call_column = 0;
@@ -123,8 +125,8 @@ struct DieInfo {
 }  // namespace
 
 struct ModuleResolver::Impl::Caches {
-  std::optional<ScopeIndex> scopes;  // built on first use
-  std::unordered_map<const void*, DieInfo> dies;  // by DIE address
+  std::optional<ScopeIndex> scopes;                // built on first use
+  std::unordered_map<const void*, DieInfo> dies;   // by DIE address
   std::unordered_map<const char*, Frame> symbols;  // demangled symbol names, by name pointer
   // Outermost frames: DWARF declaration (the DIE's slot, 0 for none) named by a symbol.
   std::map<std::pair<uint32_t, const char*>, uint32_t> renamed;
@@ -193,7 +195,8 @@ class ChainBuilder {
 };
 
 // The slow path, for the rare addresses the index calls ambiguous: libdw's own scope walk.
-std::vector<Frame> getscopes_chain(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Addr addr, Dwarf_Addr cu_addr) {
+std::vector<Frame> getscopes_chain(ModuleResolver::Impl& im, Dwarf_Die* cu, Dwarf_Addr addr,
+                                   Dwarf_Addr cu_addr) {
   Dwarf_Die* scopes = nullptr;
   int n = dwarf_getscopes(cu, cu_addr, &scopes);
   int first = 0;
@@ -235,7 +238,8 @@ void find_exec_segment(const ElfFile& f, ModuleResolver::Impl& im) {
   if (elf_getphdrnum(f.elf(), &count) != 0) return;
   for (size_t i = 0; i < count; ++i) {
     GElf_Phdr ph;
-    if (gelf_getphdr(f.elf(), static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0)
+    if (gelf_getphdr(f.elf(), static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD ||
+        (ph.p_flags & PF_X) == 0)
       continue;
     im.exec_segment.emplace(ph.p_vaddr, ph.p_memsz);
     // objcopy --only-keep-debug keeps the headers but empties the code segment.
@@ -261,7 +265,8 @@ Result<std::unique_ptr<ModuleResolver>> ModuleResolver::open(const FoundFiles& f
   if (im.dwfl == nullptr) return make_error(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
   dwfl_report_begin(im.dwfl);
   int fd = ::open(files.binary.c_str(), O_RDONLY | O_CLOEXEC);
-  im.module = fd < 0 ? nullptr : dwfl_report_elf(im.dwfl, "module", files.binary.c_str(), fd, 0, false);
+  im.module =
+      fd < 0 ? nullptr : dwfl_report_elf(im.dwfl, "module", files.binary.c_str(), fd, 0, false);
   if (im.module == nullptr) {
     if (fd >= 0) ::close(fd);
     return make_error("cannot load '" + files.binary + "': dwfl_report_elf: " + dwfl_errmsg(-1));
@@ -293,19 +298,22 @@ ModuleResolver::Impl::~Impl() {
 
 ModuleResolver::~ModuleResolver() = default;
 
-std::optional<uint64_t> ModuleResolver::link_address(uint64_t file_offset, uint64_t mapping_offset) const {
+std::optional<uint64_t> ModuleResolver::link_address(uint64_t file_offset,
+                                                     uint64_t mapping_offset) const {
   const Impl& im = *impl_;
   if (!im.debug_layout) return im.elf->address_of_offset(file_offset);
   // A separate debug file zeroes the segments' file offsets but keeps their addresses: place the
   // offset relative to the mapping's start in the executable segment instead (mappings start at
   // the page holding the segment's first byte, in the file and in memory alike).
-  if (mapping_offset == kNoMapping || file_offset < mapping_offset || !im.exec_segment) return std::nullopt;
+  if (mapping_offset == kNoMapping || file_offset < mapping_offset || !im.exec_segment)
+    return std::nullopt;
   uint64_t address = (im.exec_segment->first & ~uint64_t{0xfff}) + (file_offset - mapping_offset);
   if (address >= im.exec_segment->first + im.exec_segment->second) return std::nullopt;
   return address;
 }
 
-std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_address, uint64_t mapping_offset) {
+std::vector<Frame> ModuleResolver::resolve(uint64_t file_offset, bool return_address,
+                                           uint64_t mapping_offset) {
   Impl& im = *impl_;
   auto linked = link_address(file_offset, mapping_offset);
   if (!linked) return {};

@@ -45,8 +45,8 @@ struct Job {
   std::vector<Frame> functions;  // name, system_name, decl_file, decl_line of each one
   std::vector<CompactFrame> frames;
   std::vector<uint32_t> begin{0};
-  std::vector<uint32_t> result_of;  // parallel to module->ids
-  std::vector<uint32_t> function_of_slot;                   // Frame::function_slot -> index + 1
+  std::vector<uint32_t> result_of;                            // parallel to module->ids
+  std::vector<uint32_t> function_of_slot;                     // Frame::function_slot -> index + 1
   std::unordered_map<std::string, uint32_t> function_of_key;  // frames without a slot
 
   void add_result(std::vector<Frame>&& chain);
@@ -56,14 +56,23 @@ void Job::add_result(std::vector<Frame>&& chain) {
   for (Frame& f : chain) {
     uint32_t* index = nullptr;
     if (f.function_slot != 0) {
-      if (function_of_slot.size() <= f.function_slot) function_of_slot.resize(f.function_slot + 1, 0);
+      if (function_of_slot.size() <= f.function_slot)
+        function_of_slot.resize(f.function_slot + 1, 0);
       index = &function_of_slot[f.function_slot];
     } else {
-      std::string key = f.name + '\0' + f.system_name + '\0' + f.decl_file + '\0' + std::to_string(f.decl_line);
+      std::string key =
+          f.name + '\0' + f.system_name + '\0' + f.decl_file + '\0' + std::to_string(f.decl_line);
       index = &function_of_key.try_emplace(std::move(key), 0).first->second;
     }
     if (*index == 0) {
-      functions.push_back({std::move(f.name), std::move(f.system_name), {}, 0, 0, std::move(f.decl_file), f.decl_line, 0});
+      functions.push_back({std::move(f.name),
+                           std::move(f.system_name),
+                           {},
+                           0,
+                           0,
+                           std::move(f.decl_file),
+                           f.decl_line,
+                           0});
       *index = static_cast<uint32_t>(functions.size());
     }
     frames.push_back({*index - 1, f.line, f.column});
@@ -74,9 +83,11 @@ void Job::add_result(std::vector<Frame>&& chain) {
 constexpr size_t kUpdatesPerFlush = 1 << 15;
 
 bool same_lines(const std::vector<model::Line>& a, const std::vector<model::Line>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const model::Line& x, const model::Line& y) {
-    return x.function_id == y.function_id && x.line == y.line && x.column == y.column && x.inlined == y.inlined;
-  });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const model::Line& x, const model::Line& y) {
+                      return x.function_id == y.function_id && x.line == y.line &&
+                             x.column == y.column && x.inlined == y.inlined;
+                    });
 }
 
 }  // namespace
@@ -85,15 +96,15 @@ struct StreamSymbolizer::State {
   explicit State(const FinderOptions& finder_options) : finder(finder_options), functions(tables) {}
 
   DebugInfoFinder finder;
-  model::Session tables;     // mappings, output functions, kernel symbols, JIT maps, counters
-  FunctionTable functions;   // over tables.functions
+  model::Session tables;    // mappings, output functions, kernel symbols, JIT maps, counters
+  FunctionTable functions;  // over tables.functions
   std::vector<uint64_t> function_map;  // input function id - 1 -> output function id
   std::deque<LocState> locations;      // by location id - 1 (a deque: grows without copying)
   std::vector<uint64_t> pending;       // ids named at the end (LocState.pending says if still)
   std::unordered_map<uint64_t, std::vector<model::Line>> pending_lines;  // their lines, when any
-  archive::TableCounts written;  // output totals
+  archive::TableCounts written;                                          // output totals
   SymbolizeReport report;
-  const ChunkSink* sink = nullptr;  // end of session: where named frames go
+  const ChunkSink* sink = nullptr;             // end of session: where named frames go
   std::vector<model::LocationUpdate> updates;  // not yet given to sink
   Status sink_status = ok_status();
 
@@ -168,8 +179,11 @@ void StreamSymbolizer::State::follow_location(uint64_t id, model::Location& loc)
     pending_lines.erase(id);
   }
   switch (classify(tables, loc)) {
-    case LocationClass::done: break;
-    case LocationClass::unmapped: loc.status = SymbolStatus::unmapped; break;
+    case LocationClass::done:
+      break;
+    case LocationClass::unmapped:
+      loc.status = SymbolStatus::unmapped;
+      break;
     case LocationClass::user:
     case LocationClass::kernel:
     case LocationClass::jit:
@@ -230,9 +244,11 @@ void StreamSymbolizer::State::run_job(Job& job, const SymbolizeOptions& opt) {
   queries.reserve(mod.location_ids.size());
   for (size_t i = 0; i < mod.location_ids.size(); ++i) {
     const LocState& st = locations[mod.location_ids[i] - 1];
-    queries.push_back({st.file_offset, tables.mapping(st.mapping_id).file_offset, st.is_return_address, i});
+    queries.push_back(
+        {st.file_offset, tables.mapping(st.mapping_id).file_offset, st.is_return_address, i});
   }
-  std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.key() < b.key(); });
+  std::sort(queries.begin(), queries.end(),
+            [](const Query& a, const Query& b) { return a.key() < b.key(); });
   job.result_of.assign(mod.location_ids.size(), 0);
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
@@ -248,7 +264,8 @@ void StreamSymbolizer::State::apply_job(Job& job) {
   for (size_t i = 0; i < ids.size(); ++i) {
     model::Location loc = current(ids[i]);
     uint32_t from = 0, to = 0;
-    if (!job.result_of.empty()) from = job.begin[job.result_of[i]], to = job.begin[job.result_of[i] + 1];
+    if (!job.result_of.empty())
+      from = job.begin[job.result_of[i]], to = job.begin[job.result_of[i] + 1];
     if (from == to) {  // not looked up, or no symbol
       loc.status = job.miss;
       ++job.report.unresolved;
@@ -265,7 +282,8 @@ void StreamSymbolizer::State::apply_job(Job& job) {
       }
       loc.status = SymbolStatus::resolved;
       ++report.newly_resolved;
-      if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
+      if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native))
+        loc.kind = FrameKind::go;
       if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;
     }
     emit(ids[i], loc);
@@ -276,13 +294,15 @@ void StreamSymbolizer::State::apply_job(Job& job) {
 
 // User frames, binary by binary as symbolize_session does; `jobs` binaries at a time over
 // threads, each closed (and its answers applied and freed) before the next wave.
-void StreamSymbolizer::State::name_users(std::vector<ModuleRef>& modules, const SymbolizeOptions& opt) {
+void StreamSymbolizer::State::name_users(std::vector<ModuleRef>& modules,
+                                         const SymbolizeOptions& opt) {
   size_t wave = std::max(1u, opt.jobs);
   for (size_t first = 0; first < modules.size(); first += wave) {
     std::vector<Job> jobs(std::min(wave, modules.size() - first));
     for (size_t i = 0; i < jobs.size(); ++i) jobs[i].module = &modules[first + i];
     std::vector<std::thread> threads;
-    for (size_t i = 1; i < jobs.size(); ++i) threads.emplace_back([&, i] { run_job(jobs[i], opt); });
+    for (size_t i = 1; i < jobs.size(); ++i)
+      threads.emplace_back([&, i] { run_job(jobs[i], opt); });
     run_job(jobs[0], opt);
     for (auto& t : threads) t.join();
     for (auto& job : jobs) {
@@ -310,7 +330,8 @@ void StreamSymbolizer::State::name_pending(const std::vector<uint64_t>& ids) {
       int32_t pid = tables.mapping(loc.mapping_id).pid;
       name = jit.lookup(pid, loc.address);
       if (!name) loc.status = jit.has_pid(pid) ? SymbolStatus::no_symbol : SymbolStatus::no_file;
-      if (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native) loc.kind = FrameKind::jit;
+      if (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)
+        loc.kind = FrameKind::jit;
     }
     if (name) apply_name(functions, loc, *name), ++report.newly_resolved;
     emit(id, loc);
@@ -323,8 +344,9 @@ void StreamSymbolizer::State::flush(std::vector<model::Counter> counters) {
   if (updates.empty() && counters.empty() && tables.functions.size() == written.functions) return;
   archive::ChunkDelta d;
   d.base = written;
-  d.entries.functions.assign(tables.functions.begin() + static_cast<std::ptrdiff_t>(written.functions),
-                             tables.functions.end());
+  d.entries.functions.assign(
+      tables.functions.begin() + static_cast<std::ptrdiff_t>(written.functions),
+      tables.functions.end());
   d.entries.location_updates = std::move(updates);
   d.entries.counters = std::move(counters);
   updates = {};
@@ -338,8 +360,9 @@ std::vector<model::Counter> StreamSymbolizer::State::set_counters() {
   for (const auto& st : locations)
     if (st.status != SymbolStatus::symbolic) ++report.by_status[static_cast<size_t>(st.status)];
   std::vector<model::Counter> changed;
-  for (SymbolStatus st : {SymbolStatus::resolved, SymbolStatus::no_file, SymbolStatus::build_id_mismatch,
-                          SymbolStatus::no_symbol, SymbolStatus::unmapped}) {
+  for (SymbolStatus st :
+       {SymbolStatus::resolved, SymbolStatus::no_file, SymbolStatus::build_id_mismatch,
+        SymbolStatus::no_symbol, SymbolStatus::unmapped}) {
     std::string name = std::string("symbolize.") + model::to_string(st);
     auto value = static_cast<int64_t>(report.count(st));
     auto it = std::find_if(tables.counters.begin(), tables.counters.end(),
@@ -369,8 +392,8 @@ void StreamSymbolizer::symbolize_chunk(archive::ChunkDelta& chunk) {
   auto& e = chunk.entries;
   for (size_t i = 0; i < e.locations.size(); ++i) {
     model::Location& loc = e.locations[i];
-    s.locations.push_back({loc.address, loc.file_offset, static_cast<uint32_t>(loc.mapping_id), loc.status,
-                           loc.kind, loc.is_return_address, false});
+    s.locations.push_back({loc.address, loc.file_offset, static_cast<uint32_t>(loc.mapping_id),
+                           loc.status, loc.kind, loc.is_return_address, false});
     s.follow_location(chunk.base.locations + i + 1, loc);
   }
   for (auto& u : e.location_updates) s.follow_update(u);
@@ -394,7 +417,9 @@ Status StreamSymbolizer::end_session(const ChunkSink& sink) {
   return s.sink_status;
 }
 
-const std::vector<model::Counter>& StreamSymbolizer::counters() const { return state_->tables.counters; }
+const std::vector<model::Counter>& StreamSymbolizer::counters() const {
+  return state_->tables.counters;
+}
 
 SymbolizeReport StreamSymbolizer::take_report() { return std::move(state_->report); }
 

@@ -52,7 +52,8 @@ Result<uint64_t> copy_file(const std::string& src, const std::string& dst) {
     total += static_cast<uint64_t>(n);
   }
   ::close(in);
-  if (::close(out) != 0 && failure.empty()) failure = "cannot write '" + tmp + "': " + std::strerror(errno);
+  if (::close(out) != 0 && failure.empty())
+    failure = "cannot write '" + tmp + "': " + std::strerror(errno);
   if (failure.empty() && ::rename(tmp.c_str(), dst.c_str()) != 0)
     failure = "cannot rename to '" + dst + "': " + std::strerror(errno);
   if (!failure.empty()) {
@@ -87,7 +88,8 @@ std::string store(const std::string& src, const std::string& dst, const std::str
 }  // namespace
 
 Result<ExportReport> export_symbols(const std::vector<model::Session>& sessions,
-                                    const FinderOptions& finder_options, const std::string& store_dir) {
+                                    const FinderOptions& finder_options,
+                                    const std::string& store_dir) {
   auto st = make_dirs(store_dir + "/.build-id");
   if (!st) return st.error();
   ExportReport report;

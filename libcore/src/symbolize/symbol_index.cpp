@@ -42,12 +42,14 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     GElf_Word shndx = 0;
     const char* name = dwfl_module_getsym_info(module, i, &sym, &addr, &shndx, nullptr, nullptr);
     int type = GELF_ST_TYPE(sym.st_info);
-    if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC))
+    if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
+        (type != STT_FUNC && type != STT_GNU_IFUNC))
       continue;
     entries_.push_back({addr, sym.st_size, sym.st_info, name});
   }
   add_plt_stubs(module);
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
+  std::stable_sort(entries_.begin(), entries_.end(),
+                   [](const Entry& a, const Entry& b) { return a.start < b.start; });
   // One entry per address: the preferred alias.
   std::vector<Entry> unique;
   for (const Entry& e : entries_) {
@@ -86,12 +88,16 @@ void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
   Elf_Scn* rela = section_named(elf, shstrndx, ".rela.plt", &rela_hdr);
   Elf_Scn* plt = section_named(elf, shstrndx, ".plt", &plt_hdr);
   Elf_Scn* plt_sec = section_named(elf, shstrndx, ".plt.sec", &sec_hdr);
-  if (rela == nullptr || plt == nullptr || rela_hdr.sh_type != SHT_RELA || plt_hdr.sh_type == SHT_NOBITS) return;
+  if (rela == nullptr || plt == nullptr || rela_hdr.sh_type != SHT_RELA ||
+      plt_hdr.sh_type == SHT_NOBITS)
+    return;
   Elf_Scn* dynsym = elf_getscn(elf, rela_hdr.sh_link);
   Elf_Data* rela_data = elf_getdata(rela, nullptr);
   Elf_Data* sym_data = dynsym ? elf_getdata(dynsym, nullptr) : nullptr;
-  if (rela_data == nullptr || sym_data == nullptr || gelf_getshdr(dynsym, &dynsym_hdr) == nullptr) return;
-  // With IBT the callable stubs live in .plt.sec (entry i); otherwise .plt entry i + 1 (after PLT0).
+  if (rela_data == nullptr || sym_data == nullptr || gelf_getshdr(dynsym, &dynsym_hdr) == nullptr)
+    return;
+  // With IBT the callable stubs live in .plt.sec (entry i); otherwise .plt entry i + 1 (after
+  // PLT0).
   GElf_Addr first = plt_sec ? sec_hdr.sh_addr : plt_hdr.sh_addr + kStubSize;
   GElf_Xword limit = plt_sec ? sec_hdr.sh_size : plt_hdr.sh_size - kStubSize;
   size_t count = rela_hdr.sh_entsize ? rela_hdr.sh_size / rela_hdr.sh_entsize : 0;
@@ -105,7 +111,8 @@ void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
     if (name == nullptr || *name == '\0') continue;
     plt_names_.push_back(std::string(name) + "@plt");
     entries_.push_back({first + i * kStubSize + bias, kStubSize,
-                        static_cast<unsigned char>(GELF_ST_INFO(STB_GLOBAL, STT_FUNC)), plt_names_.back().c_str()});
+                        static_cast<unsigned char>(GELF_ST_INFO(STB_GLOBAL, STT_FUNC)),
+                        plt_names_.back().c_str()});
   }
 }
 

@@ -34,7 +34,7 @@ class SymbolIndex {
   };
   void add_plt_stubs(Dwfl_Module* module);
 
-  std::vector<Entry> entries_;  // sorted by start, one per address
+  std::vector<Entry> entries_;         // sorted by start, one per address
   std::deque<std::string> plt_names_;  // storage for synthesized "<symbol>@plt" names
 };
 

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 #include <thread>
 #include <tuple>
-#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "gp/symbolize/kernel_symbols.h"
 #include "function_table.h"
+#include "gp/symbolize/kernel_symbols.h"
 #include "location_kind.h"
 #include "module_opener.h"
 
@@ -27,8 +27,8 @@ struct ModuleJob {
   ModuleRef ref;
   ModuleReport report;
   bool is_go = false;
-  std::vector<std::vector<Frame>> results;  // distinct lookups' chains; empty = no symbol
-  std::vector<uint32_t> result_of;          // parallel to ref.location_ids: index into results
+  std::vector<std::vector<Frame>> results;      // distinct lookups' chains; empty = no symbol
+  std::vector<uint32_t> result_of;              // parallel to ref.location_ids: index into results
   SymbolStatus miss = SymbolStatus::no_symbol;  // status of every empty result
 };
 
@@ -46,9 +46,11 @@ void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob&
   job.result_of.assign(job.ref.location_ids.size(), 0);
   for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
     const Location& loc = s.location(job.ref.location_ids[i]);
-    queries.push_back({loc.file_offset, s.mapping(loc.mapping_id).file_offset, loc.is_return_address, i});
+    queries.push_back(
+        {loc.file_offset, s.mapping(loc.mapping_id).file_offset, loc.is_return_address, i});
   }
-  std::sort(queries.begin(), queries.end(), [](const Query& a, const Query& b) { return a.key() < b.key(); });
+  std::sort(queries.begin(), queries.end(),
+            [](const Query& a, const Query& b) { return a.key() < b.key(); });
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
     if (i == 0 || queries[i - 1].key() != q.key())
@@ -60,7 +62,8 @@ void resolve_batch(const model::Session& s, ModuleResolver& resolver, ModuleJob&
 void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugInfoFinder& finder,
              ModuleJob& job) {
   job.report.frames = job.ref.location_ids.size();
-  auto resolver = open_module(finder, job.ref.paths, job.ref.build_id, opt.resolver, job.report, &job.miss);
+  auto resolver =
+      open_module(finder, job.ref.paths, job.ref.build_id, opt.resolver, job.report, &job.miss);
   if (!resolver) return;
   job.is_go = resolver->is_go();
   resolve_batch(s, *resolver, job);
@@ -95,7 +98,8 @@ void resolve_from_archive(model::Session& s, FunctionTable& functions, Symbolize
       auto name = jit.lookup(pid, loc.address);
       if (name) apply_name(functions, loc, *name), ++report.newly_resolved;
       else loc.status = jit.has_pid(pid) ? SymbolStatus::no_symbol : SymbolStatus::no_file;
-      if (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native) loc.kind = FrameKind::jit;
+      if (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)
+        loc.kind = FrameKind::jit;
     } else if (c == LocationClass::unmapped) {
       loc.status = SymbolStatus::unmapped;
     }
@@ -106,9 +110,11 @@ void set_counters(model::Session& s, SymbolizeReport& report) {
   report.by_status = {};
   for (const auto& loc : s.locations)
     if (loc.status != SymbolStatus::symbolic) ++report.by_status[static_cast<size_t>(loc.status)];
-  for (SymbolStatus st : {SymbolStatus::resolved, SymbolStatus::no_file, SymbolStatus::build_id_mismatch,
-                          SymbolStatus::no_symbol, SymbolStatus::unmapped})
-    s.set_counter(std::string("symbolize.") + model::to_string(st), static_cast<int64_t>(report.count(st)));
+  for (SymbolStatus st :
+       {SymbolStatus::resolved, SymbolStatus::no_file, SymbolStatus::build_id_mismatch,
+        SymbolStatus::no_symbol, SymbolStatus::unmapped})
+    s.set_counter(std::string("symbolize.") + model::to_string(st),
+                  static_cast<int64_t>(report.count(st)));
 }
 
 }  // namespace
@@ -123,7 +129,8 @@ std::vector<ModuleRef> modules_to_resolve(const model::Session& s, bool all) {
   ModuleGrouper grouper(s.mappings.size());
   for (size_t i = 0; i < s.locations.size(); ++i) {
     const Location& loc = s.locations[i];
-    if (classify(s, loc, all) == LocationClass::user) grouper.add(i + 1, loc.mapping_id, s.mapping(loc.mapping_id));
+    if (classify(s, loc, all) == LocationClass::user)
+      grouper.add(i + 1, loc.mapping_id, s.mapping(loc.mapping_id));
   }
   return grouper.take();
 }
@@ -142,14 +149,16 @@ SymbolizeReport symbolize_session(model::Session& s, const SymbolizeOptions& opt
     std::vector<uint64_t> slots;
     for (size_t i = 0; i < job.ref.location_ids.size(); ++i) {
       Location& loc = s.location(job.ref.location_ids[i]);
-      if (job.result_of.empty() || job.results[job.result_of[i]].empty()) {  // not looked up, or no symbol
+      if (job.result_of.empty() ||
+          job.results[job.result_of[i]].empty()) {  // not looked up, or no symbol
         loc.status = job.miss;
         ++job.report.unresolved;
         continue;
       }
       apply_frames(functions, slots, loc, job.results[job.result_of[i]]);
       ++report.newly_resolved;
-      if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native)) loc.kind = FrameKind::go;
+      if (job.is_go && (loc.kind == FrameKind::unknown || loc.kind == FrameKind::native))
+        loc.kind = FrameKind::go;
       if (loc.kind == FrameKind::unknown) loc.kind = FrameKind::native;
     }
     job.results = {};

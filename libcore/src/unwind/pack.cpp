@@ -50,10 +50,12 @@ Result<PackedTable> pack(const Table& table) {
     out.rows.push_back(PackedRow{static_cast<uint16_t>(offset & (kPage - 1)), it->second});
     return true;
   };
-  if (table.rows.front().address != out.base) add(0, PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
+  if (table.rows.front().address != out.base)
+    add(0, PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
   for (const Row& row : table.rows) {
     if (!add(static_cast<uint32_t>(row.address - out.base), pack_rule(row)))
-      return make_error("unwind table has more than " + std::to_string(kMaxPackedRules) + " distinct rules");
+      return make_error("unwind table has more than " + std::to_string(kMaxPackedRules) +
+                        " distinct rules");
   }
   // One entry per page of [base, last row]: rows are sorted, so one pass fills them all.
   const uint64_t pages = (span >> kPageShift) + 1;
@@ -64,7 +66,8 @@ Result<PackedTable> pack(const Table& table) {
     while (first + 1 < offsets.size() && offsets[first + 1] <= page_start) ++first;
     size_t last = first;
     while (last + 1 < offsets.size() && offsets[last + 1] < page_start + kPage) ++last;
-    out.pages[p] = PackedPage{static_cast<uint32_t>(first), static_cast<uint32_t>(last - first + 1)};
+    out.pages[p] =
+        PackedPage{static_cast<uint32_t>(first), static_cast<uint32_t>(last - first + 1)};
   }
   return out;
 }

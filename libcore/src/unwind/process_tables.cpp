@@ -25,7 +25,8 @@ using ElfPtr = std::unique_ptr<Elf, ElfCloser>;
 Result<std::vector<Segment>> load_segments(Elf* elf) {
   if (elf == nullptr) return make_error(std::string("not an ELF file: ") + elf_errmsg(-1));
   size_t n = 0;
-  if (elf_getphdrnum(elf, &n) != 0) return make_error(std::string("no program headers: ") + elf_errmsg(-1));
+  if (elf_getphdrnum(elf, &n) != 0)
+    return make_error(std::string("no program headers: ") + elf_errmsg(-1));
   std::vector<Segment> segments;
   for (size_t i = 0; i < n && i < 4096; ++i) {
     GElf_Phdr ph;
@@ -107,7 +108,8 @@ Result<TableStore::Acquired> ProcessTables::acquire(int32_t pid, const model::Ma
   return got;
 }
 
-std::vector<MappingTable> ProcessTables::update(int32_t pid, const std::vector<model::Mapping>& mappings,
+std::vector<MappingTable> ProcessTables::update(int32_t pid,
+                                                const std::vector<model::Mapping>& mappings,
                                                 bool* changed) {
   std::vector<MappingTable> entries;
   for (const auto& m : mappings) {
@@ -132,7 +134,8 @@ std::vector<MappingTable> ProcessTables::update(int32_t pid, const std::vector<m
     entries.push_back(e);
     ++stats_.mappings;
   }
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
   // The new references are taken before the old ones go: a table both use is never evicted.
   auto [it, inserted] = processes_.try_emplace(pid);
   auto& old = it->second;
@@ -153,8 +156,8 @@ std::vector<std::string> ProcessTables::take_failures() { return std::exchange(f
 
 int open_mapped_file(int32_t pid, const model::Mapping& m) {
   char path[96];
-  std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(m.start),
-                static_cast<unsigned long long>(m.end));
+  std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
+                static_cast<unsigned long long>(m.start), static_cast<unsigned long long>(m.end));
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd >= 0 || m.path.empty()) return fd;
   std::string rooted = "/proc/" + std::to_string(pid) + "/root" + m.path;

@@ -25,7 +25,8 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
   const auto pages = static_cast<uint32_t>(table.pages.size());
   if (table.rows.size() > limits_.rows || table.pages.size() > limits_.pages) {
     ++stats_.no_room;
-    return make_error("its table (" + std::to_string(rows) + " rows) is larger than --unwind-memory allows");
+    return make_error("its table (" + std::to_string(rows) +
+                      " rows) is larger than --unwind-memory allows");
   }
   if (auto shared = to_shared_rules(table); !shared) {
     ++stats_.no_room;
@@ -45,7 +46,8 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
     // Freed ranges may not be next to each other: evict until the table fits or none is left.
     if (!evict_one()) {
       ++stats_.no_room;
-      return make_error("no room for its table (" + std::to_string(rows) + " rows): raise --unwind-memory");
+      return make_error("no room for its table (" + std::to_string(rows) +
+                        " rows): raise --unwind-memory");
     }
   }
   uint32_t slot;
@@ -55,8 +57,8 @@ Result<TableStore::Acquired> TableStore::load(const std::string& key, LoadedBina
   } else {
     slot = next_slot_++;
   }
-  if (!memory_.write_rows(where.row_base, shared_rows_) || !memory_.write_pages(where.page_base, table.pages) ||
-      !memory_.write_slot(slot, where)) {
+  if (!memory_.write_rows(where.row_base, shared_rows_) ||
+      !memory_.write_pages(where.page_base, table.pages) || !memory_.write_slot(slot, where)) {
     rows_.give(where.row_base, rows);
     pages_.give(where.page_base, pages);
     free_slots_.push_back(slot);
@@ -83,7 +85,8 @@ Status TableStore::to_shared_rules(const PackedTable& table) {
     if (it == shared_rules_.end()) {
       const auto at = static_cast<uint32_t>(shared_rules_.size());
       if (at >= limits_.rules || at > 0xffff)
-        return make_error("no room for its rules (" + std::to_string(at) + " distinct rules loaded)");
+        return make_error("no room for its rules (" + std::to_string(at) +
+                          " distinct rules loaded)");
       if (!memory_.write_rules(at, std::span<const PackedRule>(&r, 1)))
         return make_error("cannot write its rules into the BPF maps");
       it = shared_rules_.emplace(r.bits(), at).first;

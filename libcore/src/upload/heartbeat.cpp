@@ -74,7 +74,8 @@ Result<std::vector<int>> pids_of(const Value& v) {
     const std::string& s = v.text;
     while (pos < s.size()) {
       size_t comma = s.find(',', pos);
-      std::string part = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      std::string part =
+          s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       pos = comma == std::string::npos ? s.size() : comma + 1;
       part.erase(0, part.find_first_not_of(' '));
       part.erase(part.find_last_not_of(' ') + 1);
@@ -142,7 +143,8 @@ std::string local_isoformat_now() {
   ::localtime_r(&secs, &tm);
   char buf[48];
   size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (tv.tv_usec != 0) std::snprintf(buf + n, sizeof buf - n, ".%06ld", static_cast<long>(tv.tv_usec));
+  if (tv.tv_usec != 0)
+    std::snprintf(buf + n, sizeof buf - n, ".%06ld", static_cast<long>(tv.tv_usec));
   return buf;
 }
 
@@ -152,8 +154,8 @@ std::string heartbeat_body(const HeartbeatState& state, const HeartbeatIdentity&
   doc.set("ip_address", Value::from_string(id.ip_address));
   doc.set("hostname", Value::from_string(id.hostname));
   doc.set("service_name", Value::from_string(id.service_name));
-  doc.set("last_command_id", state.last_command_id ? Value::from_string(*state.last_command_id)
-                                                   : Value::null());
+  doc.set("last_command_id",
+          state.last_command_id ? Value::from_string(*state.last_command_id) : Value::null());
   doc.set("status", Value::from_string("active"));
   doc.set("timestamp", Value::from_string(timestamp));
   doc.set("received_command_ids", string_list(state.received_command_ids));
@@ -188,8 +190,8 @@ std::optional<ProfilingCommand> command_from_response(const HttpResponse& respon
   out.profiling_command = *command;
   const Value* config = command->find("combined_config");
   const Value* continuous = config != nullptr ? config->find("continuous") : nullptr;
-  out.continuous = continuous != nullptr && continuous->type == json::Type::boolean &&
-                   continuous->boolean;
+  out.continuous =
+      continuous != nullptr && continuous->type == json::Type::boolean && continuous->boolean;
   return out;
 }
 
@@ -223,9 +225,9 @@ Result<CommandSettings> command_settings(const json::Value& profiling_command,
     s.profiling_mode = mode->text;
   if (const Value* targets = config.find("target_hostnames");
       targets != nullptr && targets->is_array() && !targets->items.empty()) {
-    s.for_this_host = std::any_of(targets->items.begin(), targets->items.end(), [&](const Value& t) {
-      return t.is_string() && t.text == hostname;
-    });
+    s.for_this_host =
+        std::any_of(targets->items.begin(), targets->items.end(),
+                    [&](const Value& t) { return t.is_string() && t.text == hostname; });
   }
   if (const Value* pids = config.find("pids"); pids != nullptr) {
     auto list = pids_of(*pids);

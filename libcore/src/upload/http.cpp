@@ -119,8 +119,8 @@ namespace {
 std::string shell_quote(std::string_view s) {
   bool safe = !s.empty();
   for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("@%+=:,./-_").find(c) !=
-                                                             std::string_view::npos))
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("@%+=:,./-_").find(c) != std::string_view::npos))
       safe = false;
   if (safe) return std::string(s);
   std::string out = "'";

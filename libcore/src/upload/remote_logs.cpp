@@ -279,7 +279,8 @@ void RemoteLogs::add(const LogRecord& record) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   if (shared_->finished) return;
   auto& buffer = shared_->buffer;
-  buffer.append(format_log_record(record, buffer.next_serial_no(), shared_->config.max_message_size));
+  buffer.append(
+      format_log_record(record, buffer.next_serial_no(), shared_->config.max_message_size));
 }
 
 void RemoteLogs::stop(double timeout_s) {

@@ -55,7 +55,8 @@ Status Spool::init() const {
   if (::lstat(dir_.c_str(), &st) != 0)
     return make_error("cannot use spool directory '" + dir_ + "': " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode))
-    return make_error("refused spool directory '" + dir_ + "': it is a symbolic link or not a directory");
+    return make_error("refused spool directory '" + dir_ +
+                      "': it is a symbolic link or not a directory");
   if (st.st_uid != ::geteuid())
     return make_error("refused spool directory '" + dir_ + "': owned by uid " +
                       std::to_string(st.st_uid) + ", not by the user running gp-upload");
@@ -78,7 +79,8 @@ std::vector<std::string> Spool::pending(std::vector<std::string>* refused) const
     std::string why;
     if (::lstat(e.path().c_str(), &st) != 0) why = std::strerror(errno);
     else if (!S_ISREG(st.st_mode)) why = "not a regular file";
-    else if (st.st_uid != owner_) why = "owned by uid " + std::to_string(st.st_uid) + ", not by the spool's owner";
+    else if (st.st_uid != owner_)
+      why = "owned by uid " + std::to_string(st.st_uid) + ", not by the spool's owner";
     else if (st.st_nlink != 1) why = "it has " + std::to_string(st.st_nlink) + " hard links";
     if (why.empty()) out.push_back(e.path().string());
     else if (refused) refused->push_back("'" + e.path().string() + "': " + why);

@@ -56,7 +56,8 @@ std::string make_url(std::string_view base, std::string_view path, const QueryPa
   // The query is joined here, as encoded (libcurl would rewrite %2B as %2b).
   CurlUrl url;
   char* part = nullptr;
-  if (url.u == nullptr || curl_url_set(url.u, CURLUPART_URL, std::string(base).c_str(), 0) != CURLUE_OK ||
+  if (url.u == nullptr ||
+      curl_url_set(url.u, CURLUPART_URL, std::string(base).c_str(), 0) != CURLUE_OK ||
       curl_url_get(url.u, CURLUPART_PATH, &part, 0) != CURLUE_OK)
     return concatenate(base, path, params);
   std::string joined = part;

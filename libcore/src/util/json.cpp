@@ -142,7 +142,8 @@ int64_t Value::as_int(int64_t fallback) const {
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return v;
   double d = as_double();
-  if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18) return static_cast<int64_t>(d);
+  if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
+    return static_cast<int64_t>(d);
   return fallback;
 }
 
@@ -163,9 +164,12 @@ bool operator==(const Value& a, const Value& b) {
   }
   if (a.type != b.type) return false;
   switch (a.type) {
-    case Type::null: return true;
-    case Type::string: return a.text == b.text;
-    case Type::array: return a.items == b.items;
+    case Type::null:
+      return true;
+    case Type::string:
+      return a.text == b.text;
+    case Type::array:
+      return a.items == b.items;
     case Type::object: {
       if (a.members.size() != b.members.size()) return false;
       for (const auto& [k, v] : a.members) {
@@ -174,7 +178,8 @@ bool operator==(const Value& a, const Value& b) {
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -196,9 +201,10 @@ bool contains_ignoring_case(std::string_view text, std::string_view needle) {
 void remove_keys_containing(Value& v, std::string_view needle) {
   if (v.is_object()) {
     auto& m = v.members;
-    m.erase(std::remove_if(m.begin(), m.end(),
-                           [&](const auto& kv) { return contains_ignoring_case(kv.first, needle); }),
-            m.end());
+    m.erase(
+        std::remove_if(m.begin(), m.end(),
+                       [&](const auto& kv) { return contains_ignoring_case(kv.first, needle); }),
+        m.end());
     for (auto& kv : m) remove_keys_containing(kv.second, needle);
   } else if (v.is_array()) {
     for (Value& item : v.items) remove_keys_containing(item, needle);

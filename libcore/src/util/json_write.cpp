@@ -9,7 +9,7 @@ namespace gp::json {
 namespace {
 
 void append_u_escape(uint32_t unit, std::string& out) {
-  char buf[8];
+  char buf[12];  // room for any uint32_t, though callers pass UTF-16 code units
   std::snprintf(buf, sizeof buf, "\\u%04x", unit);
   out += buf;
 }
@@ -22,10 +22,18 @@ constexpr Separators kDefault{", ", ": "}, kCompact{",", ":"};
 
 void write(const Value& v, std::string& out, bool ensure_ascii, const Separators& sep = kDefault) {
   switch (v.type) {
-    case Type::null: out += "null"; return;
-    case Type::boolean: out += v.boolean ? "true" : "false"; return;
-    case Type::number: out += v.text; return;
-    case Type::string: append_quoted(v.text, out, ensure_ascii); return;
+    case Type::null:
+      out += "null";
+      return;
+    case Type::boolean:
+      out += v.boolean ? "true" : "false";
+      return;
+    case Type::number:
+      out += v.text;
+      return;
+    case Type::string:
+      append_quoted(v.text, out, ensure_ascii);
+      return;
     case Type::array: {
       out += '[';
       for (size_t i = 0; i < v.items.size(); ++i) {
@@ -57,18 +65,34 @@ void append_quoted(std::string_view s, std::string& out, const QuoteStyle& style
   while (pos < s.size()) {
     uint32_t cp = util::next_code_point(s, pos);
     switch (cp) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      default: break;
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      default:
+        break;
     }
     if (!style.script_safe) {
       switch (cp) {
-        case '\n': out += "\\n"; continue;
-        case '\r': out += "\\r"; continue;
-        case '\t': out += "\\t"; continue;
-        case '\b': out += "\\b"; continue;
-        case '\f': out += "\\f"; continue;
-        default: break;
+        case '\n':
+          out += "\\n";
+          continue;
+        case '\r':
+          out += "\\r";
+          continue;
+        case '\t':
+          out += "\\t";
+          continue;
+        case '\b':
+          out += "\\b";
+          continue;
+        case '\f':
+          out += "\\f";
+          continue;
+        default:
+          break;
       }
     }
     const bool script_char = style.script_safe && (cp == '<' || cp == '>' || cp == '&');

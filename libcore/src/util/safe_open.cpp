@@ -13,7 +13,8 @@ namespace {
 
 // "create" for a new output (as every tool words it), "open" for a file appended to.
 std::string cannot(const std::string& path, int err, int flags) {
-  return std::string((flags & O_APPEND) != 0 ? "cannot open '" : "cannot create '") + path + "': " + std::strerror(err);
+  return std::string((flags & O_APPEND) != 0 ? "cannot open '" : "cannot create '") + path +
+         "': " + std::strerror(err);
 }
 
 // True when the directory is sticky and every user can write it.

@@ -41,7 +41,8 @@ class InputStream {
   // Reads from an fd the caller keeps open.
   static std::unique_ptr<InputStream> from_fd(int fd, std::string name);
   // Reads from a copy of `data` (tests, fuzzers).
-  static std::unique_ptr<InputStream> from_memory(std::string_view data, std::string name = "<memory>");
+  static std::unique_ptr<InputStream> from_memory(std::string_view data,
+                                                  std::string name = "<memory>");
   ~InputStream();
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
@@ -61,7 +62,7 @@ class InputStream {
 
  private:
   InputStream(int fd, bool owns_fd, std::string name);
-  Result<size_t> fill_raw();          // refills raw_ from the fd; 0 at EOF
+  Result<size_t> fill_raw();  // refills raw_ from the fd; 0 at EOF
   Result<size_t> read_raw(void* dst, size_t n);
   Result<size_t> read_lz4(void* dst, size_t n);
   Result<bool> lz4_fill();  // decodes until bytes are ready; false at frame end or EOF

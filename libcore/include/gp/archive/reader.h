@@ -46,7 +46,7 @@ struct ReadEvent {
   model::Header header;                   // header
   ChunkDelta chunk;                       // chunk
   std::optional<model::Trailer> trailer;  // end_of_session: the trailer, if the session had one
-  bool truncated = false;                 // end_of_session: cut or not closed cleanly (see problem())
+  bool truncated = false;  // end_of_session: cut or not closed cleanly (see problem())
 };
 
 class Reader {

@@ -20,7 +20,8 @@ struct WriterOptions {
 
 class Writer {
  public:
-  explicit Writer(OutputStream& out, WriterOptions options = {}) : out_(out), opt_(std::move(options)) {}
+  explicit Writer(OutputStream& out, WriterOptions options = {})
+      : out_(out), opt_(std::move(options)) {}
 
   // Writes the session's header (magic and format version are filled in here).
   Status begin_session(model::Session& s);

@@ -19,7 +19,9 @@ struct SampleFilter {
   std::vector<std::string> containers;  // container name, or a prefix (>= 4 chars) of its id
   bool exclude_idle = false;            // drop pid 0 (swapper)
 
-  bool empty() const { return pids.empty() && comms.empty() && containers.empty() && !exclude_idle; }
+  bool empty() const {
+    return pids.empty() && comms.empty() && containers.empty() && !exclude_idle;
+  }
 };
 
 // Removes the samples that do not pass; returns how many samples (by count) were kept.

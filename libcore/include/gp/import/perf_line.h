@@ -24,8 +24,8 @@ struct PerfFrame {
 };
 
 struct PerfSampleHeader {
-  std::string_view comm;   // trimmed; may contain blanks
-  int32_t pid = -1;        // -1 when perf printed only the tid (its default without -F +pid)
+  std::string_view comm;  // trimmed; may contain blanks
+  int32_t pid = -1;       // -1 when perf printed only the tid (its default without -F +pid)
   int32_t tid = -1;
   int32_t cpu = -1;        // -1 when absent
   int64_t time_ns = -1;    // perf timestamp, -1 when absent

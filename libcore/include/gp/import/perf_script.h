@@ -43,13 +43,13 @@ struct PerfScriptOptions {
 struct PerfScriptStats {
   uint64_t bytes = 0;
   uint64_t lines = 0;
-  uint64_t samples = 0;  // samples imported (of the selected event)
-  uint64_t frames = 0;   // frame lines imported
-  uint64_t skipped_lines = 0;       // lines not understood
-  uint64_t first_skipped_line = 0;  // 1-based line number of the first one, 0 if none
-  uint64_t side_band_records = 0;   // PERF_RECORD_* lines (--show-*-events), ignored
-  uint64_t samples_without_pid = 0; // headers with the tid only (pid taken = tid)
-  std::string event;                // the selected event, as perf printed it
+  uint64_t samples = 0;              // samples imported (of the selected event)
+  uint64_t frames = 0;               // frame lines imported
+  uint64_t skipped_lines = 0;        // lines not understood
+  uint64_t first_skipped_line = 0;   // 1-based line number of the first one, 0 if none
+  uint64_t side_band_records = 0;    // PERF_RECORD_* lines (--show-*-events), ignored
+  uint64_t samples_without_pid = 0;  // headers with the tid only (pid taken = tid)
+  std::string event;                 // the selected event, as perf printed it
   // Samples of events that were not selected, in first-seen order.
   std::vector<std::pair<std::string, uint64_t>> other_events;
 };

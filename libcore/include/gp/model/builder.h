@@ -66,7 +66,7 @@ class SessionBuilder {
 
   Session& s_;
   TableCounts base_;  // entries taken out of s_ (and those before this builder)
-  std::string key_;  // scratch key, reused by every call
+  std::string key_;   // scratch key, reused by every call
   Table functions_;
   Table locations_;
   Table mappings_;

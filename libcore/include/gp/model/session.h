@@ -224,7 +224,7 @@ struct Session {
   std::vector<KernelSymbol> kernel_symbols;
   std::vector<JitMap> jit_maps;
   std::vector<StackCopy> stack_copies;
-  std::vector<Counter> counters;  // latest value per name, in first-seen order
+  std::vector<Counter> counters;                 // latest value per name, in first-seen order
   std::vector<LocationUpdate> location_updates;  // pending (writer side only)
   std::optional<Trailer> trailer;
 

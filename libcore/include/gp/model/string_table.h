@@ -57,7 +57,9 @@ class StringTable {
     }
   }
   // Inserts key (which must be absent) and returns its value slot.
-  V& insert(std::string_view key, V value) { return insert(key, hash_bytes(key), std::move(value)); }
+  V& insert(std::string_view key, V value) {
+    return insert(key, hash_bytes(key), std::move(value));
+  }
   V& insert(std::string_view key, uint64_t h, V value) {
     if ((count_ + 1) * 4 > slots_.size() * 3) grow();
     ++count_;
@@ -165,9 +167,9 @@ class StringTable {
   }
   std::vector<Slot> slots_;
   std::vector<std::unique_ptr<char[]>> blocks_;
-  char* block_ = nullptr;     // the block new keys go to
-  size_t block_bytes_ = 0;    // its size
-  size_t used_ = 0;           // bytes used in block_
+  char* block_ = nullptr;   // the block new keys go to
+  size_t block_bytes_ = 0;  // its size
+  size_t used_ = 0;         // bytes used in block_
   size_t count_ = 0;
   size_t mask_ = 0;
 };

@@ -37,19 +37,19 @@ struct RuntimeSetting {
 
 struct Options {
   // What to sample.
-  unsigned duration_s = 60;  // -d: seconds per session
-  unsigned frequency = 11;   // -f: samples per second per CPU
-  std::vector<int> pids;     // --pids: only these processes (empty: all)
+  unsigned duration_s = 60;              // -d: seconds per session
+  unsigned frequency = 11;               // -f: samples per second per CPU
+  std::vector<int> pids;                 // --pids: only these processes (empty: all)
   PerfMode perf_mode = PerfMode::smart;  // gp-profile's default (gProfiler's is fp)
   std::vector<RuntimeSetting> runtimes;  // one entry per runtime gp-runtime knows
   bool application_identifiers = true;   // false: --disable-application-identifiers
   bool application_metadata = true;      // false: --disable-application-metadata
   std::string profile_api_version = "v2";
-  bool truncated_marker = true;            // false: gp-fold --no-truncated-marker
-  bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
-  bool python_versions = true;             // false: --no-python-versions (no "[pkg==ver]")
+  bool truncated_marker = true;             // false: gp-fold --no-truncated-marker
+  bool profile_spawned_processes = false;   // gProfiler's default: only the session's processes
+  bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
   std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
-  bool collect_metrics = true;             // false: --disable-metrics-collection
+  bool collect_metrics = true;              // false: --disable-metrics-collection
   // gProfiler's --perf-event / --perf-event-period: gp-record samples this event ("" = CPU time),
   // every `perf_event_period` events when not 0 (instead of at `frequency`).
   std::string perf_event;
@@ -57,14 +57,14 @@ struct Options {
   // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
-  unsigned min_duration_s = 0;      // --min-duration: gp-runtime leaves out younger processes
+  unsigned min_duration_s = 0;  // --min-duration: gp-runtime leaves out younger processes
   unsigned max_processes_per_runtime = 0;  // --max-processes-runtime-profiler (0: no limit)
   size_t skip_system_above = 0;  // --skip-system-profilers-above: no gp-record above N processes
   // gProfiler's --java-async-profiler-mode/-features/-args, for gp-runtime; "" when not given.
   std::string ap_mode, ap_features, ap_args;
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
-  bool container_names = true;      // false: --disable-container-names
-  bool metadata_collection = true;  // false: --disable-metadata-collection
+  bool container_names = true;                   // false: --disable-container-names
+  bool metadata_collection = true;               // false: --disable-metadata-collection
   // What to produce.
   std::string output_dir;  // -o: keep profile_<ts>.col/.html here
   bool rotating_output = false;

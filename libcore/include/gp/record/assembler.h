@@ -91,7 +91,7 @@ struct TrackedProcess {
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
   uint64_t last_seen_drain = 0;  // the drain of its last sample or announcement
-  uint64_t entries = 0;  // table entries its samples made since the interning started
+  uint64_t entries = 0;          // table entries its samples made since the interning started
   // Stacks interned for it, by the sampler's stack keys (user, kernel): valid while its mappings
   // and the interning stay as they are; `mapping_changes` tells a change during one sample.
   struct KnownStack {
@@ -185,10 +185,11 @@ class SessionAssembler {
   void take_snapshot(TrackedProcess& p, int32_t pid);
   // What interning a sample's frames found, for the known-stacks cache.
   struct FrameFacts {
-    bool jit = false;       // a user frame in anonymous executable memory
+    bool jit = false;                 // a user frame in anonymous executable memory
     bool unchecked_unmapped = false;  // a user frame outside the mappings no re-read looked for
   };
-  uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return, FrameFacts& facts);
+  uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return,
+                         FrameFacts& facts);
   uint64_t intern_stack(TrackedProcess& p, const RawSample& sample);
   // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
   static void mappings_changed(TrackedProcess& p);

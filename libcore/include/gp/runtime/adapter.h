@@ -35,10 +35,11 @@ struct Target {
   pid_t pid = 0;
   Runtime runtime = Runtime::java;
   std::string comm;
-  std::string exe;                    // /proc/PID/exe target, in the process's mount namespace
+  std::string exe;  // /proc/PID/exe target, in the process's mount namespace
   std::vector<std::string> cmdline;
-  std::string root;                   // "/proc/PID/root": prefix to read the process's files
-  std::vector<std::string> libraries; // mapped runtime libraries (libjvm.so, libpython3.11.so, ...)
+  std::string root;  // "/proc/PID/root": prefix to read the process's files
+  std::vector<std::string>
+      libraries;  // mapped runtime libraries (libjvm.so, libpython3.11.so, ...)
   std::chrono::steady_clock::time_point discovered;
 };
 
@@ -48,15 +49,15 @@ struct AsyncProfilerOptions {
   // probes with perf), else itimer.
   std::string event = "auto";
   std::vector<std::string> features{"vtable"};  // -F: vtable, comptask (gProfiler's default)
-  std::vector<std::string> extra;     // more asprof options, as given
+  std::vector<std::string> extra;               // more asprof options, as given
 };
 
 struct SessionParams {
-  int frequency_hz = 11;                    // wanted samples per second (adapters may clamp)
+  int frequency_hz = 11;  // wanted samples per second (adapters may clamp)
   // Time left in the session for this target. Without -d (until SIGINT/SIGTERM, as gp-record)
   // it is a year: such sessions end through the stop token.
   std::chrono::milliseconds duration{60000};
-  std::string mode;                         // the chosen mode value, e.g. "jfr", "attach-maps"
+  std::string mode;  // the chosen mode value, e.g. "jfr", "attach-maps"
   // Private 0700 directory of this target ("<work>/<pid>", root-owned), removed by the driver
   // at exit. Empty when it could not be created. A profiler that runs as the target's user (a
   // JVM writing a JFR file) needs the adapter to chown or chmod what it shares.

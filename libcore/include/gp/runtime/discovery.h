@@ -40,7 +40,8 @@ inline constexpr const char* kSpawnedEnv = "GP_SPAWNED_BY";
 // Why a process is gp's own helper rather than an application, or "" when it is not: started
 // by a gp instance (kSpawnedEnv), or a JDK tool launcher (an exe other than java next to a java
 // binary: .../bin/jcmd, .../bin/jfr).
-std::string own_helper_reason(pid_t pid, std::string_view exe, const std::string& proc_root = "/proc");
+std::string own_helper_reason(pid_t pid, std::string_view exe,
+                              const std::string& proc_root = "/proc");
 
 struct DiscoveryOptions {
   std::string proc_root = "/proc";

@@ -43,7 +43,7 @@ struct TargetReport {
   uint64_t samples = 0;
   std::string error_frame;  // "[Profiling error: ...]" / "[Profiling skipped: ...]" or ""
   std::vector<std::string> warnings;
-  bool hung = false;  // the adapter did not return within the grace period
+  bool hung = false;    // the adapter did not return within the grace period
   bool exited = false;  // the process was gone at the session's end: normal churn, not a failure
 
   bool skipped() const { return error_frame.rfind("[Profiling skipped", 0) == 0; }
@@ -58,7 +58,7 @@ struct DriverOptions {
   int frequency_hz = 11;
   bool app_ids = true;
   std::vector<std::regex> app_id_args_filters;  // gProfiler's --app-id-args-filter (Java)
-  bool app_metadata = true;  // includes running `<exe> --version` (timeboxed)
+  bool app_metadata = true;                     // includes running `<exe> --version` (timeboxed)
   // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
   bool python_versions = true;
   AsyncProfilerOptions async_profiler;
@@ -97,6 +97,7 @@ Result<DriverResult> run_session(const DriverOptions& options, std::stop_token s
 // (frames root-first in Profile → leaf-first stacks; tid 0 → pid). Returns the samples added.
 // An error profile (error_frame, no stacks) adds one empty stack of count 1, which gp-fold prints
 // as gProfiler's "<comm>;[Profiling error: ...] 1" together with Process.error_frame.
-uint64_t add_profile(model::SessionBuilder& builder, model::Process process, const Profile& profile);
+uint64_t add_profile(model::SessionBuilder& builder, model::Process process,
+                     const Profile& profile);
 
 }  // namespace gp::runtime

@@ -33,11 +33,11 @@ struct AdapterEntry {
 // The modes of one runtime as gProfiler spells them.
 struct RuntimeModes {
   Runtime runtime;
-  std::string_view option;                     // "java" for --java-mode / --no-java
-  std::vector<std::string_view> modes;         // canonical values, "disabled" included
-  std::vector<std::string_view> aliases;       // extra accepted spellings ("none", "py-spy", ...)
+  std::string_view option;                // "java" for --java-mode / --no-java
+  std::vector<std::string_view> modes;    // canonical values, "disabled" included
+  std::vector<std::string_view> aliases;  // extra accepted spellings ("none", "py-spy", ...)
   std::string_view default_mode;
-  std::vector<std::string_view> auto_order;    // what `auto` tries, first available wins
+  std::vector<std::string_view> auto_order;  // what `auto` tries, first available wins
 };
 
 std::span<const Runtime> all_runtimes();

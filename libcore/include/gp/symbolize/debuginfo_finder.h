@@ -35,7 +35,7 @@ namespace gp::symbolize {
 struct FinderOptions {
   std::vector<std::string> debug_dirs;
   std::string sidecar;  // store next to the archive, searched after debug_dirs; "" = none
-  std::string sysroot;                          // "" = none
+  std::string sysroot;  // "" = none
   std::string system_debug_root = "/usr/lib/debug";  // "" disables step 6 and debuglink's 3rd dir
   bool use_recorded_path = true;
   bool debuginfod = false;  // uses DEBUGINFOD_URLS and DEBUGINFOD_CACHE_PATH (libdebuginfod)
@@ -45,11 +45,11 @@ enum class FindStatus { found, no_file, build_id_mismatch };
 
 struct FoundFiles {
   FindStatus status = FindStatus::no_file;
-  std::string binary;    // file with program headers and symbols; "" when none found
-  std::string debug;     // separate DWARF file, "" when none (or when binary has DWARF)
+  std::string binary;         // file with program headers and symbols; "" when none found
+  std::string debug;          // separate DWARF file, "" when none (or when binary has DWARF)
   std::string binary_source;  // where each came from: "debug-dir", "sidecar", "sysroot", "path",
   std::string debug_source;   // "system", "debuglink", "debuginfod", "" when none
-  std::string mismatched;  // a file found at a candidate path with another build-id
+  std::string mismatched;     // a file found at a candidate path with another build-id
 };
 
 class DebugInfoFinder {

@@ -18,10 +18,10 @@
 namespace gp::symbolize {
 
 struct GoFunction {
-  std::string name;   // e.g. "main.work", "runtime.goexit"
+  std::string name;    // e.g. "main.work", "runtime.goexit"
   uint64_t entry = 0;  // link-time address of the function's first instruction
-  std::string file;   // source file of the pc ("" when unknown)
-  int32_t line = 0;   // line of the pc, 0 when unknown
+  std::string file;    // source file of the pc ("" when unknown)
+  int32_t line = 0;    // line of the pc, 0 when unknown
 };
 
 class GoPclntab {
@@ -35,8 +35,8 @@ class GoPclntab {
   uint64_t function_count() const { return nfunc_; }
 
  private:
-  uint64_t word(size_t offset) const;   // pointer-sized field of the header
-  uint32_t u32(size_t offset) const;    // 0 when out of range
+  uint64_t word(size_t offset) const;  // pointer-sized field of the header
+  uint32_t u32(size_t offset) const;   // 0 when out of range
   std::string c_string(size_t offset) const;
   // Decodes a pc-value table (pcfile, pcln) for pc; nullopt when out of range.
   std::optional<int32_t> pc_value(uint32_t table_offset, uint64_t entry, uint64_t pc) const;

@@ -24,8 +24,8 @@ namespace gp::symbolize {
 
 struct ResolverOptions {
   DemangleMode demangle = DemangleMode::full;
-  bool lines = false;    // fill file, line, column, decl_line
-  bool inlines = true;   // expand inline chains (needs DWARF)
+  bool lines = false;   // fill file, line, column, decl_line
+  bool inlines = true;  // expand inline chains (needs DWARF)
 };
 
 // One function of an inline chain.
@@ -35,7 +35,7 @@ struct Frame {
   std::string file;         // source file of `line` (lines only)
   uint32_t line = 0;        // line in this function (for outer frames: the call site)
   uint32_t column = 0;
-  std::string decl_file;    // where the function is defined (lines only)
+  std::string decl_file;  // where the function is defined (lines only)
   uint32_t decl_line = 0;
   // Same non-zero value for every frame of this resolver with the same name, system_name,
   // decl_file and decl_line (a callers' cache key: no need to compare the strings); 0 = unknown.
@@ -59,7 +59,8 @@ class ModuleResolver {
   // mapping_offset is the file offset of the recorded mapping holding the address
   // (Mapping.file_offset). It is needed only when the file is a separate debug file standing in
   // for a binary that was not found, since such files keep no usable segment offsets.
-  std::vector<Frame> resolve(uint64_t file_offset, bool return_address, uint64_t mapping_offset = kNoMapping);
+  std::vector<Frame> resolve(uint64_t file_offset, bool return_address,
+                             uint64_t mapping_offset = kNoMapping);
 
   static constexpr uint64_t kNoMapping = ~uint64_t{0};
 

@@ -20,7 +20,7 @@ struct ExportedModule {
   std::string build_id;  // raw bytes
   std::string binary;    // store path written (or already there), "" when none
   std::string debug;
-  std::string problem;   // why nothing (or only part) was stored; "" when complete
+  std::string problem;  // why nothing (or only part) was stored; "" when complete
 };
 
 struct ExportReport {

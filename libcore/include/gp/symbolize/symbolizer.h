@@ -33,16 +33,16 @@ struct SymbolizeOptions {
 // One binary the session refers to (every user/vdso mapping with the same build-id, or the same
 // path when there is none).
 struct ModuleRef {
-  std::string build_id;            // raw bytes, may be empty
-  std::vector<std::string> paths;  // distinct recorded paths, first seen first
+  std::string build_id;                // raw bytes, may be empty
+  std::vector<std::string> paths;      // distinct recorded paths, first seen first
   std::vector<uint64_t> location_ids;  // address locations still to resolve
 };
 
 // What happened to one binary in a run.
 struct ModuleReport {
-  std::string path;      // first recorded path
-  std::string build_id;  // raw bytes
-  FoundFiles files;      // where binary and debug info were found (status says if not)
+  std::string path;         // first recorded path
+  std::string build_id;     // raw bytes
+  FoundFiles files;         // where binary and debug info were found (status says if not)
   uint64_t frames = 0;      // locations looked up
   uint64_t unresolved = 0;  // of those, still not resolved
   std::string error;        // the file was found but could not be loaded

@@ -25,8 +25,8 @@ namespace gp::unwind {
 struct MappingTable {
   uint64_t start = 0;  // [start, end) in the process's address space
   uint64_t end = 0;
-  uint64_t bias = 0;   // the table's offset of address a is a - bias
-  uint32_t slot = 0;   // the table's slot in the store
+  uint64_t bias = 0;  // the table's offset of address a is a - bias
+  uint32_t slot = 0;  // the table's slot in the store
   uint32_t pad = 0;
   bool operator==(const MappingTable&) const = default;
 };
@@ -43,9 +43,9 @@ Result<LoadedBinary> load_binary(int fd);
 Result<LoadedBinary> load_binary(std::span<const uint8_t> image);
 
 struct ProcessTablesStats {
-  uint64_t mappings = 0;      // mappings given a table (over all updates)
-  uint64_t no_table = 0;      // mappings of binaries without a usable table (frame pointers there)
-  uint64_t over_limit = 0;    // mappings past kMaxMappings (frame pointers there)
+  uint64_t mappings = 0;    // mappings given a table (over all updates)
+  uint64_t no_table = 0;    // mappings of binaries without a usable table (frame pointers there)
+  uint64_t over_limit = 0;  // mappings past kMaxMappings (frame pointers there)
 };
 
 class ProcessTables {
@@ -62,7 +62,8 @@ class ProcessTables {
   // pid's entries for these mappings (any order; only executable file mappings and the vDSO are
   // used), sorted by start, at most kMaxMappings; the tables they name stay loaded until pid is
   // updated again or forgotten. `changed` tells whether they differ from pid's previous ones.
-  std::vector<MappingTable> update(int32_t pid, const std::vector<model::Mapping>& mappings, bool* changed);
+  std::vector<MappingTable> update(int32_t pid, const std::vector<model::Mapping>& mappings,
+                                   bool* changed);
   // Drops pid's entries (its tables may then be evicted).
   void forget(int32_t pid);
 

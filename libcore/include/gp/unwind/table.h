@@ -111,7 +111,8 @@ struct PackedRule {
   bool operator==(const PackedRule&) const = default;
   // The four bytes as one number (a key for sets of rules).
   uint32_t bits() const {
-    return uint32_t{cfa_offset} | uint32_t{kind} << 16 | uint32_t{static_cast<uint8_t>(rbp_offset)} << 24;
+    return uint32_t{cfa_offset} | uint32_t{kind} << 16 |
+           uint32_t{static_cast<uint8_t>(rbp_offset)} << 24;
   }
 };
 static_assert(sizeof(PackedRule) == 4);

@@ -74,14 +74,14 @@ struct StoreLimits {
 };
 
 struct StoreStats {
-  uint64_t loaded = 0;     // tables built and written (a table evicted and loaded again counts twice)
-  uint64_t evicted = 0;    // unused tables dropped for room
-  uint64_t failed = 0;     // keys whose table could not be built (no CFI, unreadable, corrupt)
-  uint64_t no_room = 0;    // tables that did not fit even with every unused table evicted
+  uint64_t loaded = 0;   // tables built and written (a table evicted and loaded again counts twice)
+  uint64_t evicted = 0;  // unused tables dropped for room
+  uint64_t failed = 0;   // keys whose table could not be built (no CFI, unreadable, corrupt)
+  uint64_t no_room = 0;  // tables that did not fit even with every unused table evicted
   uint64_t rows_used = 0;  // rows and pages of the tables loaded now
   uint64_t pages_used = 0;
-  uint64_t tables = 0;     // tables loaded now (used or not)
-  uint64_t rules = 0;      // distinct rules in the shared array
+  uint64_t tables = 0;  // tables loaded now (used or not)
+  uint64_t rules = 0;   // distinct rules in the shared array
 };
 
 class TableStore {

@@ -54,7 +54,7 @@ HttpRequest completion_request(std::string_view api_server, const std::string& t
 // A command the server gave.
 struct ProfilingCommand {
   std::string command_id;
-  std::string command_type;  // "start", "stop" or what the server sent
+  std::string command_type;       // "start", "stop" or what the server sent
   json::Value profiling_command;  // the whole object (its combined_config)
   bool continuous = false;        // combined_config.continuous
 };

@@ -41,11 +41,11 @@ struct LogRecord {
   std::string pathname;
   std::string funcname;
   int64_t thread = 0;
-  std::string exception;           // a traceback; "" when none
+  std::string exception;  // a traceback; "" when none
   json::Value extra = json::Value::object();
 };
 
-inline constexpr size_t kLogMaxMessageSize = 1024 * 1024;      // one record's JSON
+inline constexpr size_t kLogMaxMessageSize = 1024 * 1024;       // one record's JSON
 inline constexpr size_t kLogMaxBufferLength = 4 * 1024 * 1024;  // all queued records' JSON
 
 // The JSON of one record with serial number `serial_no` (glogger's BatchRequestsHandler
@@ -118,9 +118,9 @@ struct RemoteLogsConfig {
   std::string token;
   bool verify_tls = true;
   json::Value metadata = json::Value::object();  // the batch's "metadata"
-  double send_interval_s = 30;      // send at least this often when records wait
-  double send_min_interval_s = 10;  // the sender looks this often
-  double send_threshold = 0.8;      // ... and sends early from this buffer use on
+  double send_interval_s = 30;                   // send at least this often when records wait
+  double send_min_interval_s = 10;               // the sender looks this often
+  double send_threshold = 0.8;                   // ... and sends early from this buffer use on
   size_t max_total_length = kLogMaxBufferLength;
   size_t max_message_size = kLogMaxMessageSize;
   // A send that failed (called on the sender thread; must not add records).

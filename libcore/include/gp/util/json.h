@@ -22,9 +22,9 @@ enum class Type : uint8_t { null, boolean, number, string, array, object };
 struct Value {
   Type type = Type::null;
   bool boolean = false;
-  std::string text;  // the UTF-8 string, or the number's literal text
-  std::vector<Value> items;                              // array elements
-  std::vector<std::pair<std::string, Value>> members;    // object members, in order
+  std::string text;          // the UTF-8 string, or the number's literal text
+  std::vector<Value> items;  // array elements
+  std::vector<std::pair<std::string, Value>> members;  // object members, in order
 
   // Declared here, defaulted in json.cpp where Value is complete: clang (the libFuzzer builds)
   // would otherwise instantiate the member vectors of this recursive type too early.

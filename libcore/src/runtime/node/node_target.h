@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "gp/proc/unique_fd.h"
 #include "gp/runtime/adapter.h"
 #include "gp/util/result.h"
-#include "gp/proc/unique_fd.h"
 
 namespace gp::runtime::node {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "gp/util/result.h"
 #include "gp/proc/unique_fd.h"
+#include "gp/util/result.h"
 
 namespace gp::runtime::node {
 

@@ -58,7 +58,6 @@ Result<symbolize::ElfFile> open_mapped_file(pid_t pid, const MapsEntry& m,
   return symbolize::ElfFile::open(proc_root + "/" + std::to_string(pid) + "/root" + m.path);
 }
 
-
 std::vector<MapsEntry> parse_maps(std::string_view text) {
   std::vector<MapsEntry> out;
   while (!text.empty()) {

@@ -31,8 +31,9 @@ class StackCounter {
   std::vector<Stack> take();
 
  private:
-  using Key = std::tuple<int32_t, std::vector<std::tuple<int, std::string, std::string, uint32_t,
-                                                         uint32_t>>>;
+  using Key =
+      std::tuple<int32_t,
+                 std::vector<std::tuple<int, std::string, std::string, uint32_t, uint32_t>>>;
   pid_t pid_;
   std::map<Key, Stack> stacks_;
   std::map<int32_t, std::string> names_;
