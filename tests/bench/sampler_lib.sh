@@ -60,7 +60,13 @@ wait_attached() {
 stop_sampler() {
   local watchdog
   kill -INT $sampler_pid 2>/dev/null || true
-  (sleep 30; kill -KILL $sampler_pid 2>/dev/null && echo "$bench: warning: killed a sampler that ignored SIGINT" >&2) &
+  (
+    sleep 30
+    for p in $sampler_pid; do
+      name=$(cat /proc/"$p"/comm 2>/dev/null) || continue
+      kill -KILL "$p" 2>/dev/null && echo "$bench: warning: killed $name (pid $p), which ignored SIGINT for 30 s" >&2
+    done
+  ) &
   watchdog=$!
   wait $sampler_pid 2>/dev/null || true
   kill "$watchdog" 2>/dev/null || true
