@@ -710,6 +710,34 @@ PY
   [ ! -e out/last_profile.col.tmp ]
 }
 
+@test "continuous: one gp-record for the whole run, as gProfiler keeps perf running; sessions end by SIGUSR2" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  gp-profile -c -d 2 -f 99 --pids "$busy" --no-java --no-python --no-ruby --no-php --no-nodejs \
+    --no-dotnet -o out --log-file gp.log -v 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  recorders() { pgrep -f "gp-record .*--output-dir $BATS_TEST_TMPDIR/tmp/" || true; }
+  logged() { sessions_logged gp.log; }
+  wait_for 120 at_least 1 logged
+  local first
+  first=$(recorders)
+  [ -n "$first" ] || fail "no continuous gp-record running: $(cat gp.err)"
+  wait_for 120 at_least 4 logged
+  # The same gp-record wrote every session: it was never restarted.
+  assert_equal "$(recorders)" "$first"
+  ! grep -q 'starting it again' gp.log || fail "gp-record was restarted: $(cat gp.log)"
+  assert_equal "$(ls out | grep -c '^profile_.*\.col$')" "$(sessions_logged gp.log)"
+  check_col out/last_profile.col
+  grep -q ';sh' out/last_profile.col || fail "the busy shell is not in the last session"
+  kill -TERM "$gp"
+  wait "$gp"
+  # The recorder goes with gp-profile, and its session files with gp-profile's directory.
+  wait_for 30 no_children
+  [ -z "$(ls -A tmp)" ] || fail "left after SIGTERM: $(ls -R tmp)"
+}
+
 @test "start-up health check: an unreachable or refusing Studio stops it at once, gProfiler's messages" {
   [ "$(id -u)" -eq 0 ] || skip "needs root (the root check comes first)"
   closed=$(free_port)

@@ -624,6 +624,36 @@ top_recurse_stack() {
   run -0 gp-fold -f folded "$OUT/rot/last_profile.gpa"
 }
 
+@test "with -c, SIGUSR2 ends the session at once and the same recorder goes on into the next" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 8 &
+  local spin=$! i
+  gp-record -c -d 600 -F 499 --output-dir "$OUT/sw" &
+  local rec=$!
+  watchdog "$rec"
+  sleep 2
+  kill -USR2 "$rec"
+  # The first session's file is closed (last_profile.gpa names it) long before -d's 600 s, and
+  # the recorder runs on into the next session.
+  for i in $(seq 50); do [ -L "$OUT/sw/last_profile.gpa" ] && break; sleep 0.2; done
+  [ -L "$OUT/sw/last_profile.gpa" ] || fail "no session closed 10 s after SIGUSR2"
+  kill -0 "$rec" || fail "gp-record ended at SIGUSR2"
+  local first
+  first=$(readlink "$OUT/sw/last_profile.gpa")
+  sleep 1.5
+  kill -INT "$rec"
+  wait_status "$rec" 0
+  kill "$spin" 2>/dev/null || true
+  local files=("$OUT"/sw/gp-*.gpa)
+  [ "${#files[@]}" -eq 2 ] || fail "expected two session files, got: ${files[*]}"
+  [ "$(readlink "$OUT/sw/last_profile.gpa")" != "$first" ] || fail "the second session was not closed"
+  for f in "${files[@]}"; do
+    run -0 fold "$f"
+    assert_line --regexp ';main;a;b;spin [0-9]+$'
+  done
+}
+
 @test "SIGINT ends the recording normally with a complete archive" {
   # bats test_tags=root,bpf
   require_root_bpf

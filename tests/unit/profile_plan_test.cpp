@@ -138,6 +138,18 @@ TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {
                   "auto"}));
 }
 
+// Continuous mode runs one gp-record for the whole run, as gProfiler runs perf: sessions in a
+// directory, each ended by SIGUSR2, and -d three sessions long as the safety net.
+TEST(ProfilePlan, ContinuousRecordKeepsTheSessionOptionsAndSwitchesBySignal) {
+  Options o = with_output();
+  o.duration_s = 60;
+  o.pids = {7, 9};
+  o.perf_mode = PerfMode::dwarf;
+  EXPECT_EQ(gp::profile::continuous_record_command(o, "/w/system").args,
+            (Args{"-F", "11", "-c", "-d", "180", "--output-dir", "/w/system", "-p", "7,9",
+                  "--unwind", "dwarf"}));
+}
+
 TEST(ProfilePlan, ExternalMetadataReachesGpFoldUnlessAppMetadataIsOff) {
   Options o = with_output();
   o.external_metadata = "/etc/ext.json";

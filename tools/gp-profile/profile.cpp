@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli.h"
@@ -131,6 +132,12 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id) {
   std::set<std::string> said_once;
   SessionContext context{o, tools, work, stop, log, &agent, metrics, &said_once};
+  // Continuous: one gp-record for every session, as gProfiler keeps perf running.
+  std::optional<ContinuousRecord> system_record;
+  if (o.continuous && !tools.record.empty()) {
+    system_record.emplace(tools.record, work / "system", log);
+    context.system_record = &*system_record;
+  }
   int failures = 0;
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();

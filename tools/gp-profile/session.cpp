@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <system_error>
+#include <thread>
 
 #include "gp/proc/process.h"
 #include "gp/profile/child.h"
@@ -228,6 +229,29 @@ struct Recorded {
   gp::profile::SessionTimes times;
 };
 
+// Until `until` or a stop, `tick` about once a second: a session's length with a continuous
+// gp-record, whose session ends when gp-profile says so.
+void wait_session(const Session& s, Clock::time_point until, const std::function<void()>& tick) {
+  auto next_tick = Clock::now() + seconds(1);
+  while (!s.c.stop.load() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Clock::now() >= next_tick) {
+      tick();
+      next_tick += seconds(1);
+    }
+  }
+}
+
+// The system archive of a session of the run's continuous gp-record ("" when there is none).
+std::string switch_system(const Session& s, const std::string& consequence) {
+  auto file = s.c.system_record->end_session(s.c.stop);
+  if (file) return *file;
+  if (!s.c.stop.load())
+    s.c.log.warning(s.label() + ": gp-record failed (" + file.error().message + "); " +
+                    consequence);
+  return "";
+}
+
 // Both recorders run side by side for the session's duration (gprofiler.md §1: perf and the
 // runtime profilers sample the same window; gp-merge scales the runtime counts to perf's).
 Recorded record(const Session& s) {
@@ -247,9 +271,22 @@ Recorded record(const Session& s) {
       record_tool.clear();
     }
   }
-  Recorder sys = make_recorder(
-      record_tool, gp::profile::record_command(o, sys_path), sys_path, duration + kRecordSlack,
-      tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only");
+  const std::string sys_consequence =
+      tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only";
+  // Continuous: the run's one gp-record (not run in a session that skips system profilers).
+  ContinuousRecord* continuous = record_tool.empty() ? nullptr : s.c.system_record;
+  if (s.c.system_record != nullptr && continuous == nullptr) s.c.system_record->stop();
+  if (continuous != nullptr) {
+    if (auto st = continuous->ensure_running(o); !st) {
+      s.c.log.warning(s.label() + ": gp-record failed (" + st.error().message + "); " +
+                      sys_consequence);
+      continuous = nullptr;
+      record_tool.clear();
+    }
+  }
+  Recorder sys = make_recorder(continuous != nullptr ? "" : record_tool,
+                               gp::profile::record_command(o, sys_path), sys_path,
+                               duration + kRecordSlack, sys_consequence);
   Recorder rt = make_recorder(
       tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,
       tools.record.empty() ? "no profile this time" : "this profile has system stacks only");
@@ -264,7 +301,12 @@ Recorded record(const Session& s) {
   };
   tick();
   Recorded out;
-  out.system = collect(s, sys, tick);
+  if (continuous != nullptr) {
+    wait_session(s, began + duration, tick);
+    if (!s.c.stop.load()) out.system = switch_system(s, sys_consequence);
+  } else {
+    out.system = collect(s, sys, tick);
+  }
   if (s.c.stop.load() && rt.running.pid != 0) {
     gp::profile::kill_child(rt.running.pid, kRuntimeStopGrace);
   } else {
@@ -355,6 +397,14 @@ SessionOutcome run_session(const SessionContext& c, int number) {
     }
   } cleanup{s.dir};
   Recorded rec = record(s);
+  // A continuous gp-record's session file is this session's until it ends.
+  struct Release {
+    ContinuousRecord* owner;
+    std::string path;
+    ~Release() {
+      if (owner != nullptr && !path.empty()) owner->release(path);
+    }
+  } release{c.system_record, c.system_record != nullptr ? rec.system : ""};
   if (c.stop.load()) return SessionOutcome::stopped;
   if (rec.system.empty() && rec.runtime.empty()) {
     c.log.error(s.label() + ": no profile: every recorder failed");

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "continuous_record.h"
 #include "gp/profile/agent.h"
 #include "gp/profile/plan.h"
 #include "log.h"
@@ -31,6 +32,8 @@ struct SessionContext {
   gp::profile::MetricsMonitor* metrics = nullptr;
   // Messages said once per run (a --pids process that is no runtime's, every session the same).
   std::set<std::string>* said_once = nullptr;
+  // With --continuous: the one gp-record of the run (null: a gp-record per session).
+  ContinuousRecord* system_record = nullptr;
 };
 
 enum class SessionOutcome { ok, failed, stopped };

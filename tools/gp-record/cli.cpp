@@ -95,8 +95,9 @@ void add_cli(CLI::App& app, RecordArgs& args) {
              "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time")
           ->type_name("FILE"),
       ValueHint::archive);
-  auto* cont = app.add_flag("-c,--continuous", args.continuous,
-                            "Record session after session, one per --duration");
+  auto* cont =
+      app.add_flag("-c,--continuous", args.continuous,
+                   "Record session after session, one per --duration (SIGUSR2 ends one early)");
   gp::cli::hint_value(
       app.add_option("--output-dir", args.output_dir, "With -c: one archive file per session here")
           ->type_name("DIR"),

@@ -9,7 +9,8 @@
 //   gp-symbolize host.gpa | gp-fold    # anywhere
 //
 // User stacks of code built without frame pointers are unwound in the kernel with tables compiled
-// from each binary's .eh_frame (--unwind). SIGINT/SIGTERM end the recording normally. Without
+// from each binary's .eh_frame (--unwind). SIGINT/SIGTERM end the recording normally; SIGUSR2
+// ends the current session (with -c the next starts at once). Without
 // BPF (or without root, for --pid of your own processes) a perf_event ring-buffer sampler takes
 // over.
 #include <malloc.h>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
       "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
       "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
       "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"
+      "  kill -USR2 $(pidof gp-record)          # with -c: end this session now\n"
       "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n"
       "  gp-record --unwind fp -d 10 -o fp.gpa  # frame pointers only (whole stacks\n"
       "                                          # without them are the default)\n");

@@ -32,6 +32,9 @@ using gp::cli::kExitOk;
 using gp::cli::kExitUsage;
 
 volatile sig_atomic_t g_signals = 0;
+// SIGUSR2: end the current session now (as perf's --switch-output=signal); with -c the next one
+// starts at once, with the same sampler, so no sample falls between the two.
+volatile sig_atomic_t g_switch = 0;
 
 // First SIGINT/SIGTERM: finish the session normally. Second: die by the signal (the archive
 // keeps every chunk flushed so far).
@@ -43,12 +46,16 @@ void on_signal(int sig) {
   }
 }
 
+void on_switch(int) { g_switch = 1; }
+
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns at once
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_handler = on_switch;
+  sigaction(SIGUSR2, &sa, nullptr);
 }
 
 Result<SamplerConfig> make_config(const RecordArgs& args) {
@@ -290,14 +297,16 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up, an announcement or (on a terminal) the progress line.
-  const sigset_t stops = gp::cli::stop_signals();
+  sigset_t stops = gp::cli::stop_signals();
+  sigaddset(&stops, SIGUSR2);
   sigset_t wait_mask;
   pthread_sigmask(SIG_SETMASK, nullptr, &wait_mask);
   sigdelset(&wait_mask, SIGINT);
   sigdelset(&wait_mask, SIGTERM);
+  sigdelset(&wait_mask, SIGUSR2);
   for (;;) {
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
-    if (g_signals != 0 || Clock::now() >= deadline) {
+    if (g_signals != 0 || g_switch != 0 || Clock::now() >= deadline) {
       pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
       break;
     }
@@ -496,6 +505,8 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
+    // A switch asked for before this session began ended the one before it.
+    g_switch = 0;
     SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals);
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration),
                              deadline);

@@ -83,13 +83,16 @@ const std::vector<std::string>& perf_events() {
   return names;
 }
 
-Command record_command(const Options& o, const std::string& out) {
+namespace {
+
+// gp-record's options for `o`, with `output` (-d and where archives go) after the event's.
+Command record_with_output(const Options& o, const std::vector<std::string>& output) {
   Command c{"gp-record", {}};
   if (o.perf_event_period != 0)
     c.args.insert(c.args.end(), {"--period", std::to_string(o.perf_event_period)});
   else c.args.insert(c.args.end(), {"-F", std::to_string(o.frequency)});
   if (!o.perf_event.empty()) c.args.insert(c.args.end(), {"-e", o.perf_event});
-  c.args.insert(c.args.end(), {"-d", std::to_string(o.duration_s), "-o", out});
+  c.args.insert(c.args.end(), output.begin(), output.end());
   if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
   // gProfiler's perf modes on gp-record's unwinder: fp walks frame pointers; dwarf and smart
   // unwind with .eh_frame tables (smart: gProfiler picks fp or dwarf per process; gp-record takes
@@ -98,6 +101,17 @@ Command record_command(const Options& o, const std::string& out) {
                                            : o.perf_mode == PerfMode::dwarf ? "dwarf"
                                                                             : "auto"});
   return c;
+}
+
+}  // namespace
+
+Command record_command(const Options& o, const std::string& out) {
+  return record_with_output(o, {"-d", std::to_string(o.duration_s), "-o", out});
+}
+
+Command continuous_record_command(const Options& o, const std::string& dir) {
+  return record_with_output(o,
+                            {"-c", "-d", std::to_string(3ull * o.duration_s), "--output-dir", dir});
 }
 
 Command runtime_command(const Options& o, const std::string& out) {

@@ -115,6 +115,10 @@ inline constexpr unsigned kMaxRuntimeFrequency = 1000;
 const std::vector<std::string>& perf_events();
 
 Command record_command(const Options& options, const std::string& out);
+// gp-record for a whole continuous run, as gProfiler runs perf: one session file per session in
+// `dir`, each ended by gp-profile's SIGUSR2 (perf's --switch-output=signal); -d is 3 sessions'
+// length, a safety net should gp-profile stall (gProfiler's --switch-output=<3*duration>s).
+Command continuous_record_command(const Options& options, const std::string& dir);
 Command runtime_command(const Options& options, const std::string& out);
 // system or runtime may be empty (that recorder did not run or failed); at least one is set.
 // Returns nullopt when there is nothing to merge (a single system archive is used as it is).

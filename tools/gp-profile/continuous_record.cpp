@@ -1,0 +1,113 @@
+#include "continuous_record.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <vector>
+
+#include "gp/profile/child.h"
+
+namespace gp::profile_tool {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr auto kStopGrace = std::chrono::milliseconds(5000);  // gp-record closes its session
+constexpr auto kPoll = std::chrono::milliseconds(20);
+}  // namespace
+
+ContinuousRecord::ContinuousRecord(std::string program, fs::path dir, Log& log)
+    : program_(std::move(program)), dir_(std::move(dir)), log_(log) {}
+
+ContinuousRecord::~ContinuousRecord() { stop(); }
+
+Status ContinuousRecord::ensure_running(const gp::profile::Options& options) {
+  if (pid_ != 0) {
+    // Still there? A gp-record that exited since the last session is reaped and started again.
+    auto w = gp::profile::wait_child(pid_, Clock::now(), nullptr);
+    if (w.end != gp::profile::WaitEnd::exited) return ok_status();
+    log_.warning("gp-record exited (" + w.status.describe() + "): starting it again");
+    pid_ = 0;
+  }
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return make_error("cannot create '" + dir_.string() + "': " + ec.message());
+  auto cmd = gp::profile::continuous_record_command(options, dir_.string());
+  log_.info(2, gp::profile::describe(cmd));
+  auto pid =
+      gp::profile::spawn({program_, cmd.args, "/dev/null", (dir_ / "gp-record.err").string()});
+  if (!pid) return pid.error();
+  pid_ = *pid;
+  return ok_status();
+}
+
+std::string ContinuousRecord::last_link_target() const {
+  std::error_code ec;
+  fs::path target = fs::read_symlink(dir_ / "last_profile.gpa", ec);
+  return ec ? std::string() : target.filename().string();
+}
+
+Result<std::string> ContinuousRecord::end_session(const std::atomic<bool>& stop_flag) {
+  if (pid_ == 0) return make_error("gp-record is not running");
+  if (::kill(pid_, SIGUSR2) != 0)
+    return make_error(std::string("cannot signal gp-record: ") + std::strerror(errno));
+  // gp-record points last_profile.gpa at a session's file once the file is closed.
+  const auto deadline = Clock::now() + kSwitchTimeout;
+  for (;;) {
+    std::string target = last_link_target();
+    if (!target.empty() && target != taken_) {
+      taken_ = target;
+      remove_older_sessions(target);
+      return (dir_ / target).string();
+    }
+    auto w = gp::profile::wait_child(pid_, std::min(deadline, Clock::now() + kPoll), &stop_flag);
+    if (w.end == gp::profile::WaitEnd::stopped) return make_error("stopped");
+    if (w.end == gp::profile::WaitEnd::exited) {
+      pid_ = 0;
+      auto said = gp::profile::tail_lines((dir_ / "gp-record.err").string(), 2);
+      std::string why = w.status.describe();
+      for (const auto& line : said) why += "; " + line;
+      return make_error("gp-record exited (" + why + ")");
+    }
+    if (Clock::now() >= deadline) {
+      stop();
+      return make_error("gp-record did not close its session within " +
+                        std::to_string(kSwitchTimeout.count()) + " s: stopped");
+    }
+  }
+}
+
+// Finished session files older than `kept` that no session took (gp-record's safety-net
+// duration ended them while gp-profile was busy): gone, as gProfiler keeps only perf's newest
+// file. The file being written is newer than `kept`.
+void ContinuousRecord::remove_older_sessions(const std::string& kept) {
+  std::error_code ec;
+  const auto kept_time = fs::last_write_time(dir_ / kept, ec);
+  if (ec) return;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    const fs::path& p = entry.path();
+    if (p.extension() != ".gpa" || p.filename() == kept || p.filename() == "last_profile.gpa")
+      continue;
+    std::error_code e;
+    if (entry.is_regular_file(e) && fs::last_write_time(p, e) < kept_time && !e) stale.push_back(p);
+  }
+  for (const auto& p : stale) fs::remove(p, ec);
+}
+
+void ContinuousRecord::release(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+void ContinuousRecord::stop() {
+  if (pid_ == 0) return;
+  gp::profile::kill_child(pid_, kStopGrace);
+  pid_ = 0;
+}
+
+}  // namespace gp::profile_tool

@@ -1,0 +1,57 @@
+#pragma once
+// ContinuousRecord: the system recorder of a continuous run, kept across sessions as gProfiler
+// keeps perf (gprofiler.md §3.3): one `gp-record -c --output-dir DIR`, told by SIGUSR2 to end
+// each session (perf's --switch-output=signal). Its BPF program, unwind tables and process
+// snapshots stay in place from one session to the next, and no sample falls between two
+// sessions: the time gp-profile spends merging, folding and uploading one session is recorded in
+// the next. A gp-record that died is started again at the next session.
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "gp/profile/plan.h"
+#include "gp/util/result.h"
+#include "log.h"
+
+namespace gp::profile_tool {
+
+class ContinuousRecord {
+ public:
+  // program: gp-record's path; dir: a private directory for its session files (created).
+  ContinuousRecord(std::string program, std::filesystem::path dir, Log& log);
+  ~ContinuousRecord();  // stops gp-record
+  ContinuousRecord(const ContinuousRecord&) = delete;
+  ContinuousRecord& operator=(const ContinuousRecord&) = delete;
+
+  // Starts gp-record with `options` unless it is running. Its stderr goes to DIR/gp-record.err.
+  Status ensure_running(const gp::profile::Options& options);
+  // Ends the current session: SIGUSR2, then waits for gp-record to close the session's file
+  // (kSwitchTimeout at most, or until `stop`). Returns the file, which the caller passes to
+  // release() when done with it; an error when gp-record is gone or did not answer (it is then
+  // stopped, and started again by the next ensure_running).
+  Result<std::string> end_session(const std::atomic<bool>& stop);
+  // Removes a session file end_session returned.
+  void release(const std::string& path);
+  // Stops gp-record (SIGTERM to its group: it closes its session), if it runs.
+  void stop();
+  bool running() const { return pid_ != 0; }
+
+  // gp-record's final drain and its session's kallsyms and perf maps take a second or two.
+  static constexpr std::chrono::seconds kSwitchTimeout{60};
+
+ private:
+  std::string last_link_target() const;
+  void remove_older_sessions(const std::string& kept);
+
+  std::string program_;
+  std::filesystem::path dir_;
+  Log& log_;
+  pid_t pid_ = 0;
+  std::string taken_;  // the last session file end_session returned (its name in dir_)
+};
+
+}  // namespace gp::profile_tool
