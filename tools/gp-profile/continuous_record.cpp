@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <system_error>
-#include <vector>
 
 #include "gp/profile/child.h"
 
@@ -42,6 +42,7 @@ Status ContinuousRecord::ensure_running(const gp::profile::Options& options) {
       gp::profile::spawn({program_, cmd.args, "/dev/null", (dir_ / "gp-record.err").string()});
   if (!pid) return pid.error();
   pid_ = *pid;
+  err_read_ = 0;  // the spawn truncated the file
   return ok_status();
 }
 
@@ -97,6 +98,20 @@ void ContinuousRecord::remove_older_sessions(const std::string& kept) {
     if (entry.is_regular_file(e) && fs::last_write_time(p, e) < kept_time && !e) stale.push_back(p);
   }
   for (const auto& p : stale) fs::remove(p, ec);
+}
+
+std::vector<std::string> ContinuousRecord::new_problems() {
+  std::vector<std::string> out;
+  std::ifstream in(dir_ / "gp-record.err", std::ios::binary);
+  if (!in || !in.seekg(static_cast<std::streamoff>(err_read_))) return out;
+  std::string line;
+  // Whole lines only: a line gp-record is still writing is read next time.
+  while (std::getline(in, line) && !in.eof()) {
+    err_read_ += line.size() + 1;
+    for (std::string_view lead : {"gp-record: warning: ", "gp-record: error: "})
+      if (line.rfind(lead, 0) == 0) out.push_back(line.substr(lead.size()));
+  }
+  return out;
 }
 
 void ContinuousRecord::release(const std::string& path) {

@@ -10,8 +10,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gp/profile/plan.h"
 #include "gp/util/result.h"
@@ -36,6 +38,9 @@ class ContinuousRecord {
   Result<std::string> end_session(const std::atomic<bool>& stop);
   // Removes a session file end_session returned.
   void release(const std::string& path);
+  // The warnings and errors gp-record wrote since the last call ("gp-record: warning: X": "X"),
+  // for the session that just ended.
+  std::vector<std::string> new_problems();
   // Stops gp-record (SIGTERM to its group: it closes its session), if it runs.
   void stop();
   bool running() const { return pid_ != 0; }
@@ -51,7 +56,8 @@ class ContinuousRecord {
   std::filesystem::path dir_;
   Log& log_;
   pid_t pid_ = 0;
-  std::string taken_;  // the last session file end_session returned (its name in dir_)
+  uint64_t err_read_ = 0;  // bytes of gp-record.err new_problems() has read
+  std::string taken_;      // the last session file end_session returned (its name in dir_)
 };
 
 }  // namespace gp::profile_tool

@@ -245,6 +245,8 @@ void wait_session(const Session& s, Clock::time_point until, const std::function
 // The system archive of a session of the run's continuous gp-record ("" when there is none).
 std::string switch_system(const Session& s, const std::string& consequence) {
   auto file = s.c.system_record->end_session(s.c.stop);
+  if (auto problems = s.c.system_record->new_problems(); !problems.empty())
+    s.c.log.warning(s.label() + ": gp-record: " + joined(problems));
   if (file) return *file;
   if (!s.c.stop.load())
     s.c.log.warning(s.label() + ": gp-record failed (" + file.error().message + "); " +
