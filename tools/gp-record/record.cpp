@@ -343,6 +343,9 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
     }
     while (next_tick <= now) next_tick += one_second;
   }
+  // A switch is taken by the session it ended; one that comes later ends the next session (at
+  // once, if it comes before that session began).
+  g_switch = 0;
   // The last session: stop sampling first, so its final drain holds every sample counted.
   if (!args_.continuous || g_signals != 0) sampler_.stop();
   if (auto st = flush(writer); !st) {
@@ -505,8 +508,6 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
-    // A switch asked for before this session began ended the one before it.
-    g_switch = 0;
     SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals);
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration),
                              deadline);
