@@ -738,6 +738,34 @@ PY
   [ -z "$(ls -A tmp)" ] || fail "left after SIGTERM: $(ls -R tmp)"
 }
 
+@test "continuous: a gp-record killed mid-session costs that session's system stacks; the next starts a new one" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_busy
+  gp-profile -c -d 3 -f 99 --pids "$busy" --no-java --no-python --no-ruby --no-php --no-nodejs \
+    --no-dotnet -o out --log-file gp.log 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  recorders() { pgrep -f "gp-record .*--output-dir $BATS_TEST_TMPDIR/tmp/" || true; }
+  logged() { sessions_logged gp.log; }
+  wait_for 120 at_least 1 logged
+  local first
+  first=$(recorders)
+  [ -n "$first" ] || fail "no continuous gp-record running: $(cat gp.err)"
+  kill -KILL "$first"
+  wait_for 60 grep -q 'gp-record failed (gp-record exited (killed by signal 9' gp.log
+  local n
+  n=$(logged)
+  wait_for 120 at_least $((n + 2)) logged
+  local second
+  second=$(recorders)
+  [ -n "$second" ] && [ "$second" != "$first" ] || fail "no new gp-record: '$second' (was $first)"
+  grep -q ';sh' out/last_profile.col || fail "the busy shell is not in the last session"
+  kill -TERM "$gp"
+  wait "$gp"
+  wait_for 30 no_children
+}
+
 @test "start-up health check: an unreachable or refusing Studio stops it at once, gProfiler's messages" {
   [ "$(id -u)" -eq 0 ] || skip "needs root (the root check comes first)"
   closed=$(free_port)

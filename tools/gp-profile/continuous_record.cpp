@@ -30,8 +30,7 @@ Status ContinuousRecord::ensure_running(const gp::profile::Options& options) {
     // Still there? A gp-record that exited since the last session is reaped and started again.
     auto w = gp::profile::wait_child(pid_, Clock::now(), nullptr);
     if (w.end != gp::profile::WaitEnd::exited) return ok_status();
-    log_.warning("gp-record exited (" + w.status.describe() + "): starting it again");
-    pid_ = 0;
+    log_.warning(reaped(w.status) + ": starting it again");
   }
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -42,6 +41,7 @@ Status ContinuousRecord::ensure_running(const gp::profile::Options& options) {
       gp::profile::spawn({program_, cmd.args, "/dev/null", (dir_ / "gp-record.err").string()});
   if (!pid) return pid.error();
   pid_ = *pid;
+  exit_why_.clear();
   err_read_ = 0;  // the spawn truncated the file
   return ok_status();
 }
@@ -52,8 +52,24 @@ std::string ContinuousRecord::last_link_target() const {
   return ec ? std::string() : target.filename().string();
 }
 
+// gp-record was reaped: how it ended, with its last words.
+std::string ContinuousRecord::reaped(const gp::profile::ExitInfo& status) {
+  pid_ = 0;
+  std::string why = "gp-record exited (" + status.describe();
+  for (const auto& line : gp::profile::tail_lines((dir_ / "gp-record.err").string(), 2))
+    why += "; " + line;
+  return why + ")";
+}
+
+void ContinuousRecord::wait(Clock::time_point until, const std::atomic<bool>& stop_flag,
+                            const std::function<void()>& tick) {
+  if (pid_ == 0) return;
+  auto w = gp::profile::wait_child(pid_, until, &stop_flag, tick);
+  if (w.end == gp::profile::WaitEnd::exited) exit_why_ = reaped(w.status);
+}
+
 Result<std::string> ContinuousRecord::end_session(const std::atomic<bool>& stop_flag) {
-  if (pid_ == 0) return make_error("gp-record is not running");
+  if (pid_ == 0) return make_error(exit_why_.empty() ? "gp-record is not running" : exit_why_);
   if (::kill(pid_, SIGUSR2) != 0)
     return make_error(std::string("cannot signal gp-record: ") + std::strerror(errno));
   // gp-record points last_profile.gpa at a session's file once the file is closed.
@@ -67,13 +83,7 @@ Result<std::string> ContinuousRecord::end_session(const std::atomic<bool>& stop_
     }
     auto w = gp::profile::wait_child(pid_, std::min(deadline, Clock::now() + kPoll), &stop_flag);
     if (w.end == gp::profile::WaitEnd::stopped) return make_error("stopped");
-    if (w.end == gp::profile::WaitEnd::exited) {
-      pid_ = 0;
-      auto said = gp::profile::tail_lines((dir_ / "gp-record.err").string(), 2);
-      std::string why = w.status.describe();
-      for (const auto& line : said) why += "; " + line;
-      return make_error("gp-record exited (" + why + ")");
-    }
+    if (w.end == gp::profile::WaitEnd::exited) return make_error(reaped(w.status));
     if (Clock::now() >= deadline) {
       stop();
       return make_error("gp-record did not close its session within " +

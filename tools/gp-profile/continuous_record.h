@@ -12,9 +12,11 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "gp/profile/child.h"
 #include "gp/profile/plan.h"
 #include "gp/util/result.h"
 #include "log.h"
@@ -31,6 +33,10 @@ class ContinuousRecord {
 
   // Starts gp-record with `options` unless it is running. Its stderr goes to DIR/gp-record.err.
   Status ensure_running(const gp::profile::Options& options);
+  // The session's length: until `until` or `stop`, `tick` about once a second. Returns early
+  // when gp-record exits (end_session then says why).
+  void wait(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop,
+            const std::function<void()>& tick);
   // Ends the current session: SIGUSR2, then waits for gp-record to close the session's file
   // (kSwitchTimeout at most, or until `stop`). Returns the file, which the caller passes to
   // release() when done with it; an error when gp-record is gone or did not answer (it is then
@@ -50,6 +56,7 @@ class ContinuousRecord {
 
  private:
   std::string last_link_target() const;
+  std::string reaped(const gp::profile::ExitInfo& status);
   void remove_older_sessions(const std::string& kept);
 
   std::string program_;
@@ -57,7 +64,9 @@ class ContinuousRecord {
   Log& log_;
   pid_t pid_ = 0;
   uint64_t err_read_ = 0;  // bytes of gp-record.err new_problems() has read
-  std::string taken_;      // the last session file end_session returned (its name in dir_)
+  std::string taken_;
+  std::string exit_why_;  // how gp-record ended, when wait() saw it go      // the last session
+                          // file end_session returned (its name in dir_)
 };
 
 }  // namespace gp::profile_tool

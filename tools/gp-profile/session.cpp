@@ -6,7 +6,6 @@
 #include <fstream>
 #include <functional>
 #include <system_error>
-#include <thread>
 
 #include "gp/proc/process.h"
 #include "gp/profile/child.h"
@@ -229,19 +228,6 @@ struct Recorded {
   gp::profile::SessionTimes times;
 };
 
-// Until `until` or a stop, `tick` about once a second: a session's length with a continuous
-// gp-record, whose session ends when gp-profile says so.
-void wait_session(const Session& s, Clock::time_point until, const std::function<void()>& tick) {
-  auto next_tick = Clock::now() + seconds(1);
-  while (!s.c.stop.load() && Clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (Clock::now() >= next_tick) {
-      tick();
-      next_tick += seconds(1);
-    }
-  }
-}
-
 // The system archive of a session of the run's continuous gp-record ("" when there is none).
 std::string switch_system(const Session& s, const std::string& consequence) {
   auto file = s.c.system_record->end_session(s.c.stop);
@@ -304,7 +290,7 @@ Recorded record(const Session& s) {
   tick();
   Recorded out;
   if (continuous != nullptr) {
-    wait_session(s, began + duration, tick);
+    continuous->wait(began + duration, s.c.stop, tick);
     if (!s.c.stop.load()) out.system = switch_system(s, sys_consequence);
   } else {
     out.system = collect(s, sys, tick);
