@@ -5,8 +5,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,9 +24,11 @@ namespace gp::test::runtime_java {
 class JavaProgram {
  public:
   // Empty unique_ptr when java could not start or never printed "ready" within a minute.
+  // `with_pid` (root only) starts it with that pid, free until then, as a reused pid would be.
   static std::unique_ptr<JavaProgram> start(const std::vector<std::string>& jvm_args,
                                             const std::vector<std::string>& args,
-                                            std::optional<uid_t> as_uid = std::nullopt) {
+                                            std::optional<uid_t> as_uid = std::nullopt,
+                                            std::optional<pid_t> with_pid = std::nullopt) {
 #ifdef GP_JAVA_CLASSES
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return nullptr;
@@ -38,7 +42,7 @@ class JavaProgram {
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
-    pid_t pid = fork();
+    pid_t pid = with_pid ? clone_with_pid(*with_pid) : fork();
     if (pid == 0) {
       dup2(fds[1], 1);
       if (as_uid) {
@@ -85,6 +89,16 @@ class JavaProgram {
 
   bool alive() const { return kill(pid_, 0) == 0; }
 
+  // fork() with the child's pid chosen (clone3's set_tid: Linux 5.5+, CAP_SYS_ADMIN).
+  static pid_t clone_with_pid(pid_t want) {
+    clone_args args{};
+    args.exit_signal = SIGCHLD;
+    auto tid = static_cast<uint64_t>(want);
+    args.set_tid = reinterpret_cast<uintptr_t>(&tid);
+    args.set_tid_size = 1;
+    return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
+  }
+
  private:
   JavaProgram(pid_t pid, int out_fd) : pid_(pid), out_fd_(out_fd) {}
 
@@ -109,9 +123,10 @@ class JavaProgram {
   bool reaped_ = false;
 };
 
-// `jcmd PID JFR.check` as the JVM's owner would see it (for "no recording left behind").
-inline std::string jfr_check(pid_t pid) {
-  std::string cmd = "jcmd " + std::to_string(pid) + " JFR.check 2>&1";
+// `jcmd PID JFR.check` as the JVM's owner would see it (for "no recording left behind"), or
+// as `prefix` (e.g. "setpriv ... ") runs it.
+inline std::string jfr_check(pid_t pid, const std::string& prefix = "") {
+  std::string cmd = prefix + "jcmd " + std::to_string(pid) + " JFR.check 2>&1";
   std::string out;
   if (FILE* f = popen(cmd.c_str(), "r")) {
     char buf[512];

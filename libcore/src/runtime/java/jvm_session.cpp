@@ -6,6 +6,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "attach_socket.h"
+
 namespace gp::runtime::java {
 
 std::optional<JvmProcess> admit_jvm(const Target& target, Profile& refusal) {
@@ -33,6 +35,8 @@ std::optional<JvmProcess> admit_jvm(const Target& target, Profile& refusal) {
     refusal.error_frame = skip_frame("the JVM disables attaching (-XX:+DisableAttachMechanism)");
     return std::nullopt;
   }
+  // jcmd and asprof would take a socket left by an earlier process with this pid for the JVM's.
+  remove_stale_attach_socket(*jvm);
   return std::move(*jvm);
 }
 

@@ -18,6 +18,7 @@ inline constexpr std::string_view kProcessWentDown = "process went down during p
 // Inspects target.pid and refuses what must not be attached: a dead process (error frame), a
 // process without libjvm.so (jcmd and asprof send it SIGQUIT, which kills most programs), or a
 // JVM started with -XX:+DisableAttachMechanism (skip frame). `refusal` is set when refused.
+// An admitted JVM's attach socket left by an earlier process with its pid is removed.
 std::optional<JvmProcess> admit_jvm(const Target& target, Profile& refusal);
 
 // Whom to run jcmd as: the JVM's effective user when gp is root and the JVM is not (its attach

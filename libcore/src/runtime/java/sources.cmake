@@ -2,6 +2,7 @@
 target_sources(gp_core PRIVATE
   src/runtime/java/ap_collapsed.cpp
   src/runtime/java/async_profiler_adapter.cpp
+  src/runtime/java/attach_socket.cpp
   src/runtime/java/jfr_adapter.cpp
   src/runtime/java/jfr_samples.cpp
   src/runtime/java/jvm_process.cpp
