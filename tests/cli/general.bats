@@ -173,14 +173,35 @@ check_bash_completion_loads() {
   assert_failure
 }
 
-@test "gp(7) promises no DWARF stacks while gp-profile refuses --perf-mode dwarf" {
+@test "gp(7), gp-profile(1) and the tools' help describe the same user-stack unwinding" {
   require_command mandoc
   local profile overview
-  profile=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp-profile.1" | col -b | tr -s ' \n' ' ')
-  overview=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp.7" | col -b | tr -s ' \n' ' ')
-  if [[ "$profile" == *"--perf-mode dwarf is refused"* ]]; then
-    [[ "$overview" != *"DWARF stacks"* ]] || fail "gp.7 promises DWARF stacks that gp-profile refuses"
-  fi
+  profile=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp-profile.1" | col -bx | tr -s ' \n' ' ')
+  overview=$(mandoc -T ascii "$GP_SOURCE_DIR/man/gp.7" | col -bx | tr -s ' \n' ' ')
+  # What the tools do: gp-record unwinds with .eh_frame tables (dwarf, auto) or frame pointers,
+  # and gp-profile's --perf-mode dwarf and smart run it.
+  run gp-record --help
+  assert_success
+  assert_output --partial '--unwind MODE:{auto,dwarf,fp}'
+  run gp-profile --help
+  assert_success
+  assert_output --regexp '--perf-mode CHOICE=smart +System profiler: smart \(default: whole stacks, unwound with \.eh_frame tables[^)]*\), dwarf \(the same\)'
+  # What the pages say.
+  [[ "$overview" == *"unwound in the kernel with tables compiled from each binary's .eh_frame, or frame pointers"* ]] ||
+    fail "gp.7 does not describe gp-record's unwinding: $overview"
+  [[ "$profile" == *"smart and dwarf run gp-record --unwind auto and dwarf"* ]] ||
+    fail "gp-profile.1 does not say what --perf-mode dwarf runs"
+  [[ "$profile$overview" != *"dwarf is refused"* && "$profile$overview" != *"no DWARF"* ]] ||
+    fail "a page still says DWARF unwinding is refused"
+}
+
+@test "the README folds and draws symbolized archives only, never a raw gp-record one" {
+  # Shell lines that fold or draw what gp-record wrote (a raw archive names no frames).
+  run awk '/^```sh/ { code = 1; next } /^```/ { code = 0 }
+    code && /gp-(fold|flame)/ && /gp-record|sys\.gpa|run\.gpa/ && !/gp-symbolize/ { print NR ": " $0 }' \
+    "$GP_SOURCE_DIR/README.md"
+  assert_success
+  assert_output ""
 }
 
 @test "every tool's --version exits 0 and names the tool and version" {

@@ -191,3 +191,22 @@ folded_total() { awk '{ n += $NF } END { print n + 0 }'; }
   run -0 speedscope_check live.speedscope.json
   assert_line --regexp "^profiles 1 frames [0-9]+ samples [0-9]+ total $total\$"
 }
+
+@test "pprof of a gp-record recording carries each sample's period: cpu nanoseconds = samples x 1e9/F" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command go
+  sh -c 'while :; do :; done' &
+  local busy=$!
+  timeout -s KILL 60 gp-record -F 200 -d 2 -p "$busy" -o rec.gpa 2>/dev/null || true
+  kill "$busy"
+  gp-symbolize -q rec.gpa -o named.gpa || true
+  gp-fold -f pprof named.gpa -o rec.pb.gz
+  local samples
+  samples=$(gp-fold -f folded --include-idle named.gpa | folded_total)
+  [ "$samples" -gt 100 ] || fail "only $samples samples"
+  run -0 pprof_check rec.pb.gz
+  assert_line "total samples/count $samples"
+  assert_line "total cpu/nanoseconds $((samples * 5000000))"
+  assert_line "period cpu/nanoseconds 5000000"
+}

@@ -124,13 +124,17 @@ record_system() {
   [ -s out.gpa ]
 }
 
-@test "frame lines indented with spaces are imported like tab-indented ones" {
+@test "frame lines indented with spaces, spaces and a tab, or nothing are imported like tab-indented ones" {
   gp-import "$FIXTURES/workload-g.txt" -o tabs.gpa
-  sed 's/^\t */    /' "$FIXTURES/workload-g.txt" > spaces.txt
-  run -0 --separate-stderr gp-import spaces.txt -o spaces.gpa
-  assert_equal "$stderr" ""
-  assert_equal "$(gp-fold -f folded spaces.gpa)" "$(gp-fold -f folded tabs.gpa)"
-  gp-fold -f folded spaces.gpa | grep -q ';main'
+  gp-fold -f folded tabs.gpa > tabs.folded
+  grep -q ';main' tabs.folded
+  for indent in '    ' '        ' '   \t' ''; do
+    sed "s/^\t */$(printf "$indent")/" "$FIXTURES/workload-g.txt" > reindented.txt
+    ! grep -q "$(printf '^\t')" reindented.txt
+    run -0 --separate-stderr gp-import reindented.txt -o reindented.gpa
+    assert_equal "$stderr" ""
+    assert_equal "$(gp-fold -f folded reindented.gpa)" "$(cat tabs.folded)"
+  done
 }
 
 @test "a .col or folded file is refused, naming what it is" {
@@ -246,6 +250,8 @@ top_self_percent() {
   by_samples=$(top_self_percent top-samples.txt "$name")
   awk -v a="$pct" -v b="$by_samples" 'BEGIN { d = a - b; exit !(d > 10 || d < -10) }' ||
     fail "$name: $pct% by period, $by_samples% by samples: the recording does not vary its period"
+  # The .col counts samples: weighed by period, its total is still the number of samples.
+  assert_equal "$(gp-fold --include-idle pf.gpa | awk '!/^#/ { n += $NF } END { print n + 0 }')" "$samples"
   # pprof carries both values: samples, and the faults summed from the periods.
   gp-fold -f pprof pf.gpa -o pf.pb.gz
   zcat pf.pb.gz | grep -qa 'page-faults'
