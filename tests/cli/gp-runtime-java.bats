@@ -66,11 +66,11 @@ start_jvm() {
 @test "two overlapping sessions never profile each other's jcmd and jfr, and both get the JVM" {
   start_jvm
   local only_java=(--java-mode jfr --no-python --no-ruby --no-nodejs -F 50)
-  gp-runtime "${only_java[@]}" -d 20 -o a.gpa 2> a.err &
+  gp-runtime "${only_java[@]}" -d 5 -o a.gpa 2> a.err &
   local a=$!
   # The second starts while the first attaches (its jcmd runs) and scans the whole system too.
   for _ in $(seq 100); do pgrep -x jcmd >/dev/null && break; sleep 0.1; done
-  gp-runtime "${only_java[@]}" -d 20 -o b.gpa 2> b.err &
+  gp-runtime "${only_java[@]}" -d 5 -o b.gpa 2> b.err &
   local b=$!
   local sa=0 sb=0
   wait "$a" || sa=$?
