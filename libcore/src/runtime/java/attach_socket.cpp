@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "gp/proc/unique_fd.h"
+
 namespace gp::runtime::java {
 namespace {
 
@@ -34,27 +36,13 @@ bool older_than_start(const struct stat& st, const JvmProcess& jvm) {
   return newest < start - kMarginSeconds;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 AttachSocket remove_stale_attach_socket(const JvmProcess& jvm, const std::string& proc_root) {
-  Fd root(open((proc_root + "/" + std::to_string(jvm.pid) + "/root").c_str(),
-               O_PATH | O_DIRECTORY | O_CLOEXEC));
+  proc::UniqueFd root(open((proc_root + "/" + std::to_string(jvm.pid) + "/root").c_str(),
+                           O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (root.get() < 0) return AttachSocket::absent;
-  Fd tmp(openat(root.get(), "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  proc::UniqueFd tmp(openat(root.get(), "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (tmp.get() < 0) return AttachSocket::absent;
   std::string name = ".java_pid" + std::to_string(jvm.ns_pid);
   struct stat st {};
