@@ -4,8 +4,8 @@ complete -c gp-record -l version -d 'Display program version information and exi
 complete -c gp-record -s F -l frequency -d 'Samples per second per CPU (up to kernel.perf_event_max_sample_rate)' -x
 complete -c gp-record -l period -d 'Sample every N events instead of at a frequency (nanoseconds for cpu-clock and task-clock)' -x
 complete -c gp-record -s d -l duration -d 'Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)' -x
-complete -c gp-record -s p -l pid -d 'Only these processes (comma-separated or repeated)' -x
-complete -c gp-record -s t -l tid -d 'Only these threads (comma-separated or repeated)' -x
+complete -c gp-record -s p -l pid -d 'Only these processes (comma-separated or repeated); without -c the recording ends once all have exited' -x
+complete -c gp-record -s t -l tid -d 'Only these threads (comma-separated or repeated); without -c the recording ends once all have exited' -x
 complete -c gp-record -l cgroup -d 'Only tasks in this cgroup v2 directory (and below)' -x -a '(__fish_complete_directories)'
 complete -c gp-record -s C -l cpu -d 'Only these CPUs, e.g. 0,2-3' -x
 complete -c gp-record -s U -l user-only -d 'User stacks only (no kernel frames)'

@@ -427,7 +427,8 @@ top_recurse_stack() {
   # It spins 4 to 5 s: time for gp-record to start on a loaded machine.
   bash -c 'end=$((SECONDS + 5)); while [ $SECONDS -lt $end ]; do :; done; exec sleep 1' &
   local pid=$!
-  run -0 --separate-stderr record 8 -F 19 -p "$pid" --flush-interval 0.2 -v
+  # -p $$ too (this test's shell, waiting): the recording then goes on after the target's exit.
+  run -0 --separate-stderr record 8 -F 19 -p "$pid" -p $$ --flush-interval 0.2 -v
   wait "$pid"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "the exec'd process was not forgotten after its exit: $stderr"
   run -0 fold "$OUT/rec.gpa"
@@ -452,7 +453,8 @@ top_recurse_stack() {
     cat >/tmp/chain.js && exec node --perf-basic-prof --no-turbo-inlining /tmp/chain.js 2' \
     <"$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" >"$OUT/node.out" 2>&1) &
   local node=$!
-  run -0 --separate-stderr record 8 -F 999 -p "$node" -v
+  # -p $$ too (this test's shell, waiting): the recording then goes on after node's exit.
+  run -0 --separate-stderr record 8 -F 999 -p "$node" -p $$ -v
   wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
   [ ! -e "/tmp/perf-$node.map" ] || fail "the perf map was visible outside node's namespace"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"
@@ -475,6 +477,54 @@ top_recurse_stack() {
   refute_line --regexp "^shortlived"
   run -0 bash -c "grep -v '^chain-$pid;' <<<\"\$0\" || true" "$output"
   assert_output ''
+}
+
+@test "-p: the recording ends once the process has exited, as perf record -p does" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 4 &
+  local pid=$!
+  local began=$SECONDS
+  run -0 --separate-stderr record 60 -F 499 -p "$pid"
+  wait "$pid"
+  # Well before the 60 s asked for: the 4-s process and gp-record's start-up.
+  [ $((SECONDS - began)) -lt 30 ] || fail "gp-record ran $((SECONDS - began)) s after its target exited"
+  assert_equal "$(grep -c 'every process and thread given with -p/-t has exited' <<<"$stderr")" 1
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp ';main;a;b;spin [0-9]+$'
+}
+
+@test "-t: the recording ends once the thread has exited, while its process lives on" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  python3 -c 'import threading, time
+t = threading.Thread(target=lambda: time.sleep(3)); t.start()
+print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
+  local pid=$!
+  for _ in $(seq 50); do [ -s "$OUT/tid" ] && break; sleep 0.1; done
+  local began=$SECONDS
+  run -0 --separate-stderr record 60 -F 499 -t "$(cat "$OUT/tid")"
+  local took=$((SECONDS - began))
+  kill -0 "$pid" || fail "the process did not live on"
+  kill "$pid"
+  [ "$took" -lt 30 ] || fail "gp-record ran $took s after its target thread exited"
+  assert_equal "$(grep -c 'every process and thread given with -p/-t has exited' <<<"$stderr")" 1
+}
+
+@test "-p with -c goes on after the process has exited (its controller decides)" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  "$FIX/chain" 1 &
+  local pid=$!
+  mkdir "$OUT/sessions"
+  timeout -s KILL 60 gp-record -c -d 2 -F 499 -p "$pid" --output-dir "$OUT/sessions" 2>"$OUT/err" &
+  local rec=$!
+  wait "$pid"
+  sleep 5
+  kill -0 "$rec" || fail "gp-record -c ended with its target: $(cat "$OUT/err")"
+  kill -INT "$rec"
+  wait "$rec"
+  if grep -q 'has exited: recording ended' "$OUT/err"; then fail "$(cat "$OUT/err")"; fi
 }
 
 @test "--cpu samples only the given CPU" {

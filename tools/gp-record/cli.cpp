@@ -65,11 +65,15 @@ void add_cli(CLI::App& app, RecordArgs& args) {
                  "Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)")
       ->type_name("SECONDS")
       ->check(gp::cli::positive_number());
-  app.add_option("-p,--pid", args.pids, "Only these processes (comma-separated or repeated)")
+  app.add_option("-p,--pid", args.pids,
+                 "Only these processes (comma-separated or repeated); without -c the recording "
+                 "ends once all have exited")
       ->type_name("PID")
       ->delimiter(',')
       ->check(gp::cli::positive_number());
-  app.add_option("-t,--tid", args.tids, "Only these threads (comma-separated or repeated)")
+  app.add_option("-t,--tid", args.tids,
+                 "Only these threads (comma-separated or repeated); without -c the recording ends "
+                 "once all have exited")
       ->type_name("TID")
       ->delimiter(',')
       ->check(gp::cli::positive_number());

@@ -13,12 +13,14 @@
 #include <cstring>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "gp/archive/writer.h"
 #include "gp/cli/tool.h"
 #include "gp/proc/process.h"
 #include "gp/record/assembler.h"
+#include "gp/record/target_watch.h"
 #include "gp/util/version.h"
 #include "sampler.h"
 #include "session_io.h"
@@ -159,17 +161,21 @@ struct Totals {
 class SessionRecorder {
  public:
   SessionRecorder(const RecordArgs& args, double flush_interval, Sampler& sampler,
-                  record::SessionAssembler& assembler, HostCaptures& captures, Totals& totals)
+                  record::SessionAssembler& assembler, HostCaptures& captures, Totals& totals,
+                  const record::TargetWatch* targets)
       : args_(args),
         flush_interval_(flush_interval),
         shows_progress_(!args.common.quiet && gp::cli::is_terminal(STDERR_FILENO)),
         sampler_(sampler),
         assembler_(assembler),
         captures_(captures),
-        totals_(totals) {}
+        totals_(totals),
+        targets_(targets) {}
 
   // Returns an exit status; `out` gets a complete session unless writing failed.
   int record(archive::OutputStream& out, model::Header header, Clock::time_point deadline);
+  // The session ended because every -p/-t target had exited.
+  bool targets_exited() const { return targets_exited_; }
 
  private:
   Status flush(archive::Writer& writer);
@@ -193,6 +199,8 @@ class SessionRecorder {
   record::SessionAssembler& assembler_;
   HostCaptures& captures_;
   Totals& totals_;
+  const record::TargetWatch* targets_;  // null: the session does not end with its targets
+  bool targets_exited_ = false;
   model::Session session_;
   uint64_t session_samples_ = 0;
   bool progress_shown_ = false;
@@ -294,6 +302,10 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
   // On a terminal the progress line moves every second, between flushes too (with the samples
   // drained so far); elsewhere the recorder never wakes for it.
   auto next_tick = shows_progress_ ? start + one_second : Clock::time_point::max();
+  // Targets are looked for four times a second: /proc reads, cheaper than waking the sampler.
+  const auto target_check =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::milliseconds(250));
+  auto next_target_check = targets_ ? start + target_check : Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
   // a follow-up, an announcement or (on a terminal) the progress line.
@@ -306,11 +318,12 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
   sigdelset(&wait_mask, SIGUSR2);
   for (;;) {
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
-    if (g_signals != 0 || g_switch != 0 || Clock::now() >= deadline) {
+    if (g_signals != 0 || g_switch != 0 || targets_exited_ || Clock::now() >= deadline) {
       pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
       break;
     }
-    auto wake = std::min({next_flush, early_flush, deadline, follow_up_time(), next_tick});
+    auto wake = std::min(
+        {next_flush, early_flush, deadline, follow_up_time(), next_tick, next_target_check});
     const uint64_t snapshots_before = assembler_.snapshots();
     // Rounded up: a wait truncated to 0 ms would spin through the last millisecond.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()).count();
@@ -326,6 +339,10 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
             .count());
     const auto now = Clock::now();
+    if (now >= next_target_check) {
+      targets_exited_ = !targets_->any_alive();
+      next_target_check = now + target_check;
+    }
     if (early_drains && assembler_.snapshots() != snapshots_before)
       early_flush = std::min(early_flush, now + one_second);
     if (now >= next_flush || now >= early_flush) {
@@ -497,6 +514,14 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   HostCaptures captures(perf_maps);
   Totals totals;
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
+  // As perf record -p: a recording of given processes or threads ends once all have exited. A
+  // continuous one goes on (its controller decides; gp-profile keeps it across sessions).
+  std::optional<record::TargetWatch> targets;
+  if (!args.continuous && (!args.pids.empty() || !args.tids.empty())) {
+    std::vector<int32_t> ids = args.pids;
+    ids.insert(ids.end(), args.tids.begin(), args.tids.end());
+    targets.emplace(ids);
+  }
   bool first = true;
   do {
     auto out = first ? std::move(first_out) : output.next();
@@ -508,10 +533,13 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     auto deadline = duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                       std::chrono::duration<double>(duration))
                                  : Clock::time_point::max();
-    SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals);
+    SessionRecorder recorder(args, config->flush_interval, **sampler, assembler, captures, totals,
+                             targets ? &*targets : nullptr);
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration),
                              deadline);
     if (st != kExitOk) return st;
+    if (recorder.targets_exited())
+      gp::cli::info(0, "every process and thread given with -p/-t has exited: recording ended");
     if (auto fin = output.finish_session(); !fin) {
       gp::cli::error(fin.error().message);
       return kExitFailure;

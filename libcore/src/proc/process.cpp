@@ -210,6 +210,12 @@ Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& pro
   return std::chrono::nanoseconds(std::max<int64_t>(0, now_ns - start_ns));
 }
 
+Result<uint64_t> process_start_ticks(int32_t pid, const std::string& proc_root) {
+  auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
+  if (!st) return st.error();
+  return st->start_ticks;
+}
+
 Result<std::chrono::nanoseconds> process_cpu_time(int32_t pid, const std::string& proc_root) {
   auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
   if (!st) return st.error();

@@ -48,6 +48,11 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
 // keeps); true while it lives, and when /proc/PID/stat cannot be read for another reason.
 bool process_alive(int32_t pid, const std::string& proc_root = "/proc");
 
+// The start time of a live process or thread (/proc/PID/stat's starttime, clock ticks after
+// boot): with its pid, what tells it from a later process that took the pid. An error when it is
+// gone (or a zombie no live thread keeps).
+Result<uint64_t> process_start_ticks(int32_t pid, const std::string& proc_root = "/proc");
+
 // How long ago the process started (CLOCK_BOOTTIME now minus its starttime); an error when it
 // is gone or its stat cannot be read.
 Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& proc_root = "/proc");
