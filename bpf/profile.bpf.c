@@ -338,6 +338,8 @@ struct walk_ctx {
 	__u64 len;
 	struct stack_hash h;
 	__u32 depth;
+	__u32 chain_end; /* the walk stopped at the zero frame pointer or return address that ends
+			  * a chain, after at least one frame record */
 };
 
 /*
@@ -353,6 +355,10 @@ static long walk_step(__u32 index, void *data)
 	__u64 fp = c->fp, off = fp - c->base, len, ret;
 	__u32 slot = index + 1;
 
+	if (fp == 0) {
+		c->chain_end = slot > 1;
+		return 1;
+	}
 	if (fp < 4096 || (fp & 7) != 0 || slot >= GP_MAX_STACK_DEPTH)
 		return 1;
 	if (fp < c->base || off + 16 > c->len) {
@@ -369,8 +375,10 @@ static long walk_step(__u32 index, void *data)
 	}
 	off >>= 3;
 	ret = walk->window[(off + 1) & mask];
-	if (ret == 0)
+	if (ret == 0) {
+		c->chain_end = slot > 1;
 		return 1;
+	}
 	/* slot < GP_MAX_STACK_DEPTH (checked above); the mask shows the verifier a bound whatever
 	 * register clang checked, and barrier_var keeps clang from dropping it. */
 	barrier_var(slot);
@@ -389,10 +397,13 @@ static long walk_step(__u32 index, void *data)
  * - it reads stack memory a window at a time (from the frame to the end of its page, up to the
  *   window's size), not 16 bytes per frame: nearby frames cost no helper call. Reading within
  *   one page faults no more often than reading the frame itself.
- * Returns the stack's hash.
+ * With `mark_end` (unwinding with tables, none loaded yet for the process) a chain that does not
+ * end at a zero frame pointer or return address after one frame record at least is marked
+ * truncated: code without frame pointers leaves rbp at 0 or at anything, and its first sample
+ * would otherwise show a frame or two of it as a whole stack. Returns the stack's hash.
  */
 static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx,
-					      struct gp_walk_state *walk)
+					      struct gp_walk_state *walk, const bool mark_end)
 {
 	struct walk_ctx c = { .walk = walk, .fp = PT_REGS_FP(&ctx->regs), .depth = 1 };
 
@@ -401,6 +412,10 @@ static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx,
 	walk->stack.ips[0] = PT_REGS_IP(&ctx->regs);
 	hash_frame(&c.h, walk->stack.ips[0]);
 	bpf_loop(GP_MAX_STACK_DEPTH - 1, walk_step, &c, 0);
+	if (mark_end && !c.chain_end) {
+		walk->stack.end = GP_STACK_END_TRUNCATED;
+		hash_frame(&c.h, GP_STACK_END_TRUNCATED);
+	}
 	return hash_end(&c.h, &walk->stack, c.depth);
 }
 
@@ -930,7 +945,7 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 			return hash;
 	}
 	if (loops && in_user_mode(ctx) && own_user_walk(ctx))
-		return walk_user_frames(ctx, walk);
+		return walk_user_frames(ctx, walk, no_tables);
 	walk->stack.end = GP_STACK_END_UNKNOWN;
 	return take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
 }

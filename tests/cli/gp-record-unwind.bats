@@ -166,6 +166,29 @@ record_fixture() {
   assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
 }
 
+@test "a sample taken before its process's tables is marked truncated, never shown as a whole stack" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local recorder i
+  timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+  recorder=$!
+  sleep 1
+  # Each new process's first sample comes before its tables (it is what announces the process):
+  # walked with frame pointers, of which this program has none (rbp is 0 or anything).
+  for i in $(seq 20); do "$FIX/shortlived_nofp" 30; done
+  wait "$recorder"
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.before_tables=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no sample before tables: $(cat "$OUT/rec.err")"
+  run -0 fold "$OUT/rec.gpa"
+  printf '%s\n' "$output" | grep -E '^shortlived_nofp;.*;?short_lived_work [0-9]+$' >"$OUT/work" || true
+  # Whole (from _start), or under [truncated]: never short_lived_work, or a frame of garbage
+  # above it, as a root.
+  run -0 bash -c "grep -vE '^shortlived_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;|\\[truncated\\];)' \"\$0\" || true" "$OUT/work"
+  assert_output ''
+  [ "$(grep -c '^shortlived_nofp;\[truncated\];' "$OUT/work")" -ge 1 ] ||
+    fail "no first sample under [truncated]: $(cat "$OUT/work")"
+}
+
 @test "a stack deeper than 127 frames is cut there and marked truncated" {
   # bats test_tags=root,bpf
   require_root_bpf
