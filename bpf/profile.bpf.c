@@ -390,7 +390,7 @@ static long walk_step(__u32 index, void *data)
 }
 
 /*
- * Walks the frame-pointer chain of a sample taken in user mode into walk->stack, as the kernel's
+ * Walks the frame-pointer chain from user registers ip and fp into walk->stack, as the kernel's
  * perf_callchain_user does (the leaf ip, then the return address of each frame record
  * {next frame, return address}), with two differences:
  * - it stops at a frame pointer in the first page (0 ends every chain) instead of faulting on it;
@@ -402,14 +402,14 @@ static long walk_step(__u32 index, void *data)
  * truncated: code without frame pointers leaves rbp at 0 or at anything, and its first sample
  * would otherwise show a frame or two of it as a whole stack. Returns the stack's hash.
  */
-static __always_inline __u64 walk_user_frames(struct bpf_perf_event_data *ctx,
-					      struct gp_walk_state *walk, const bool mark_end)
+static __always_inline __u64 walk_user_frames(struct gp_walk_state *walk, __u64 ip, __u64 fp,
+					      const bool mark_end)
 {
-	struct walk_ctx c = { .walk = walk, .fp = PT_REGS_FP(&ctx->regs), .depth = 1 };
+	struct walk_ctx c = { .walk = walk, .fp = fp, .depth = 1 };
 
 	walk->stack.end = GP_STACK_END_UNKNOWN;
 	hash_start(&c.h);
-	walk->stack.ips[0] = PT_REGS_IP(&ctx->regs);
+	walk->stack.ips[0] = ip;
 	hash_frame(&c.h, walk->stack.ips[0]);
 	bpf_loop(GP_MAX_STACK_DEPTH - 1, walk_step, &c, 0);
 	if (mark_end && !c.chain_end) {
@@ -945,7 +945,17 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 			return hash;
 	}
 	if (loops && in_user_mode(ctx) && own_user_walk(ctx))
-		return walk_user_frames(ctx, walk, no_tables);
+		return walk_user_frames(walk, PT_REGS_IP(&ctx->regs), PT_REGS_FP(&ctx->regs),
+					no_tables);
+	/* Before its tables, a sample in a system call or fault is walked here too, from the user
+	 * registers the kernel saved: the kernel's walker could not tell a chain that ended from
+	 * one that broke off. */
+	if (no_tables) {
+		__u64 pc, sp, bp;
+
+		if (user_registers(ctx, &pc, &sp, &bp))
+			return walk_user_frames(walk, pc, bp, true);
+	}
 	walk->stack.end = GP_STACK_END_UNKNOWN;
 	return take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
 }

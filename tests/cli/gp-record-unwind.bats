@@ -21,6 +21,7 @@ setup_file() {
   cc "${nofp[@]}" -o "$bin/sigframe" "$src/sigframe.c"
   cc "${nofp[@]}" -o "$bin/threadchain" "$src/threadchain.c" -pthread
   cc "${nofp[@]}" -o "$bin/shortlived_nofp" "$src/shortlived.c"
+  cc "${nofp[@]}" -o "$bin/sysloop_nofp" "$src/sysloop.c"
   cc "${nofp[@]}" -fPIC -shared -o "$bin/libdlwork_nofp.so" "$src/libdlwork.c"
   cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
   # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
@@ -187,6 +188,29 @@ record_fixture() {
   assert_output ''
   [ "$(grep -c '^shortlived_nofp;\[truncated\];' "$OUT/work")" -ge 1 ] ||
     fail "no first sample under [truncated]: $(cat "$OUT/work")"
+}
+
+@test "a sample taken in a system call before its process's tables is marked truncated too" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local recorder i
+  timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf -o "$OUT/rec.gpa" 2>"$OUT/rec.err" &
+  recorder=$!
+  sleep 1
+  # Nearly all of each process's 30 ms is in read(): its first sample, walked before its tables
+  # from the user registers the kernel saved, is most likely there.
+  for i in $(seq 20); do "$FIX/sysloop_nofp" 30; done
+  wait "$recorder"
+  run -0 fold "$OUT/rec.gpa"
+  # The samples in sys_work's read() (ld.so's start-up reads are other functions).
+  printf '%s\n' "$output" | grep -E '^sysloop_nofp;([^;]*;)*read;entry_SYSCALL' >"$OUT/read" || true
+  [ -s "$OUT/read" ] || fail "no sample of sysloop_nofp in read(): $output"
+  # Whole (from _start), or under [truncated]: never read, or a frame of garbage above it, as a
+  # root.
+  run -0 bash -c "grep -vE '^sysloop_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;sys_work;read;|\\[truncated\\];)' \"\$0\" || true" "$OUT/read"
+  assert_output ''
+  [ "$(grep -c '^sysloop_nofp;\[truncated\];' "$OUT/read")" -ge 1 ] ||
+    fail "no first sample in read() under [truncated]: $(cat "$OUT/read")"
 }
 
 @test "a stack deeper than 127 frames is cut there and marked truncated" {
