@@ -167,50 +167,46 @@ record_fixture() {
   assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
 }
 
-@test "a sample taken before its process's tables is marked truncated, never shown as a whole stack" {
-  # bats test_tags=root,bpf
-  require_root_bpf
-  local recorder i
+# Records the whole system for 4 s at 999 Hz (--unwind dwarf, -v) while fixture $1 runs 20 times
+# for 30 ms, one after the other: each new process's first sample comes before its tables (it is
+# what announces the process), walked with frame pointers, of which the fixture has none. Then
+# checks the samples of the fixture (comm $2) whose folded stack matches $3: each is whole (its
+# root is $4) or under [truncated], never a frame or two of the fixture as a root, and at least
+# one is under [truncated].
+first_samples_are_never_roots() {
+  local fixture=$1 comm=$2 selected=$3 whole=$4 recorder i
   timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
   recorder=$!
   sleep 1
-  # Each new process's first sample comes before its tables (it is what announces the process):
-  # walked with frame pointers, of which this program has none (rbp is 0 or anything).
-  for i in $(seq 20); do "$FIX/shortlived_nofp" 30; done
+  for i in $(seq 20); do "$fixture" 30; done
   wait "$recorder"
   [[ "$(cat "$OUT/rec.err")" =~ unwind\.before_tables=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
     fail "no sample before tables: $(cat "$OUT/rec.err")"
   run -0 fold "$OUT/rec.gpa"
-  printf '%s\n' "$output" | grep -E '^shortlived_nofp;.*;?short_lived_work [0-9]+$' >"$OUT/work" || true
-  # Whole (from _start), or under [truncated]: never short_lived_work, or a frame of garbage
-  # above it, as a root.
-  run -0 bash -c "grep -vE '^shortlived_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;|\\[truncated\\];)' \"\$0\" || true" "$OUT/work"
+  printf '%s\n' "$output" | grep -E "^$comm;$selected" >"$OUT/selected" || true
+  [ -s "$OUT/selected" ] || fail "no sample of $comm matches '$selected': $output"
+  run -0 bash -c "grep -vE '^$comm;($whole|\\[truncated\\];)' \"\$0\" || true" "$OUT/selected"
   assert_output ''
-  [ "$(grep -c '^shortlived_nofp;\[truncated\];' "$OUT/work")" -ge 1 ] ||
-    fail "no first sample under [truncated]: $(cat "$OUT/work")"
+  [ "$(grep -c "^$comm;\\[truncated\\];" "$OUT/selected")" -ge 1 ] ||
+    fail "no first sample under [truncated]: $(cat "$OUT/selected")"
+}
+
+@test "a sample taken before its process's tables is marked truncated, never shown as a whole stack" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The samples in short_lived_work, the program's loop in user mode.
+  first_samples_are_never_roots "$FIX/shortlived_nofp" shortlived_nofp '.*;?short_lived_work [0-9]+$' \
+    '_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work'
 }
 
 @test "a sample taken in a system call before its process's tables is marked truncated too" {
   # bats test_tags=root,bpf
   require_root_bpf
-  local recorder i
-  timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf -o "$OUT/rec.gpa" 2>"$OUT/rec.err" &
-  recorder=$!
-  sleep 1
-  # Nearly all of each process's 30 ms is in read(): its first sample, walked before its tables
+  # The samples in sys_work's read() of /dev/zero, where the program spends nearly all its time
+  # (ld.so's start-up reads are other functions): its first sample, walked before its tables
   # from the user registers the kernel saved, is most likely there.
-  for i in $(seq 20); do "$FIX/sysloop_nofp" 30; done
-  wait "$recorder"
-  run -0 fold "$OUT/rec.gpa"
-  # The samples in sys_work's read() (ld.so's start-up reads are other functions).
-  printf '%s\n' "$output" | grep -E '^sysloop_nofp;([^;]*;)*read;entry_SYSCALL' >"$OUT/read" || true
-  [ -s "$OUT/read" ] || fail "no sample of sysloop_nofp in read(): $output"
-  # Whole (from _start), or under [truncated]: never read, or a frame of garbage above it, as a
-  # root.
-  run -0 bash -c "grep -vE '^sysloop_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;sys_work;read;|\\[truncated\\];)' \"\$0\" || true" "$OUT/read"
-  assert_output ''
-  [ "$(grep -c '^sysloop_nofp;\[truncated\];' "$OUT/read")" -ge 1 ] ||
-    fail "no first sample in read() under [truncated]: $(cat "$OUT/read")"
+  first_samples_are_never_roots "$FIX/sysloop_nofp" sysloop_nofp '([^;]*;)*read;entry_SYSCALL' \
+    '_start;__libc_start_main[^;]*;__libc_start_call_main;main;sys_work;read;'
 }
 
 @test "a stack deeper than 127 frames is cut there and marked truncated" {
