@@ -710,20 +710,31 @@ PY
   [ ! -e out/last_profile.col.tmp ]
 }
 
+# The continuous gp-record gp-profile keeps (its session files go to gp-profile's tmp/).
+recorders() { pgrep -f "gp-record .*--output-dir $BATS_TEST_TMPDIR/tmp/" || true; }
+logged() { sessions_logged gp.log; }
+
+# Starts gp-profile -c with sessions of $1 s, system stacks only, on the busy shell (--pids), with
+# the remaining options; logs to gp.log, stderr to gp.err. Waits for its first session; sets gp
+# (its pid) and first_recorder (the gp-record it started).
+start_continuous_system_only() {
+  local seconds=$1
+  shift
+  start_busy
+  gp-profile -c -d "$seconds" -f 99 --pids "$busy" --no-java --no-python --no-ruby --no-php \
+    --no-nodejs --no-dotnet -o out --log-file gp.log "$@" 2>gp.err &
+  gp=$!
+  PIDS+=("$gp")
+  wait_for 120 at_least 1 logged
+  first_recorder=$(recorders)
+  [ -n "$first_recorder" ] || fail "no continuous gp-record running: $(cat gp.err)"
+}
+
 @test "continuous: one gp-record for the whole run, as gProfiler keeps perf running; sessions end by SIGUSR2" {
   # bats test_tags=root,bpf
   require_root_bpf
-  start_busy
-  gp-profile -c -d 2 -f 99 --pids "$busy" --no-java --no-python --no-ruby --no-php --no-nodejs \
-    --no-dotnet -o out --log-file gp.log -v 2>gp.err &
-  gp=$!
-  PIDS+=("$gp")
-  recorders() { pgrep -f "gp-record .*--output-dir $BATS_TEST_TMPDIR/tmp/" || true; }
-  logged() { sessions_logged gp.log; }
-  wait_for 120 at_least 1 logged
-  local first
-  first=$(recorders)
-  [ -n "$first" ] || fail "no continuous gp-record running: $(cat gp.err)"
+  start_continuous_system_only 2 -v
+  local first=$first_recorder
   wait_for 120 at_least 4 logged
   # The same gp-record wrote every session: it was never restarted.
   assert_equal "$(recorders)" "$first"
@@ -741,17 +752,8 @@ PY
 @test "continuous: a gp-record killed mid-session costs that session's system stacks; the next starts a new one" {
   # bats test_tags=root,bpf
   require_root_bpf
-  start_busy
-  gp-profile -c -d 3 -f 99 --pids "$busy" --no-java --no-python --no-ruby --no-php --no-nodejs \
-    --no-dotnet -o out --log-file gp.log 2>gp.err &
-  gp=$!
-  PIDS+=("$gp")
-  recorders() { pgrep -f "gp-record .*--output-dir $BATS_TEST_TMPDIR/tmp/" || true; }
-  logged() { sessions_logged gp.log; }
-  wait_for 120 at_least 1 logged
-  local first
-  first=$(recorders)
-  [ -n "$first" ] || fail "no continuous gp-record running: $(cat gp.err)"
+  start_continuous_system_only 3
+  local first=$first_recorder
   kill -KILL "$first"
   wait_for 60 grep -q 'gp-record failed (gp-record exited (killed by signal 9' gp.log
   local n

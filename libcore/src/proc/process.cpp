@@ -216,6 +216,12 @@ Result<uint64_t> process_start_ticks(int32_t pid, const std::string& proc_root) 
   return st->start_ticks;
 }
 
+int64_t start_ticks_to_wall_ns(uint64_t start_ticks) {
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (ticks <= 0) return 0;
+  return boot_time_ns() + static_cast<int64_t>(start_ticks) * (1'000'000'000LL / ticks);
+}
+
 Result<std::chrono::nanoseconds> process_cpu_time(int32_t pid, const std::string& proc_root) {
   auto st = live_stat(proc_root + "/" + std::to_string(pid), pid);
   if (!st) return st.error();
@@ -235,11 +241,7 @@ Result<model::Process> snapshot_process(int32_t pid, const SnapshotOptions& opti
   p.ns_pid = pid;
   p.ppid = st.ppid;
   p.comm = st.comm;  // /proc/PID/comm has the same text (both are proc_task_name's)
-  const long ticks = sysconf(_SC_CLK_TCK);
-  if (ticks > 0) {
-    p.start_time_ns =
-        boot_time_ns() + static_cast<int64_t>(st.start_ticks) * (1'000'000'000LL / ticks);
-  }
+  p.start_time_ns = start_ticks_to_wall_ns(st.start_ticks);
   fill_optional_fields(dir, st.state == 'Z' ? memory_dir(dir, pid) : dir, options, p);
   // Gone while we read (stat succeeded but everything else vanished): report it as exited.
   if (::access(dir.c_str(), F_OK) != 0 && is_gone_errno(errno)) return exited_error(pid);

@@ -53,6 +53,9 @@ bool process_alive(int32_t pid, const std::string& proc_root = "/proc");
 // gone (or a zombie no live thread keeps).
 Result<uint64_t> process_start_ticks(int32_t pid, const std::string& proc_root = "/proc");
 
+// The wall-clock time (ns since the epoch) of a starttime in clock ticks after boot.
+int64_t start_ticks_to_wall_ns(uint64_t start_ticks);
+
 // How long ago the process started (CLOCK_BOOTTIME now minus its starttime); an error when it
 // is gone or its stat cannot be read.
 Result<std::chrono::nanoseconds> process_age(int32_t pid, const std::string& proc_root = "/proc");

@@ -17,7 +17,6 @@ class TargetWatch {
   explicit TargetWatch(const std::vector<int32_t>& ids, std::string proc_root = "/proc");
   // True while one of them runs (the same process or thread as at the start).
   bool any_alive() const;
-  bool empty() const { return targets_.empty(); }
 
  private:
   struct Target {

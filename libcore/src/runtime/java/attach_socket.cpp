@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "gp/proc/process.h"
 #include "gp/proc/unique_fd.h"
 
 namespace gp::runtime::java {
@@ -16,24 +17,14 @@ namespace {
 
 // How much older than the JVM's start a file must be: start times are whole clock ticks, file
 // times come from the kernel's coarse clock, and the two clocks are converted once.
-constexpr double kMarginSeconds = 1.0;
+constexpr int64_t kMarginNs = 1'000'000'000;
 
-double seconds(const timespec& t) { return static_cast<double>(t.tv_sec) + t.tv_nsec / 1e9; }
-
-// A wall-clock time as seconds after boot (the clock of /proc/PID/stat's starttime).
-double since_boot(const timespec& wall) {
-  timespec real{}, boot{};
-  clock_gettime(CLOCK_REALTIME, &real);
-  clock_gettime(CLOCK_BOOTTIME, &boot);
-  return seconds(wall) - (seconds(real) - seconds(boot));
-}
+int64_t wall_ns(const timespec& t) { return t.tv_sec * 1'000'000'000LL + t.tv_nsec; }
 
 bool older_than_start(const struct stat& st, const JvmProcess& jvm) {
-  long hz = sysconf(_SC_CLK_TCK);
-  if (hz <= 0 || jvm.start_ticks == 0) return false;
-  double start = static_cast<double>(jvm.start_ticks) / static_cast<double>(hz);
-  double newest = std::max(since_boot(st.st_ctim), since_boot(st.st_mtim));
-  return newest < start - kMarginSeconds;
+  const int64_t start = proc::start_ticks_to_wall_ns(jvm.start_ticks);
+  if (jvm.start_ticks == 0 || start == 0) return false;
+  return std::max(wall_ns(st.st_ctim), wall_ns(st.st_mtim)) < start - kMarginNs;
 }
 
 }  // namespace
