@@ -1,5 +1,6 @@
 // Discovery: classification rules, and real Python/Node/Ruby/Java processes found through /proc.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -214,6 +215,27 @@ TEST(RuntimeDiscovery, StatOfThisProcess) {
   EXPECT_FALSE(st->kernel_thread);
   EXPECT_GT(st->start_ticks, 0u);
   EXPECT_FALSE(read_cmdline(::getpid()).empty());
+}
+
+TEST(RuntimeDiscovery, StatSaysWhenAProcessIsInItsExit) {
+  char dir[] = "/tmp/gp-proc-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  ASSERT_EQ(::mkdir((std::string(dir) + "/4321").c_str(), 0755), 0);
+  auto write_stat = [&](const char* flags) {
+    std::ofstream(std::string(dir) + "/4321/stat") << "4321 (python3) R 1 4321 4321 0 -1 " << flags
+                                                   << " 0 0 0 0 5 6 0 0 20 0 1 0 777 1000 100\n";
+  };
+  write_stat("4194304");  // PF_RANDOMIZE only: running
+  auto st = read_stat(4321, dir);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_FALSE(st->exiting);
+  EXPECT_EQ(st->start_ticks, 777u);
+  write_stat("4194308");  // and PF_EXITING: in do_exit, its state still R
+  st = read_stat(4321, dir);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(st->exiting);
+  EXPECT_EQ(st->state, 'R');
+  std::system(("rm -rf '" + std::string(dir) + "'").c_str());
 }
 
 TEST(RuntimeDiscovery, PhpProcFilterMatchesTheCommAsPgrepDoes) {

@@ -165,6 +165,7 @@ std::optional<StatInfo> read_stat(pid_t pid, const std::string& proc_root) {
   fields >> st.start_ticks;
   if (!fields) return std::nullopt;
   st.kernel_thread = (flags & 0x00200000UL) != 0;  // PF_KTHREAD
+  st.exiting = (flags & 0x00000004UL) != 0;        // PF_EXITING
   return st;
 }
 

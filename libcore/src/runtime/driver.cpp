@@ -183,9 +183,11 @@ bool wind_down(std::vector<SlotPtr>& slots, const DriverOptions& o) {
   return abandoned;
 }
 
+// A process in its exit counts as gone: a profiler that saw it go down (its memory released)
+// ends a --pids session at once, before the exit has made it a zombie.
 bool still_running(const Target& t, const std::string& proc_root) {
   auto st = read_stat(t.pid, proc_root);
-  return st && st->state != 'Z' && st->state != 'X';
+  return st && !st->exiting && st->state != 'Z' && st->state != 'X';
 }
 
 model::Header make_header(const DriverOptions& o) {

@@ -105,6 +105,9 @@ struct StatInfo {
   pid_t ppid = 0;
   unsigned long long start_ticks = 0;
   bool kernel_thread = false;
+  // In do_exit (PF_EXITING): its memory may be gone already while the state still reads R or
+  // D, before it becomes a zombie.
+  bool exiting = false;
   char state = '?';
 };
 std::optional<StatInfo> read_stat(pid_t pid, const std::string& proc_root = "/proc");
