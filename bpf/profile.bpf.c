@@ -67,6 +67,9 @@ __u32 active_slot = 0;
 /* Bumped by every exec and announced exit: a CPU's cached "already announced" pid holds only
  * within a generation. */
 __u32 exec_generation = 0;
+/* Bumped by every write or removal of an unwind_procs entry (user space, exec and exit): a CPU's
+ * copy of its last process's entry holds only within a generation. */
+__u32 unwind_generation = 0;
 
 struct stack_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -781,8 +784,9 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 						struct gp_walk_state *walk, __u32 pid, __s32 *error,
 						bool *no_tables)
 {
+	__u32 generation = *(volatile __u32 *)&unwind_generation;
 	struct gp_unwind_regs *u = &walk->unwind;
-	struct gp_unwind_process *proc;
+	struct gp_unwind_process *proc = &walk->proc, *entry;
 	struct stack_hash h;
 	__u64 pc, sp, bp;
 
@@ -790,12 +794,20 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 		*error = -EFAULT;
 		return 0;
 	}
-	proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	/* The hash lookup (a cold bucket and element) only when this CPU's copy is not the pid's
+	 * entry as of this generation. */
+	if (walk->proc_pid != pid || walk->proc_generation != generation) {
+		entry = bpf_map_lookup_elem(&unwind_procs, &pid);
+		walk->proc_pid = pid;
+		walk->proc_generation = generation;
+		walk->proc_found = entry != NULL;
+		if (entry)
+			*proc = *entry;
+	}
 	/* An exited process's entry serves its own last samples (in do_exit), not a new process
 	 * that took its pid before user space forgot it. */
-	if (proc && proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))
-		proc = NULL;
-	if (!proc) {
+	if (!walk->proc_found ||
+	    (proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))) {
 		count_on(state, GP_COUNTER_UNWIND_BEFORE_TABLES);
 		*no_tables = true;
 		return 0;
@@ -1127,8 +1139,8 @@ int gp_exec(void *ctx)
 
 	__sync_fetch_and_add(&exec_generation, 1);
 	/* The old image's tables no longer apply: frame pointers until user space loads the new. */
-	if (unwind_tables_on)
-		bpf_map_delete_elem(&unwind_procs, &pid);
+	if (unwind_tables_on && bpf_map_delete_elem(&unwind_procs, &pid) == 0)
+		__sync_fetch_and_add(&unwind_generation, 1);
 	if (seen) {
 		*seen = SEEN_EXECED;
 		announce(GP_EVENT_EXEC, pid, tid);
@@ -1151,8 +1163,10 @@ int gp_exit(void *ctx)
 		 * process): flagged, so that another process with the pid does not use it. */
 		struct gp_unwind_process *proc = bpf_map_lookup_elem(&unwind_procs, &pid);
 
-		if (proc)
+		if (proc) {
 			proc->exited = 1;
+			__sync_fetch_and_add(&unwind_generation, 1);
+		}
 	}
 	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
 		return 0;			   /* never announced: nothing to tell */

@@ -93,8 +93,10 @@ struct gp_cpu_state {
 	__u64 counters[GP_COUNTER_MAX];
 };
 
-/* Entries per CPU of each slot's cache of recent sample keys (a power of two). */
-#define GP_RECENT_ENTRIES 64
+/* Entries per CPU of each slot's cache of recent sample keys (a power of two). 512: a Python
+ * process's stacks (its leaf anywhere in the interpreter loop) found their key here in 63% of
+ * samples against 37% with 64, sparing the counts map's two cold hash lookups. */
+#define GP_RECENT_ENTRIES 512
 
 /* An entry of a slot's per-CPU `recent` cache: a key already counted in the slot's counts map,
  * and the samples of it counted here since (added to the map when the entry is reused, or
@@ -229,6 +231,13 @@ struct gp_walk_state {
 	struct gp_stack kernel;		     /* the kernel stack being taken */
 	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
 	struct gp_unwind_regs unwind;	     /* the table walk's state */
+	/* The unwind_procs entry of this CPU's last table walk, and whether there was one, good
+	 * while unwind_generation stays: most samples repeat their CPU's process. */
+	struct gp_unwind_process proc;
+	__u32 proc_pid;
+	__u32 proc_generation;
+	__u32 proc_found;
+	__u32 proc_pad;
 };
 
 #endif /* GP_PROFILE_H */

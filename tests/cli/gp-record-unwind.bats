@@ -22,6 +22,7 @@ setup_file() {
   cc "${nofp[@]}" -o "$bin/threadchain" "$src/threadchain.c" -pthread
   cc "${nofp[@]}" -o "$bin/shortlived_nofp" "$src/shortlived.c"
   cc "${nofp[@]}" -o "$bin/sysloop_nofp" "$src/sysloop.c"
+  cc "${nofp[@]}" -o "$bin/execchain_nofp" "$src/execchain.c"
   cc "${nofp[@]}" -fPIC -shared -o "$bin/libdlwork_nofp.so" "$src/libdlwork.c"
   cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
   # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
@@ -149,9 +150,26 @@ record_fixture() {
 @test "a library without frame pointers loaded with dlopen is unwound" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # dlopen after 0.5 s: the library is mapped after the process's tables were first loaded.
-  record_fixture "$FIX/dlopen_nofp $FIX/libdlwork_nofp.so 0.5 3" 3 --unwind dwarf
+  # dlopen after 1.5 s, well after the process's tables were first loaded (gp-record starts
+  # 0.3 s in): every CPU must then use the process's new tables, not the ones it had before.
+  record_fixture "$FIX/dlopen_nofp $FIX/libdlwork_nofp.so 1.5 4" 4 --unwind dwarf
   assert_line --regexp '^dlopen_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;dl_spin;dl_inner [0-9]+$'
+  local whole
+  whole=$(grep -E ';dl_inner [0-9]+$' <<<"$output" | whole_percent)
+  ((whole >= 95)) || fail "only $whole% of the samples in the library are whole stacks: $output"
+}
+
+@test "after an exec the new image's stacks are unwound whole with its own tables" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The pid runs an FP-less image for 1 s, then execs another: the old image's tables no longer
+  # apply, and its samples must not be unwound with them.
+  record_fixture "$FIX/execchain_nofp 1 $FIX/chain_nofp 2.5" 3.5 --unwind dwarf
+  assert_line --regexp '^execchain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;before_exec [0-9]+$'
+  assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
+  local whole
+  whole=$(grep -E ';spin [0-9]+$' <<<"$output" | whole_percent)
+  ((whole >= 95)) || fail "only $whole% of the new image's samples are whole stacks: $output"
 }
 
 @test "a process that lives 50 ms is unwound whole" {

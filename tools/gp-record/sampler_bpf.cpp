@@ -42,9 +42,15 @@ int libbpf_verbosity = 0;
 int print_libbpf(enum libbpf_print_level level, const char* format, va_list args) {
   // libbpf is chatty (every relocation at debug level): silent below -vv (STYLE.md §F).
   if (libbpf_verbosity < 2 || (level == LIBBPF_DEBUG && libbpf_verbosity < 3)) return 0;
-  char line[1024];
-  vsnprintf(line, sizeof(line), format, args);
-  std::string text(line);
+  // Whole: a verifier's log is one message of up to megabytes, and its end says what failed.
+  va_list measure;
+  va_copy(measure, args);
+  int length = vsnprintf(nullptr, 0, format, measure);
+  va_end(measure);
+  if (length <= 0) return 0;
+  std::string text(static_cast<size_t>(length) + 1, '\0');
+  vsnprintf(text.data(), text.size(), format, args);
+  text.resize(static_cast<size_t>(length));
   while (!text.empty() && text.back() == '\n') text.pop_back();
   gp::cli::info(2, "libbpf: " + text);
   return 0;
@@ -274,7 +280,8 @@ Status BpfSampler::open(std::string* hint) {
     unwinder_ = std::make_unique<BpfUnwinder>(
         BpfUnwinder::Maps{skel_->maps.unwind_rules, skel_->maps.unwind_rows,
                           skel_->maps.unwind_pages, skel_->maps.unwind_tables,
-                          skel_->maps.unwind_mappings, skel_->maps.unwind_procs},
+                          skel_->maps.unwind_mappings, skel_->maps.unwind_procs,
+                          &skel_->bss->unwind_generation},
         unwind_limits(config_.unwind_memory_mib));
     if (config_.before_sampling) {
       config_.before_sampling(*unwinder_);

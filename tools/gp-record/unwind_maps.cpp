@@ -46,6 +46,7 @@ BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
       slots_fd_(bpf_map__fd(maps.tables)),
       mappings_fd_(bpf_map__fd(maps.mappings)),
       procs_fd_(bpf_map__fd(maps.procs)),
+      generation_(maps.generation),
       store_(*this, limits),
       tables_(store_, unwind::open_mapped_file, unwind::own_vdso_image()) {
   publish_counters();
@@ -182,6 +183,7 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
     ++no_room_;
     return;
   }
+  next_generation();
   ++entries_written_;
   auto [it, inserted] = ranges_.try_emplace(pid, range);
   if (!inserted) {
@@ -190,11 +192,17 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   }
 }
 
+void BpfUnwinder::next_generation() {
+  // After the map's change (a system call: ordered before this store): a CPU that reads the new
+  // generation finds the new entry.
+  if (generation_ != nullptr) __atomic_fetch_add(generation_, 1u, __ATOMIC_SEQ_CST);
+}
+
 void BpfUnwinder::forget(int32_t pid) {
   // The kernel's entry goes at once (the loading thread's forget deletes it again, after a load
   // that may have been under way).
   uint32_t key = static_cast<uint32_t>(pid);
-  bpf_map_delete_elem(procs_fd_, &key);
+  if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   {
     std::lock_guard lock(mu_);
     std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
@@ -205,7 +213,7 @@ void BpfUnwinder::forget(int32_t pid) {
 
 void BpfUnwinder::forget_now(int32_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
-  bpf_map_delete_elem(procs_fd_, &key);
+  if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   tables_.forget(pid);
   if (auto it = ranges_.find(pid); it != ranges_.end()) {
     release(it->second);

@@ -48,6 +48,9 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     bpf_map* tables;
     bpf_map* mappings;
     bpf_map* procs;
+    // Bumped after every change of `procs`: the BPF program's per-CPU copies of entries hold
+    // only within a generation (its .bss, mapped into this process).
+    uint32_t* generation;
   };
   BpfUnwinder(const Maps& maps, unwind::StoreLimits limits);
   ~BpfUnwinder() override;
@@ -81,6 +84,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   void reuse_released();
 
   int rules_fd_, rows_fd_, pages_fd_, slots_fd_, mappings_fd_, procs_fd_;
+  uint32_t* generation_;
   std::vector<uint32_t> keys_;  // the batch updates' keys
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;
@@ -94,6 +98,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   };
   void run();
   void forget_now(int32_t pid);
+  void next_generation();
   void publish_counters();
 
   mutable std::mutex mu_;
