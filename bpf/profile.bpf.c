@@ -64,6 +64,10 @@ const volatile bool unwind_tables_on =
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
+/* Per slot, the id of its current interval (never 0, set by user space before the first sample):
+ * an entry of the slot's `recent` cache holds a key only when it was written in this interval.
+ * A drain gives the idle slot a new id: its entries are then empty without writing them. */
+__u32 recent_interval[2];
 /* Bumped by every exec and announced exit: a CPU's cached "already announced" pid holds only
  * within a generation. */
 __u32 exec_generation = 0;
@@ -980,7 +984,7 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
  * another stack's 64-bit hash would hide is then not compared again. `loops`: the kernel has
  * bpf_loop, and user stacks of samples in user mode are walked here. */
 static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
-				  void *stacks, void *counts, void *recent,
+				  void *stacks, void *counts, void *recent, __u32 interval,
 				  struct gp_sample_key *key, const bool loops)
 {
 	bool user_mode = in_user_mode(ctx);
@@ -1013,13 +1017,13 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 			((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
 		(GP_RECENT_ENTRIES - 1);
 	entry = bpf_map_lookup_elem(recent, &index);
-	if (entry && entry->valid && same_key(&entry->key, key)) {
+	if (entry && entry->valid == interval && same_key(&entry->key, key)) {
 		entry->pending +=
 			1; /* per CPU, and the drain reads it only while the slot is idle */
 		count_on(state, GP_COUNTER_SAMPLES);
 		return 0;
 	}
-	if (entry && entry->valid && entry->pending)
+	if (entry && entry->valid == interval && entry->pending)
 		settle(state, counts, entry);
 
 	value = bpf_map_lookup_elem(counts, key);
@@ -1045,7 +1049,7 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		if (entry) {
 			__builtin_memcpy(&entry->key, key, sizeof(*key));
 			entry->pending = 0;
-			entry->valid = 1;
+			entry->valid = interval;
 		}
 	} else if (entry) {
 		entry->valid = 0;
@@ -1099,9 +1103,11 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lo
 		__sync_lock_test_and_set(&state->in_slot, 1);
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
-		record(ctx, state, &stacks_b, &counts_b, &recent_b, &key, loops);
+		record(ctx, state, &stacks_b, &counts_b, &recent_b,
+		       *(volatile __u32 *)&recent_interval[1], &key, loops);
 	else
-		record(ctx, state, &stacks_a, &counts_a, &recent_a, &key, loops);
+		record(ctx, state, &stacks_a, &counts_a, &recent_a,
+		       *(volatile __u32 *)&recent_interval[0], &key, loops);
 	if (loops)
 		__sync_lock_test_and_set(&state->in_slot, 0);
 	return 0;

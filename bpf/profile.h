@@ -104,7 +104,7 @@ struct gp_cpu_state {
 struct gp_recent {
 	struct gp_sample_key key;
 	__u64 pending;
-	__u32 valid;
+	__u32 valid; /* the slot's recent_interval when the key was written (0: never) */
 	__u32 pad;
 };
 

@@ -221,12 +221,13 @@ delivered_and_counted() {
   [ "$folded" -le "$counted" ] && [ "$folded" -ge $((counted * 99 / 100)) ]
 }
 
-@test "many threads at once, more than the per-CPU cache of recent keys holds, lose no sample" {
+@test "many threads at once, whose keys share entries of the per-CPU cache of recent keys, lose no sample" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # 48 busy processes per CPU (at most 512): each CPU's 64-entry cache of recent sample keys
-  # keeps evicting keys that have samples pending, which must reach the counts map.
-  local pids=() i n=$((48 * $(nproc)))
+  # 100 busy processes per CPU (at most 512): in each CPU's direct-mapped cache of recent sample
+  # keys (512 entries) about ten pairs of them share an entry, and evict each other while they
+  # have samples pending, which must reach the counts map.
+  local pids=() i n=$((100 * $(nproc)))
   ((n <= 512)) || n=512
   for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 20 & pids+=($!); done
   # Frame pointers: the unwind tables of the recorder's start (every process's) would be work

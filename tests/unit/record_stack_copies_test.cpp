@@ -62,6 +62,8 @@ TEST(StackCopies, ReadsAStackFromTheKernelOnceWhileItIsInUse) {
 
 TEST(StackCopies, DropsCopiesUnusedForALongTimeButCountsWhatTheMapHolds) {
   FakeStackMap map;
+  map.stacks[1] = {0x10};
+  map.stacks[2] = {0x20};
   StackCopies copies;
   auto read = map.reader();
   // A stack of an exited process, then only the stacks of a live one.
@@ -72,12 +74,23 @@ TEST(StackCopies, DropsCopiesUnusedForALongTimeButCountsWhatTheMapHolds) {
   }
   EXPECT_EQ(copies.size(), 1u);         // stack 1's copy is gone, stack 2's stays
   EXPECT_EQ(copies.map_entries(), 2u);  // the kernel's map still holds both
-  copies.get(1, read);  // sampled again: read anew (and counted again: an upper bound)
+  copies.get(1, read);                  // sampled again: read anew, still one entry of the map
   EXPECT_EQ(map.reads, 3);
-  EXPECT_EQ(copies.map_entries(), 3u);
+  EXPECT_EQ(copies.map_entries(), 2u);
+  EXPECT_EQ(copies.map_keys(), (std::unordered_set<uint64_t>{1, 2}));
   copies.clear();  // the map was cleared
   EXPECT_EQ(copies.size(), 0u);
   EXPECT_EQ(copies.map_entries(), 0u);
+}
+
+TEST(StackCopies, AKeyTheMapDoesNotHoldIsNoneOfItsKeys) {
+  FakeStackMap map;
+  map.stacks[5] = {0x50};
+  StackCopies copies;
+  auto read = map.reader();
+  EXPECT_TRUE(copies.get(6, read).empty());  // lost (the map was full): nothing to delete later
+  copies.get(5, read);
+  EXPECT_EQ(copies.map_keys(), (std::unordered_set<uint64_t>{5}));
 }
 
 }  // namespace

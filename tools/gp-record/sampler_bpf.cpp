@@ -99,10 +99,11 @@ class BpfSampler final : public Sampler {
   bool read_cpu_states();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
-  // Takes an idle slot's per-CPU caches of recent keys (their pending samples) into recent_,
-  // and empties them.
+  // Reads an idle slot's per-CPU caches of recent keys (their pending samples) into recent_;
+  // those of its interval are the ones written since its last drain.
   Status take_recent(int recent_fd);
-  void clear_stacks(int stacks_fd);
+  uint32_t next_interval();
+  void clear_stacks(int stacks_fd, const record::StackCopies& copies);
   static int on_ring_event(void* ctx, void* data, size_t size);
 
   SamplerConfig config_;
@@ -120,9 +121,10 @@ class BpfSampler final : public Sampler {
   std::vector<uint64_t> values_;
   uint32_t counts_entries_ = 0;  // max_entries of each counts map
   // A slot's caches of recent keys, every index of every possible CPU's; allocated once, with
-  // the indexes and the empty caches written back.
-  std::vector<gp_recent> recent_, recent_empty_;
+  // the indexes.
+  std::vector<gp_recent> recent_;
   std::vector<uint32_t> recent_indexes_;
+  uint32_t last_interval_ = 0;  // the newest id given to a slot's interval (recent_interval)
   int cgroup_fd_ = -1;
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
@@ -293,6 +295,7 @@ Status BpfSampler::open(std::string* hint) {
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
+  for (uint32_t& interval : skel_->bss->recent_interval) interval = next_interval();
   return attach(hint);
 }
 
@@ -366,16 +369,21 @@ Result<size_t> BpfSampler::read_counts(int fd) {
   return taken;
 }
 
+uint32_t BpfSampler::next_interval() {
+  if (++last_interval_ == 0) ++last_interval_;  // 0 is an entry never written
+  return last_interval_;
+}
+
 Status BpfSampler::take_recent(int fd) {
   if (recent_indexes_.empty()) {
     int ncpus = libbpf_num_possible_cpus();
     if (ncpus <= 0) return make_error("cannot count the possible CPUs: " + errno_text(-ncpus));
     for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i) recent_indexes_.push_back(i);
     recent_.resize(recent_indexes_.size() * static_cast<size_t>(ncpus));
-    recent_empty_.resize(recent_.size());
   }
   const size_t per_index = recent_.size() / recent_indexes_.size();  // one entry per CPU
-  // One batch for the whole array; on kernels without array batches, one call per index.
+  // One batch for the whole array; on kernels without array batches, one call per index. The
+  // entries are not emptied: the slot's next interval has a new id, which none of them holds.
   uint32_t n = GP_RECENT_ENTRIES, token = 0;
   int err = bpf_map_lookup_batch(fd, nullptr, &token, recent_indexes_.data(), recent_.data(), &n,
                                  nullptr);
@@ -384,19 +392,23 @@ Status BpfSampler::take_recent(int fd) {
       if (bpf_map_lookup_elem(fd, &i, &recent_[i * per_index]) != 0)
         return make_error("cannot read the recent sample keys: " + errno_text(errno));
   }
-  // Emptied while idle: the slot's next interval starts with no entry.
-  n = GP_RECENT_ENTRIES;
-  if (bpf_map_update_batch(fd, recent_indexes_.data(), recent_empty_.data(), &n, nullptr) != 0 ||
-      n != GP_RECENT_ENTRIES) {
-    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i)
-      if (bpf_map_update_elem(fd, &i, &recent_empty_[i * per_index], BPF_ANY) != 0)
-        return make_error("cannot empty the recent sample keys: " + errno_text(errno));
-  }
   return ok_status();
 }
 
-void BpfSampler::clear_stacks(int fd) {
-  std::vector<uint64_t> keys;
+// Deletes keys from a hash map: in one batch, else (kernels without batch deletes) one by one.
+void delete_keys(int fd, std::vector<uint64_t>& keys) {
+  uint32_t n = static_cast<uint32_t>(keys.size());
+  if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0)
+    for (size_t i = n; i < keys.size(); ++i) bpf_map_delete_elem(fd, &keys[i]);
+}
+
+void BpfSampler::clear_stacks(int fd, const record::StackCopies& copies) {
+  // The stacks read since the last clear go in one batch. Walking the map costs a system call
+  // per key (4096 at least, milliseconds), so it only finds what is left: stacks of samples that
+  // were lost, usually none.
+  std::vector<uint64_t> keys(copies.map_keys().begin(), copies.map_keys().end());
+  delete_keys(fd, keys);
+  keys.clear();
   uint64_t key = 0, next = 0;
   const uint64_t* prev = nullptr;
   while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -404,9 +416,7 @@ void BpfSampler::clear_stacks(int fd) {
     key = next;
     prev = &key;
   }
-  uint32_t n = static_cast<uint32_t>(keys.size());
-  if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0)
-    for (uint64_t k : keys) bpf_map_delete_elem(fd, &k);  // kernels without batch deletes
+  delete_keys(fd, keys);
 }
 
 Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample) {
@@ -448,13 +458,16 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   for (size_t i = 0; i < *entries; ++i) emit(keys_[i], values_[i]);
   // A cached key's first sample is in the counts map; the ones counted in the cache since are
   // added here (the session sums a key's counts).
+  uint32_t& interval = skel_->bss->recent_interval[idle];
   for (const gp_recent& r : recent_)
-    if (r.valid && r.pending > 0) emit(r.key, r.pending);
+    if (r.valid == interval && r.pending > 0) emit(r.key, r.pending);
+  // Idle until the next flip: its entries written so far are out of date once it has a new id.
+  interval = next_interval();
   // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
   // still have three quarters of it.
   copies.end_drain();
   if (copies.map_entries() > config_.stack_storage_size / 4) {
-    clear_stacks(stacks_fd);
+    clear_stacks(stacks_fd, copies);
     copies.clear();
   }
   return ok_status();

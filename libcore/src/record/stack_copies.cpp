@@ -9,7 +9,7 @@ const std::vector<uint64_t>& StackCopies::get(uint64_t key, const Reader& read, 
   auto [it, inserted] = copies_.try_emplace(key);
   if (inserted) {
     read(key, it->second.ips, it->second.end);
-    ++map_entries_;
+    if (!it->second.ips.empty()) map_keys_.insert(key);  // not there: nothing to delete
   }
   it->second.last_drain = drains_;
   if (end != nullptr) *end = it->second.end;
@@ -24,7 +24,7 @@ void StackCopies::end_drain() {
 
 void StackCopies::clear() {
   copies_.clear();
-  map_entries_ = 0;
+  map_keys_.clear();
 }
 
 }  // namespace gp::record

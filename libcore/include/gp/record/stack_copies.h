@@ -3,13 +3,14 @@
 // A flush reads from the kernel only stacks it has no copy of. Copies not used for kIdleDrains
 // drains are dropped (the stacks of exited processes, mostly), so memory follows the stacks
 // being sampled, not everything sampled since the map was last cleared. The kernel's map keeps
-// every stack until it is cleared; `map_entries()` counts them (at most: a stack read again
-// after its copy was dropped counts twice), for the caller to clear the map before it fills.
-// Not thread-safe.
+// every stack until it is cleared; `map_keys()` are the keys of those read from it, so that the
+// caller can clear the map before it fills, in one batch (8 bytes a stack: a stack map holds at
+// most a few tens of thousands). Not thread-safe.
 
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace gp::record {
@@ -29,7 +30,9 @@ class StackCopies {
   void clear();
 
   size_t size() const { return copies_.size(); }
-  uint64_t map_entries() const { return map_entries_; }
+  // Every key found in the kernel's map since it was last cleared, each once.
+  const std::unordered_set<uint64_t>& map_keys() const { return map_keys_; }
+  uint64_t map_entries() const { return map_keys_.size(); }
   static constexpr uint32_t kIdleDrains = 64;
 
  private:
@@ -39,8 +42,8 @@ class StackCopies {
     uint8_t end = 0;
   };
   std::unordered_map<uint64_t, Copy> copies_;
+  std::unordered_set<uint64_t> map_keys_;
   uint64_t drains_ = 0;
-  uint64_t map_entries_ = 0;
 };
 
 }  // namespace gp::record
