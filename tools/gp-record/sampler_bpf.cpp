@@ -395,11 +395,12 @@ Status BpfSampler::take_recent(int fd) {
   return ok_status();
 }
 
-// Deletes keys from a hash map: in one batch, else (kernels without batch deletes) one by one.
+// Deletes keys from a hash map: in one batch, else (kernels without batch deletes, which leave
+// the count as it was) one by one.
 void delete_keys(int fd, std::vector<uint64_t>& keys) {
   uint32_t n = static_cast<uint32_t>(keys.size());
   if (n > 0 && bpf_map_delete_batch(fd, keys.data(), &n, nullptr) != 0)
-    for (size_t i = n; i < keys.size(); ++i) bpf_map_delete_elem(fd, &keys[i]);
+    for (uint64_t k : keys) bpf_map_delete_elem(fd, &k);
 }
 
 void BpfSampler::clear_stacks(int fd, const record::StackCopies& copies) {
