@@ -224,9 +224,9 @@ delivered_and_counted() {
 @test "many threads at once, whose keys share entries of the per-CPU cache of recent keys, lose no sample" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # 100 busy processes per CPU (at most 512): in each CPU's direct-mapped cache of recent sample
-  # keys (512 entries) about ten pairs of them share an entry, and evict each other while they
-  # have samples pending, which must reach the counts map.
+  # 100 busy processes per CPU (at most 512), more than each CPU's direct-mapped cache of recent
+  # sample keys holds (64 entries): keys that share an entry evict each other while they have
+  # samples pending, which must reach the counts map.
   local pids=() i n=$((100 * $(nproc)))
   ((n <= 512)) || n=512
   for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 20 & pids+=($!); done
