@@ -11,10 +11,16 @@
  * every frame-pointer chain (the ABI's outermost frame), a page fault that costs more than the
  * rest of the walk (about 650 ns of 1100 on the benchmark's VM).
  *
- * Double buffering: there are two slots (A and B), each a counts map, the stack map its stack
- * keys refer to, and a per-CPU cache of recent keys whose later samples are counted there.
- * `active_slot` picks the slot samples go to. Every flush, user space flips it, then makes sure
- * no program still uses the old value, then takes the idle slot's counts (map and caches) out.
+ * Counting: each CPU has its own part of a slot's `tally` (an array user space reads through
+ * mmap), an open-addressed table of the keys it sampled this interval and their counts. A key's
+ * samples on a CPU cost one array element there (a cache line), not a jhash of the key and two
+ * cold cache lines in a shared hash map; the hash map `counts` takes only the keys for which
+ * the tally has no room.
+ *
+ * Double buffering: there are two slots (A and B), each a tally, a counts map and the stack map
+ * their stack keys refer to. `active_slot` picks the slot samples go to. Every flush, user space
+ * flips it, then makes sure no program still uses the old value, then takes the idle slot's
+ * counts (tally and map) out.
  * A sample therefore lands in exactly one drain. The check is a handshake on each CPU's
  * `in_slot` flag: the program sets it (a fully ordered xchg) before it reads active_slot and
  * clears it when done; user space reads every CPU's flag after its flip (also fenced). A flag
@@ -59,15 +65,19 @@ const volatile bool include_idle = false;  /* keep samples of the idle task (pid
 const volatile bool user_stacks = true;	   /* false with --kernel-only */
 const volatile bool kernel_stacks = true;  /* false with --user-only */
 const volatile bool kernel_only = false;   /* drop samples taken in user mode */
+/* Entries per CPU of a tally, minus one (a power of two minus one); no tally when the kernel has
+ * no mmapable arrays (Linux 5.5): every key goes to the counts map. */
+const volatile __u32 tally_mask = 0;
+const volatile bool tally_on = false;
 const volatile bool unwind_tables_on =
 	false; /* user stacks unwound with tables (--unwind dwarf|auto) */
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
 /* Per slot, the id of its current interval (never 0, set by user space before the first sample):
- * an entry of the slot's `recent` cache holds a key only when it was written in this interval.
- * A drain gives the idle slot a new id: its entries are then empty without writing them. */
-__u32 recent_interval[2];
+ * an entry of the slot's tally holds a key only when it was written in this interval. A drain
+ * gives the idle slot a new id: its entries are then empty without writing them. */
+__u32 tally_interval[2];
 /* Bumped by every exec and announced exit: a CPU's cached "already announced" pid holds only
  * within a generation. */
 __u32 exec_generation = 0;
@@ -89,22 +99,22 @@ struct counts_map {
 	__uint(max_entries, GP_DEFAULT_STORAGE); /* resized from --stack-storage-size */
 };
 
-/* Per CPU, per slot: the keys of recent samples, direct-mapped by their hashes. A sample whose
- * key is there is counted in the entry, with no lookup in the shared counts map (a jhash of the
- * key and two cold cache lines: about a quarter of a sample's time on a 4-frame stack). */
-struct recent_map {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_RECENT_ENTRIES);
+/* Per slot: each CPU's keys of this interval and their counts, tally_mask + 1 entries per CPU
+ * (CPU n's from n * (tally_mask + 1)), open-addressed by the key's hash. */
+struct tally_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space reads it in place */
+	__uint(max_entries, 1);		   /* resized: possible CPUs * (tally_mask + 1) */
 	__type(key, __u32);
-	__type(value, struct gp_recent);
+	__type(value, struct gp_tally);
 };
 
 struct stack_map stacks_a SEC(".maps");
 struct stack_map stacks_b SEC(".maps");
 struct counts_map counts_a SEC(".maps");
 struct counts_map counts_b SEC(".maps");
-struct recent_map recent_a SEC(".maps");
-struct recent_map recent_b SEC(".maps");
+struct tally_map tally_a SEC(".maps");
+struct tally_map tally_b SEC(".maps");
 
 /* Only used from user space: updating a map-of-maps waits for running programs (the swap's
  * barrier when the in_slot handshake cannot tell). */
@@ -931,20 +941,6 @@ static __always_inline bool same_key(const struct gp_sample_key *a, const struct
 	       x[5] == y[5];
 }
 
-/* Adds a cache entry's pending samples to its key in the slot's counts map, where the key's
- * first sample put it (only the drain, while the slot is idle, takes keys out). */
-static __always_inline void settle(struct gp_cpu_state *state, void *counts,
-				   struct gp_recent *entry)
-{
-	__u64 *value = bpf_map_lookup_elem(counts, &entry->key);
-
-	if (value)
-		__sync_fetch_and_add(value, entry->pending);
-	else
-		count_many(state, GP_COUNTER_COUNTS_FULL, entry->pending);
-	entry->pending = 0;
-}
-
 /* The user stack into walk->stack: unwound with tables when the process has them (--unwind), else
  * walked with frame pointers, by this program in user mode or else by the kernel. Returns its
  * hash, or 0 with key->user_error set. */
@@ -976,22 +972,51 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 	return take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
 }
 
-/* Takes the stacks and counts the sample: in its CPU's entry of `recent` when the entry holds
- * its key, else in `counts` (the entry then takes the key, after adding its own pending samples
- * to `counts`). A sample whose key is new in this interval also stores its stacks in `stacks`
- * (all three maps are one slot's). A key already counted names stacks its first sample stored,
- * so most samples skip the stack map (a cold hash lookup, about 300 ns at 99 Hz); a stack that
- * another stack's 64-bit hash would hide is then not compared again. `loops`: the kernel has
- * bpf_loop, and user stacks of samples in user mode are walked here. */
+/* The entry of this CPU's part of the slot's tally that counts `key` in this interval: the one
+ * that holds it (*claim false), else the first free one of its probes (*claim true: the key's
+ * first sample here), else NULL (no room: the counts map takes it). */
+static __always_inline struct gp_tally *tally_entry(void *tally, __u32 interval,
+						    const struct gp_sample_key *key, bool *claim)
+{
+	__u64 h = (key->user_stack ^ key->kernel_stack ^ ((__u64)key->tid << 32 | key->pid)) *
+		  0x9e3779b97f4a7c15ULL;
+	__u32 base = bpf_get_smp_processor_id() * (tally_mask + 1), slot = (__u32)(h >> 32), i,
+	      index;
+	struct gp_tally *entry;
+
+	if (!tally_on)
+		return NULL;
+#pragma unroll
+	for (i = 0; i < GP_TALLY_PROBES; i++) {
+		index = base + ((slot + i) & tally_mask);
+		entry = bpf_map_lookup_elem(tally, &index);
+		if (!entry)
+			return NULL;
+		if (entry->interval != interval) {
+			*claim = true;
+			return entry;
+		}
+		if (same_key(&entry->key, key))
+			return entry;
+	}
+	return NULL;
+}
+
+/* Takes the stacks and counts the sample: in its key's entry of this CPU's part of the tally
+ * when the key is there or finds room, else in `counts`. A key's first sample in an entry or in
+ * the counts map also stores its stacks in `stacks` (all three maps are one slot's); the key's
+ * later samples name stacks already stored and skip the stack map (a cold hash lookup, about
+ * 300 ns at 99 Hz), so a stack that another stack's 64-bit hash would hide is not compared again.
+ * `loops`: the kernel has bpf_loop, and user stacks of samples in user mode are walked here. */
 static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
-				  void *stacks, void *counts, void *recent, __u32 interval,
+				  void *stacks, void *counts, void *tally, __u32 interval,
 				  struct gp_sample_key *key, const bool loops)
 {
-	bool user_mode = in_user_mode(ctx);
-	__u64 one = 1, *value;
+	bool user_mode = in_user_mode(ctx), claim = false;
+	__u64 one = 1, *value = NULL;
 	struct gp_walk_state *walk;
-	struct gp_recent *entry;
-	__u32 zero = 0, index;
+	struct gp_tally *entry;
+	__u32 zero = 0;
 
 	walk = bpf_map_lookup_elem(&walk_state, &zero);
 	if (!walk)
@@ -1013,48 +1038,44 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	else
 		key->user_stack = user_stack(ctx, state, walk, key, loops);
 
-	index = (__u32)(key->user_stack ^ key->kernel_stack ^
-			((__u64)key->tid * 0x9e3779b97f4a7c15ULL) >> 32) &
-		(GP_RECENT_ENTRIES - 1);
-	entry = bpf_map_lookup_elem(recent, &index);
-	if (entry && entry->valid == interval && same_key(&entry->key, key)) {
-		entry->pending +=
-			1; /* per CPU, and the drain reads it only while the slot is idle */
-		count_on(state, GP_COUNTER_SAMPLES);
+	count_on(state, GP_COUNTER_SAMPLES);
+	entry = tally_entry(tally, interval, key, &claim);
+	if (entry && !claim) {
+		entry->count +=
+			1; /* this CPU's entry; the drain reads it only while the slot is idle */
 		return 0;
 	}
-	if (entry && entry->valid == interval && entry->pending)
-		settle(state, counts, entry);
-
-	value = bpf_map_lookup_elem(counts, key);
-	if (!value) {
-		/* The key's first sample this interval: keep its stacks (a collision or a full
-		 * stack map changes the key). */
-		if (key->kernel_stack)
-			key->kernel_stack =
-				keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
-					   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
-		if (key->user_stack)
-			key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack,
-						     &key->user_error, GP_COUNTER_USER_COLLISIONS);
-		/* Inserted with its count, or -EEXIST (another CPU inserted the key meanwhile: add
-		 * to it), or the map is full. */
-		if (bpf_map_update_elem(counts, key, &one, BPF_NOEXIST) != 0 &&
-		    !(value = bpf_map_lookup_elem(counts, key)))
-			count_on(state, GP_COUNTER_COUNTS_FULL);
+	if (!entry) {
+		count_on(state, GP_COUNTER_SHARED_MAP);
+		value = bpf_map_lookup_elem(counts, key);
 	}
-	if (value) {
+	if (!entry && value) {
 		__sync_fetch_and_add(value, 1);
-		/* The key is in the counts map now: its next samples on this CPU may count here. */
-		if (entry) {
-			__builtin_memcpy(&entry->key, key, sizeof(*key));
-			entry->pending = 0;
-			entry->valid = interval;
-		}
-	} else if (entry) {
-		entry->valid = 0;
+		return 0;
 	}
-	count_on(state, GP_COUNTER_SAMPLES);
+	/* The key's first sample in this entry or in the map: keep its stacks (a collision or a
+	 * full stack map changes the key). */
+	if (key->kernel_stack)
+		key->kernel_stack = keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
+					       &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+	if (key->user_stack)
+		key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack,
+					     &key->user_error, GP_COUNTER_USER_COLLISIONS);
+	if (entry) {
+		__builtin_memcpy(&entry->key, key, sizeof(*key));
+		entry->count = 1;
+		entry->interval = interval;
+		return 0;
+	}
+	/* Inserted with its count, or -EEXIST (another CPU inserted the key meanwhile: add to it),
+	 * or the map is full. */
+	if (bpf_map_update_elem(counts, key, &one, BPF_NOEXIST) == 0)
+		return 0;
+	value = bpf_map_lookup_elem(counts, key);
+	if (value)
+		__sync_fetch_and_add(value, 1);
+	else
+		count_on(state, GP_COUNTER_COUNTS_FULL);
 	return 0;
 }
 
@@ -1103,11 +1124,11 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lo
 		__sync_lock_test_and_set(&state->in_slot, 1);
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
-		record(ctx, state, &stacks_b, &counts_b, &recent_b,
-		       *(volatile __u32 *)&recent_interval[1], &key, loops);
+		record(ctx, state, &stacks_b, &counts_b, &tally_b,
+		       *(volatile __u32 *)&tally_interval[1], &key, loops);
 	else
-		record(ctx, state, &stacks_a, &counts_a, &recent_a,
-		       *(volatile __u32 *)&recent_interval[0], &key, loops);
+		record(ctx, state, &stacks_a, &counts_a, &tally_a,
+		       *(volatile __u32 *)&tally_interval[0], &key, loops);
 	if (loops)
 		__sync_lock_test_and_set(&state->in_slot, 0);
 	return 0;

@@ -80,6 +80,8 @@ enum gp_counter {
 					* address with no CFI to say it is the outermost frame */
 	GP_COUNTER_UNWIND_SEARCHES,    /* rules searched in the tables (the others came from the
 					* per-CPU rule cache) */
+	GP_COUNTER_SHARED_MAP,	       /* samples counted in the shared counts map: their CPU's
+					* tally had no room for their key */
 	GP_COUNTER_MAX,
 };
 
@@ -93,19 +95,16 @@ struct gp_cpu_state {
 	__u64 counters[GP_COUNTER_MAX];
 };
 
-/* Entries per CPU of each slot's cache of recent sample keys (a power of two). 512 found a
- * Python process's key here in 63% of samples against 37% with 64, for about 3% of the BPF
- * program's time, but the drain's read of every entry of every CPU cost the recorder 18% more
- * CPU than that saved. */
-#define GP_RECENT_ENTRIES 64
+/* Linear probes of a sample's key in its CPU's part of a slot's tally before it goes to the
+ * shared counts map. */
+#define GP_TALLY_PROBES 4
 
-/* An entry of a slot's per-CPU `recent` cache: a key already counted in the slot's counts map,
- * and the samples of it counted here since (added to the map when the entry is reused, or
- * read by the drain). One cache line. */
-struct gp_recent {
+/* An entry of a slot's tally: a sample key and its samples on one CPU in one interval. One cache
+ * line. */
+struct gp_tally {
 	struct gp_sample_key key;
-	__u64 pending;
-	__u32 valid; /* the slot's recent_interval when the key was written (0: never) */
+	__u64 count;
+	__u32 interval; /* the slot's tally_interval when the key was written (0: never) */
 	__u32 pad;
 };
 

@@ -20,6 +20,7 @@ setup_file() {
   cc "${cflags[@]}" -o "$bin/execchain" "$src/execchain.c"
   cc "${cflags[@]}" -o "$bin/vdsoloop" "$src/vdsoloop.c"
   cc "${cflags[@]}" -o "$bin/recurse" "$src/recurse.c"
+  cc "${cflags[@]}" -o "$bin/threadwaves" "$src/threadwaves.c" -pthread
   chmod 755 "$bin" "$bin"/*
 }
 
@@ -221,12 +222,10 @@ delivered_and_counted() {
   [ "$folded" -le "$counted" ] && [ "$folded" -ge $((counted * 99 / 100)) ]
 }
 
-@test "many threads at once, whose keys share entries of the per-CPU cache of recent keys, lose no sample" {
+@test "many processes at once, each its own sample key, lose no sample" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # 100 busy processes per CPU (at most 512), more than each CPU's direct-mapped cache of recent
-  # sample keys holds (64 entries): keys that share an entry evict each other while they have
-  # samples pending, which must reach the counts map.
+  # 100 busy processes per CPU (at most 512), whose keys crowd each CPU's tally.
   local pids=() i n=$((100 * $(nproc)))
   ((n <= 512)) || n=512
   for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 20 & pids+=($!); done
@@ -245,6 +244,29 @@ delivered_and_counted() {
   local busy
   busy=$(awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }' <<<"$output")
   [ "$busy" -ge $((delivered * 3 / 4)) ]
+}
+
+@test "more keys in an interval than a CPU's tally holds go to the shared map, and none is lost" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # Thousands of 2-ms threads in 4 s, a key each; one 4-s interval at 999 Hz gives a CPU's tally
+  # 1024 entries, fewer than the keys a busy CPU sees.
+  "$FIX/threadwaves" 6 &
+  local pid=$!
+  run -0 record 4 -F 999 --flush-interval 4 -v --unwind fp -p "$pid"
+  wait "$pid"
+  local delivered counted
+  delivered_and_counted
+  assert_equal "$delivered" "$counted"
+  local shared
+  shared=$(grep -oE ' samples\.shared_map=[0-9]+' <<<"$output" | cut -d= -f2)
+  [ "${shared:-0}" -gt 0 ] || fail "no sample went to the shared map: the test did not fill a tally"
+  [ "$delivered" -gt "$shared" ]
+  run -0 fold "$OUT/rec.gpa"
+  local folded
+  folded=$(awk '{ s += $NF } END { print s }' <<<"$output")
+  # All of them, less any sample whose stack walks both failed (no frames).
+  [ "$folded" -le "$delivered" ] && [ "$folded" -ge $((delivered * 99 / 100)) ]
 }
 
 # utime + stime of process $1, in ms.

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bit>
@@ -31,8 +32,7 @@ static_assert(static_cast<int>(gp::model::StackEnd::complete) == GP_STACK_END_CO
               "bpf/profile.h: gp_stack_end matches model::StackEnd");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
-static_assert(sizeof(gp_recent) == 64,
-              "bpf/profile.h: gp_recent layout (one cache line, 8-byte multiple)");
+static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
 
 namespace gp::record_tool {
 namespace {
@@ -65,6 +65,42 @@ struct LinkDeleter {
 struct RingDeleter {
   void operator()(ring_buffer* r) const { ring_buffer__free(r); }
 };
+
+// A slot's tally, mapped read-only: the drain reads the counts where the BPF program wrote them.
+class TallyView {
+ public:
+  TallyView() = default;
+  ~TallyView() {
+    if (entries_ != nullptr) munmap(const_cast<gp_tally*>(entries_), bytes_);
+  }
+  TallyView(const TallyView&) = delete;
+  TallyView& operator=(const TallyView&) = delete;
+  bool map(int fd, size_t entries) {
+    bytes_ = entries * sizeof(gp_tally);
+    void* at = mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd, 0);
+    if (at == MAP_FAILED) return false;
+    entries_ = static_cast<const gp_tally*>(at);
+    count_ = entries;
+    return true;
+  }
+  const gp_tally* begin() const { return entries_; }
+  const gp_tally* end() const { return entries_ + count_; }
+
+ private:
+  const gp_tally* entries_ = nullptr;
+  size_t count_ = 0;
+  size_t bytes_ = 0;
+};
+
+// Whether the kernel creates mmapable arrays (Linux 5.5), which the tallies are.
+bool kernel_has_mmapable_arrays() {
+  LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+  int fd =
+      bpf_map_create(BPF_MAP_TYPE_ARRAY, nullptr, sizeof(uint32_t), sizeof(gp_tally), 1, &opts);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
 
 std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
@@ -99,9 +135,9 @@ class BpfSampler final : public Sampler {
   bool read_cpu_states();
   // Takes every entry out of an idle counts map into keys_/values_; returns how many.
   Result<size_t> read_counts(int counts_fd);
-  // Reads an idle slot's per-CPU caches of recent keys (their pending samples) into recent_;
-  // those of its interval are the ones written since its last drain.
-  Status take_recent(int recent_fd);
+  // Entries per CPU of each tally (0: none): room for an interval's keys on a CPU.
+  uint32_t tally_size() const;
+  Status map_tallies();
   uint32_t next_interval();
   void clear_stacks(int stacks_fd, const record::StackCopies& copies);
   static int on_ring_event(void* ctx, void* data, size_t size);
@@ -120,11 +156,8 @@ class BpfSampler final : public Sampler {
   std::vector<gp_sample_key> keys_;
   std::vector<uint64_t> values_;
   uint32_t counts_entries_ = 0;  // max_entries of each counts map
-  // A slot's caches of recent keys, every index of every possible CPU's; allocated once, with
-  // the indexes.
-  std::vector<gp_recent> recent_;
-  std::vector<uint32_t> recent_indexes_;
-  uint32_t last_interval_ = 0;  // the newest id given to a slot's interval (recent_interval)
+  TallyView tallies_[2];
+  uint32_t last_interval_ = 0;  // the newest id given to a slot's interval (tally_interval)
   int cgroup_fd_ = -1;
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
@@ -152,6 +185,19 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   counts_entries_ = counts_map_size();
   for (bpf_map* m : {skel_->maps.counts_a, skel_->maps.counts_b})
     bpf_map__set_max_entries(m, counts_entries_);
+  uint32_t tally = tally_size();
+  int ncpus = libbpf_num_possible_cpus();
+  if (ncpus <= 0) return make_error("cannot count the possible CPUs: " + errno_text(-ncpus));
+  ro->tally_on = tally > 0;
+  ro->tally_mask = tally > 0 ? tally - 1 : 0;
+  for (bpf_map* m : {skel_->maps.tally_a, skel_->maps.tally_b}) {
+    if (tally > 0) {
+      bpf_map__set_max_entries(m, tally * static_cast<uint32_t>(ncpus));
+    } else {
+      bpf_map__set_map_flags(m, 0);  // a kernel without mmapable arrays; the map goes unused
+      bpf_map__set_max_entries(m, 1);
+    }
+  }
   ro->unwind_tables_on = unwind_tables_;
   if (unwind_tables_) {
     auto limits = unwind_limits(config_.unwind_memory_mib);
@@ -192,6 +238,25 @@ uint32_t BpfSampler::counts_map_size() const {
   double most = 4.0 * config_.expected_rate * cpus * config_.flush_interval;
   uint64_t entries = std::bit_ceil(static_cast<uint64_t>(std::max(1024.0, std::min(most, 1e9))));
   return static_cast<uint32_t>(std::min<uint64_t>(entries, config_.stack_storage_size));
+}
+
+// An interval's samples on a CPU at most (a power of two from 256 to 1024; more than its unique
+// keys): the probes find room while the table is far from full, and keys past it go to the
+// counts map. 64 bytes an entry, per CPU and slot: 128 KiB per CPU at most.
+uint32_t BpfSampler::tally_size() const {
+  if (!kernel_has_mmapable_arrays()) return 0;
+  double samples = config_.expected_rate * config_.flush_interval;
+  return static_cast<uint32_t>(
+      std::bit_ceil(static_cast<uint64_t>(std::clamp(samples, 256.0, 1024.0))));
+}
+
+Status BpfSampler::map_tallies() {
+  if (!skel_->rodata->tally_on) return ok_status();
+  size_t entries = bpf_map__max_entries(skel_->maps.tally_a);
+  if (!tallies_[0].map(bpf_map__fd(skel_->maps.tally_a), entries) ||
+      !tallies_[1].map(bpf_map__fd(skel_->maps.tally_b), entries))
+    return make_error("cannot map the sample tallies: " + errno_text(errno));
+  return ok_status();
 }
 
 // gp_sample walks user stacks itself (bpf_loop, Linux 5.17); gp_sample_kernel_walk leaves every
@@ -295,7 +360,8 @@ Status BpfSampler::open(std::string* hint) {
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
-  for (uint32_t& interval : skel_->bss->recent_interval) interval = next_interval();
+  if (auto st = map_tallies(); !st) return st;
+  for (uint32_t& interval : skel_->bss->tally_interval) interval = next_interval();
   return attach(hint);
 }
 
@@ -374,27 +440,6 @@ uint32_t BpfSampler::next_interval() {
   return last_interval_;
 }
 
-Status BpfSampler::take_recent(int fd) {
-  if (recent_indexes_.empty()) {
-    int ncpus = libbpf_num_possible_cpus();
-    if (ncpus <= 0) return make_error("cannot count the possible CPUs: " + errno_text(-ncpus));
-    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i) recent_indexes_.push_back(i);
-    recent_.resize(recent_indexes_.size() * static_cast<size_t>(ncpus));
-  }
-  const size_t per_index = recent_.size() / recent_indexes_.size();  // one entry per CPU
-  // One batch for the whole array; on kernels without array batches, one call per index. The
-  // entries are not emptied: the slot's next interval has a new id, which none of them holds.
-  uint32_t n = GP_RECENT_ENTRIES, token = 0;
-  int err = bpf_map_lookup_batch(fd, nullptr, &token, recent_indexes_.data(), recent_.data(), &n,
-                                 nullptr);
-  if ((err != 0 && errno != ENOENT) || n != GP_RECENT_ENTRIES) {
-    for (uint32_t i = 0; i < GP_RECENT_ENTRIES; ++i)
-      if (bpf_map_lookup_elem(fd, &i, &recent_[i * per_index]) != 0)
-        return make_error("cannot read the recent sample keys: " + errno_text(errno));
-  }
-  return ok_status();
-}
-
 // Deletes keys from a hash map: in one batch, else (kernels without batch deletes, which leave
 // the count as it was) one by one.
 void delete_keys(int fd, std::vector<uint64_t>& keys) {
@@ -440,8 +485,6 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
           end = stack.end <= GP_STACK_END_TRUNCATED ? stack.end : uint8_t{GP_STACK_END_UNKNOWN};
         }
       };
-  if (auto st = take_recent(bpf_map__fd(idle ? skel_->maps.recent_b : skel_->maps.recent_a)); !st)
-    return st;
   record::RawSample sample;
   auto emit = [&](const gp_sample_key& k, uint64_t count) {
     sample.pid = static_cast<int32_t>(k.pid);
@@ -457,11 +500,12 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     on_sample(sample);
   };
   for (size_t i = 0; i < *entries; ++i) emit(keys_[i], values_[i]);
-  // A cached key's first sample is in the counts map; the ones counted in the cache since are
-  // added here (the session sums a key's counts).
-  uint32_t& interval = skel_->bss->recent_interval[idle];
-  for (const gp_recent& r : recent_)
-    if (r.valid == interval && r.pending > 0) emit(r.key, r.pending);
+  // Each CPU's counts of the interval (a key counted on several CPUs, or also in the map, is
+  // summed by the session).
+  uint32_t& interval = skel_->bss->tally_interval[idle];
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);  // the programs that wrote them are done (above)
+  for (const gp_tally& t : tallies_[idle])
+    if (t.interval == interval && t.count > 0) emit(t.key, t.count);
   // Idle until the next flip: its entries written so far are out of date once it has a new id.
   interval = next_interval();
   // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
@@ -498,6 +542,7 @@ std::vector<model::Counter> BpfSampler::counters() {
       c("stacks.collisions.kernel", totals[GP_COUNTER_KERNEL_COLLISIONS]),
       c("stacks.errors", totals[GP_COUNTER_STACK_ERRORS]),
       c("maps.full", totals[GP_COUNTER_COUNTS_FULL]),
+      c("samples.shared_map", totals[GP_COUNTER_SHARED_MAP]),
       c("events.lost", totals[GP_COUNTER_EVENTS_LOST]),
   };
   if (unwinder_) {
