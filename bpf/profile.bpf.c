@@ -399,7 +399,7 @@ static long walk_step(__u32 index, void *data)
 	/* slot < GP_MAX_STACK_DEPTH (checked above); the mask shows the verifier a bound whatever
 	 * register clang checked, and barrier_var keeps clang from dropping it. */
 	barrier_var(slot);
-	walk->stack.ips[slot & 127] = ret;
+	walk->user.stack.ips[slot & 127] = ret;
 	c->depth = slot + 1;
 	hash_frame(&c->h, ret);
 	c->fp = walk->window[off & mask];
@@ -407,8 +407,8 @@ static long walk_step(__u32 index, void *data)
 }
 
 /*
- * Walks the frame-pointer chain from user registers ip and fp into walk->stack, as the kernel's
- * perf_callchain_user does (the leaf ip, then the return address of each frame record
+ * Walks the frame-pointer chain from user registers ip and fp into walk->user.stack, as the
+ * kernel's perf_callchain_user does (the leaf ip, then the return address of each frame record
  * {next frame, return address}), with two differences:
  * - it stops at a frame pointer in the first page (0 ends every chain) instead of faulting on it;
  * - it reads stack memory a window at a time (from the frame to the end of its page, up to the
@@ -424,16 +424,16 @@ static __always_inline __u64 walk_user_frames(struct gp_walk_state *walk, __u64 
 {
 	struct walk_ctx c = { .walk = walk, .fp = fp, .depth = 1 };
 
-	walk->stack.end = GP_STACK_END_UNKNOWN;
+	walk->user.stack.end = GP_STACK_END_UNKNOWN;
 	hash_start(&c.h);
-	walk->stack.ips[0] = ip;
-	hash_frame(&c.h, walk->stack.ips[0]);
+	walk->user.stack.ips[0] = ip;
+	hash_frame(&c.h, walk->user.stack.ips[0]);
 	bpf_loop(GP_MAX_STACK_DEPTH - 1, walk_step, &c, 0);
 	if (mark_end && !c.chain_end) {
-		walk->stack.end = GP_STACK_END_TRUNCATED;
+		walk->user.stack.end = GP_STACK_END_TRUNCATED;
 		hash_frame(&c.h, GP_STACK_END_TRUNCATED);
 	}
-	return hash_end(&c.h, &walk->stack, c.depth);
+	return hash_end(&c.h, &walk->user.stack, c.depth);
 }
 
 /*
@@ -733,7 +733,7 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	/* slot < GP_MAX_STACK_DEPTH (checked above); the mask shows the verifier a bound, and
 	 * barrier_var keeps clang from dropping it. */
 	barrier_var(slot);
-	w->stack.ips[slot & 127] = ra;
+	w->user.stack.ips[slot & 127] = ra;
 	u->depth = slot + 1;
 	u->hash_key ^= ra;
 	u->hash_key *= 0x9e3779b97f4a7c15ULL;
@@ -789,8 +789,8 @@ static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u6
 }
 
 /*
- * Unwinds the user stack with the process's tables into walk->stack (leaf first) and returns its
- * hash, or 0 when it cannot: no tables loaded for the process yet (*no_tables: counted, and the
+ * Unwinds the user stack with the process's tables into walk->user.stack (leaf first) and returns
+ * its hash, or 0 when it cannot: no tables loaded for the process yet (*no_tables: counted, and the
  * caller walks with frame pointers), or no user registers (*error = -EFAULT).
  */
 static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
@@ -828,7 +828,7 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	}
 	hash_start(&h);
 	hash_frame(&h, pc);
-	walk->stack.ips[0] = pc;
+	walk->user.stack.ips[0] = pc;
 	u->pc = pc;
 	u->sp = sp;
 	u->bp = bp;
@@ -846,9 +846,9 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	bpf_loop(GP_MAX_STACK_DEPTH, unwind_loop_step, NULL, 0);
 	h.key = u->hash_key;
 	h.check = u->hash_check;
-	walk->stack.end = u->end;
+	walk->user.stack.end = u->end;
 	hash_frame(&h, u->end);
-	return hash_end(&h, &walk->stack, u->depth);
+	return hash_end(&h, &walk->user.stack, u->depth);
 }
 
 /* The state of hash_step (bpf_loop's context). */
@@ -903,16 +903,25 @@ static __always_inline __u64 take_stack(struct bpf_perf_event_data *ctx, struct 
 	return hash_end(&c.h, st, n);
 }
 
+/* Stacks new in a stack map, for user space's copies: read from here, a new stack costs the
+ * drain no system call (one lost when the ring is full is read from the map instead). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1024 * 1024);
+} new_stacks SEC(".maps");
+
 /*
- * Stores `st` under `hash` in the slot's stack map unless it is there already. Returns the key
- * (never 0), or 0 with *error set: -EEXIST when another stack has the hash (counted in
- * `collision_counter`), the map's error when it is full.
+ * Stores `n`'s stack under `hash` in the stack map of slot `slot` unless it is there already,
+ * and sends a stack it stored to user space. Returns the key (never 0), or 0 with *error set:
+ * -EEXIST when another stack has the hash (counted in `collision_counter`), the map's error when
+ * it is full.
  */
-static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks,
-					struct gp_stack *st, __u64 hash, __s32 *error,
+static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks, __u32 slot,
+					struct gp_new_stack *n, __u64 hash, __s32 *error,
 					__u32 collision_counter)
 {
-	struct gp_stack *kept = bpf_map_lookup_elem(stacks, &hash);
+	struct gp_stack *st = &n->stack, *kept = bpf_map_lookup_elem(stacks, &hash);
+	__u64 size;
 	long err;
 
 	if (kept) {
@@ -924,7 +933,16 @@ static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks
 		return 0;
 	}
 	err = bpf_map_update_elem(stacks, &hash, st, BPF_NOEXIST);
-	if (err == 0 || err == -EEXIST) /* -EEXIST: another CPU stored it meanwhile */
+	if (err == 0) {
+		n->key = hash;
+		n->slot = slot;
+		n->pad = 0;
+		/* Up to its depth (at most GP_MAX_STACK_DEPTH: the mask shows the verifier). */
+		size = sizeof(*n) - sizeof(st->ips) + (__u64)(st->depth & 127) * sizeof(st->ips[0]);
+		bpf_ringbuf_output(&new_stacks, n, size, BPF_RB_NO_WAKEUP);
+		return hash;
+	}
+	if (err == -EEXIST) /* another CPU stored it meanwhile, and sends it */
 		return hash;
 	count_on(state, GP_COUNTER_STACK_ERRORS);
 	*error = (__s32)err;
@@ -941,8 +959,8 @@ static __always_inline bool same_key(const struct gp_sample_key *a, const struct
 	       x[5] == y[5];
 }
 
-/* The user stack into walk->stack: unwound with tables when the process has them (--unwind), else
- * walked with frame pointers, by this program in user mode or else by the kernel. Returns its
+/* The user stack into walk->user.stack: unwound with tables when the process has them (--unwind),
+ * else walked with frame pointers, by this program in user mode or else by the kernel. Returns its
  * hash, or 0 with key->user_error set. */
 static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
 					struct gp_walk_state *walk, struct gp_sample_key *key,
@@ -968,8 +986,8 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 		if (user_registers(ctx, &pc, &sp, &bp))
 			return walk_user_frames(walk, pc, bp, true);
 	}
-	walk->stack.end = GP_STACK_END_UNKNOWN;
-	return take_stack(ctx, &walk->stack, BPF_F_USER_STACK, &key->user_error, loops);
+	walk->user.stack.end = GP_STACK_END_UNKNOWN;
+	return take_stack(ctx, &walk->user.stack, BPF_F_USER_STACK, &key->user_error, loops);
 }
 
 /* The entry of this CPU's part of the slot's tally that counts `key` in this interval: the one
@@ -1009,8 +1027,8 @@ static __always_inline struct gp_tally *tally_entry(void *tally, __u32 interval,
  * 300 ns at 99 Hz), so a stack that another stack's 64-bit hash would hide is not compared again.
  * `loops`: the kernel has bpf_loop, and user stacks of samples in user mode are walked here. */
 static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
-				  void *stacks, void *counts, void *tally, __u32 interval,
-				  struct gp_sample_key *key, const bool loops)
+				  __u32 slot, void *stacks, void *counts, void *tally,
+				  __u32 interval, struct gp_sample_key *key, const bool loops)
 {
 	bool user_mode = in_user_mode(ctx), claim = false;
 	__u64 one = 1, *value = NULL;
@@ -1028,7 +1046,8 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		key->kernel_error =
 			-EFAULT; /* an empty kernel stack, as bpf_get_stack reports it */
 	else
-		key->kernel_stack = take_stack(ctx, &walk->kernel, 0, &key->kernel_error, loops);
+		key->kernel_stack =
+			take_stack(ctx, &walk->kernel.stack, 0, &key->kernel_error, loops);
 	if (kernel_only && key->kernel_error == -EFAULT) {
 		count_on(state, GP_COUNTER_FILTERED); /* the CPU was in user mode */
 		return 0;
@@ -1056,10 +1075,11 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	/* The key's first sample in this entry or in the map: keep its stacks (a collision or a
 	 * full stack map changes the key). */
 	if (key->kernel_stack)
-		key->kernel_stack = keep_stack(state, stacks, &walk->kernel, key->kernel_stack,
-					       &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+		key->kernel_stack =
+			keep_stack(state, stacks, slot, &walk->kernel, key->kernel_stack,
+				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
 	if (key->user_stack)
-		key->user_stack = keep_stack(state, stacks, &walk->stack, key->user_stack,
+		key->user_stack = keep_stack(state, stacks, slot, &walk->user, key->user_stack,
 					     &key->user_error, GP_COUNTER_USER_COLLISIONS);
 	if (entry) {
 		__builtin_memcpy(&entry->key, key, sizeof(*key));
@@ -1124,10 +1144,10 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lo
 		__sync_lock_test_and_set(&state->in_slot, 1);
 	/* One copy of record() per slot, so each helper call sees one constant map. */
 	if (*(volatile __u32 *)&active_slot)
-		record(ctx, state, &stacks_b, &counts_b, &tally_b,
+		record(ctx, state, 1, &stacks_b, &counts_b, &tally_b,
 		       *(volatile __u32 *)&tally_interval[1], &key, loops);
 	else
-		record(ctx, state, &stacks_a, &counts_a, &tally_a,
+		record(ctx, state, 0, &stacks_a, &counts_a, &tally_a,
 		       *(volatile __u32 *)&tally_interval[0], &key, loops);
 	if (loops)
 		__sync_lock_test_and_set(&state->in_slot, 0);

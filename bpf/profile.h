@@ -225,10 +225,19 @@ enum gp_stack_end {
 		2, /* cut: depth limit, unreadable memory, no rule and no frame pointer */
 };
 
+/* A stack new in its slot's stack map, as the `new_stacks` ring carries it to user space: its key
+ * and slot, then the stack up to its depth. */
+struct gp_new_stack {
+	__u64 key;
+	__u32 slot;
+	__u32 pad;
+	struct gp_stack stack;
+};
+
 /* The one element of the per-CPU `walk_state` array: room too large for the BPF stack. */
 struct gp_walk_state {
-	struct gp_stack stack;		     /* the user stack being taken */
-	struct gp_stack kernel;		     /* the kernel stack being taken */
+	struct gp_new_stack user;	     /* the user stack being taken */
+	struct gp_new_stack kernel;	     /* the kernel stack being taken */
 	__u64 window[GP_STACK_WINDOW_WORDS]; /* user stack memory read at once by the frame walk */
 	struct gp_unwind_regs unwind;	     /* the table walk's state */
 	/* The unwind_procs entry of this CPU's last table walk, and whether there was one, good

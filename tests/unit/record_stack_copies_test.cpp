@@ -45,6 +45,28 @@ TEST(StackCopies, KeepsHowEachStackEndedWithItsCopy) {
   EXPECT_EQ(end, 0);
 }
 
+TEST(StackCopies, AStackTheSamplerSentIsNotReadFromTheKernel) {
+  FakeStackMap map;
+  map.stacks[7] = {0x10, 0x20};
+  map.stacks[8] = {0x30};
+  StackCopies copies;
+  auto read = map.reader();
+  const std::vector<uint64_t> sent = {0x10, 0x20};
+  copies.put(7, sent, 1);
+  copies.put(0, sent, 1);  // no stack: ignored
+  copies.put(9, {}, 1);    // nothing sent: ignored
+  uint8_t end = 0;
+  EXPECT_EQ(copies.get(7, read, &end), sent);
+  EXPECT_EQ(end, 1);
+  EXPECT_EQ(map.reads, 0);
+  EXPECT_EQ(copies.get(8, read), (std::vector<uint64_t>{0x30}));  // not sent: read
+  EXPECT_EQ(map.reads, 1);
+  EXPECT_EQ(copies.map_entries(), 2u);  // both are in the map, to be deleted at its clear
+  copies.clear();
+  EXPECT_EQ(copies.get(7, read), sent);  // after a clear, read again (the map has it here)
+  EXPECT_EQ(map.reads, 2);
+}
+
 TEST(StackCopies, ReadsAStackFromTheKernelOnceWhileItIsInUse) {
   FakeStackMap map;
   map.stacks[7] = {0x10, 0x20};

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -31,6 +32,8 @@ static_assert(static_cast<int>(gp::model::StackEnd::complete) == GP_STACK_END_CO
                   static_cast<int>(gp::model::StackEnd::truncated) == GP_STACK_END_TRUNCATED,
               "bpf/profile.h: gp_stack_end matches model::StackEnd");
 static_assert(sizeof(gp_event) == 40, "bpf/profile.h: gp_event layout");
+static_assert(offsetof(gp_new_stack, stack) == 16 && offsetof(gp_stack, ips) == 8,
+              "bpf/profile.h: gp_new_stack layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
 
@@ -141,6 +144,7 @@ class BpfSampler final : public Sampler {
   uint32_t next_interval();
   void clear_stacks(int stacks_fd, const record::StackCopies& copies);
   static int on_ring_event(void* ctx, void* data, size_t size);
+  static int on_new_stack(void* ctx, void* data, size_t size);
 
   SamplerConfig config_;
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
@@ -152,6 +156,7 @@ class BpfSampler final : public Sampler {
   // Each slot's stack map outlives a drain: a stack seen before is a hit in the kernel and in
   // these copies of its frames, not a new insert, lookup and delete every interval.
   record::StackCopies stack_copies_[2];
+  std::vector<uint64_t> new_stack_ips_;  // room for one, reused
   // Room for a whole counts map, allocated once (the map's max_entries).
   std::vector<gp_sample_key> keys_;
   std::vector<uint64_t> values_;
@@ -360,6 +365,9 @@ Status BpfSampler::open(std::string* hint) {
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
+  // New stacks wake no one: every consume of the events (and every drain) takes them too.
+  if (ring_buffer__add(ring_.get(), bpf_map__fd(skel_->maps.new_stacks), on_new_stack, this) != 0)
+    return make_error("cannot read the new stacks' ring buffer: " + errno_text(errno));
   if (auto st = map_tallies(); !st) return st;
   for (uint32_t& interval : skel_->bss->tally_interval) interval = next_interval();
   return attach(hint);
@@ -372,6 +380,25 @@ int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   std::memcpy(&event, data, sizeof(event));
   (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC,
                               event.type == GP_EVENT_EXIT});
+  return 0;
+}
+
+int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<BpfSampler*>(ctx);
+  constexpr size_t header = offsetof(gp_new_stack, stack.ips);
+  if (size < header) return 0;
+  gp_new_stack head;
+  std::memcpy(&head, data, header);
+  if (head.slot > 1) return 0;
+  size_t depth = std::min<size_t>(
+      {head.stack.depth, (size - header) / sizeof(uint64_t), size_t{GP_MAX_STACK_DEPTH}});
+  // The frames may be unaligned in the ring's record: copied out word by word.
+  std::vector<uint64_t>& ips = self->new_stack_ips_;
+  ips.resize(depth);
+  std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
+  uint8_t end =
+      head.stack.end <= GP_STACK_END_TRUNCATED ? head.stack.end : uint8_t{GP_STACK_END_UNKNOWN};
+  self->stack_copies_[head.slot].put(head.key, ips, end);
   return 0;
 }
 

@@ -16,6 +16,17 @@ const std::vector<uint64_t>& StackCopies::get(uint64_t key, const Reader& read, 
   return it->second.ips;
 }
 
+void StackCopies::put(uint64_t key, std::span<const uint64_t> ips, uint8_t end) {
+  if (key == 0 || ips.empty()) return;
+  auto [it, inserted] = copies_.try_emplace(key);
+  if (inserted) {
+    it->second.ips.assign(ips.begin(), ips.end());
+    it->second.end = end;
+    map_keys_.insert(key);
+  }
+  it->second.last_drain = drains_;
+}
+
 void StackCopies::end_drain() {
   if (++drains_ % kIdleDrains != 0) return;
   std::erase_if(copies_,

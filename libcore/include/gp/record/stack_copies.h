@@ -5,10 +5,12 @@
 // being sampled, not everything sampled since the map was last cleared. The kernel's map keeps
 // every stack until it is cleared; `map_keys()` are the keys of those read from it, so that the
 // caller can clear the map before it fills, in one batch (8 bytes a stack: a stack map holds at
-// most a few tens of thousands). Not thread-safe.
+// most a few tens of thousands). A sampler that sends each stack as it stores it gives the copy
+// with put(), and get() then reads nothing. Not thread-safe.
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -24,6 +26,8 @@ class StackCopies {
   // The frames under key (key 0: no stack, empty), read once while the copy is in use; `end`,
   // when given, gets how the stack ended.
   const std::vector<uint64_t>& get(uint64_t key, const Reader& read, uint8_t* end = nullptr);
+  // The stack the sampler stored under key, as it sent it: the copy get() gives from now on.
+  void put(uint64_t key, std::span<const uint64_t> ips, uint8_t end);
   // The end of a drain: every kIdleDrains drains, copies unused since the previous check go.
   void end_drain();
   // The kernel's map was cleared.
