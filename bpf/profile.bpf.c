@@ -1060,8 +1060,8 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	count_on(state, GP_COUNTER_SAMPLES);
 	entry = tally_entry(tally, interval, key, &claim);
 	if (entry && !claim) {
-		entry->count +=
-			1; /* this CPU's entry; the drain reads it only while the slot is idle */
+		/* This CPU's entry: the drain reads it only while the slot is idle. */
+		entry->count += 1;
 		return 0;
 	}
 	if (!entry) {
