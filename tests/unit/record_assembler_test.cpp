@@ -344,6 +344,39 @@ TEST_F(KnownStacks, AStackTheSamplerNamedBeforeIsNotInternedAgain) {
   EXPECT_NE(s.samples[2].stack_id, s.samples[0].stack_id);
 }
 
+// A sampler that gives frames on demand is asked for them only for a stack the session does not
+// know yet; the frames' end goes on the stack, and a stack it has no frames for is dropped.
+TEST_F(KnownStacks, FramesGivenOnDemandAreLoadedOncePerStack) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  int loads = 0;
+  RawSample lazy;
+  lazy.pid = lazy.tid = 10;
+  lazy.comm = "app";
+  lazy.count = 1;
+  lazy.user_stack_key = 77;
+  lazy.load_frames = [&](RawSample& frames) {
+    ++loads;
+    if (lazy.user_stack_key == 99) return;  // the sampler lost this one
+    frames.user_ips = {0x1100, static_cast<uint64_t>(0x1000 + lazy.user_stack_key)};
+    frames.user_end = model::StackEnd::complete;
+  };
+  a.add(lazy);
+  a.end_drain();
+  a.add(lazy);  // known: not loaded again
+  lazy.user_stack_key = 78;
+  a.add(lazy);
+  lazy.user_stack_key = 99;
+  a.add(lazy);  // no frames: dropped
+  lazy.user_stack_key = 0;
+  a.add(lazy);  // no stack at all: dropped without asking
+  EXPECT_EQ(loads, 3);
+  ASSERT_EQ(s.samples.size(), 3u);
+  EXPECT_EQ(s.samples[1].stack_id, s.samples[0].stack_id);
+  EXPECT_NE(s.samples[2].stack_id, s.samples[0].stack_id);
+  EXPECT_EQ(s.stack(s.samples[0].stack_id).end, model::StackEnd::complete);
+  EXPECT_EQ(s.stack(s.samples[0].stack_id).location_ids.size(), 2u);
+}
+
 // The user stack's end goes on the stack; the same frames (and keys) with another end are
 // another stack, also when the first one was cached under the sampler's keys.
 TEST_F(KnownStacks, KeepTheUserStacksEndAndTellEndsApart) {

@@ -513,14 +513,18 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
         }
       };
   record::RawSample sample;
+  // The frames only for stacks the session does not know yet. A stack's key is a hash of its
+  // frames and of how it ended: keys alone tell stacks apart.
+  sample.load_frames = [&](record::RawSample& frames) {
+    uint8_t end = 0;
+    frames.user_ips = copies.get(sample.user_stack_key, read_stack, &end);
+    frames.user_end = static_cast<model::StackEnd>(end);
+    frames.kernel_ips = copies.get(sample.kernel_stack_key, read_stack);
+  };
   auto emit = [&](const gp_sample_key& k, uint64_t count) {
     sample.pid = static_cast<int32_t>(k.pid);
     sample.tid = static_cast<int32_t>(k.tid);
     sample.comm.assign(k.comm, strnlen(k.comm, sizeof(k.comm)));
-    uint8_t end = 0;
-    sample.user_ips = copies.get(k.user_stack, read_stack, &end);
-    sample.user_end = static_cast<model::StackEnd>(end);
-    sample.kernel_ips = copies.get(k.kernel_stack, read_stack);
     sample.user_stack_key = k.user_stack;  // hashes of the frames: the same in both slots
     sample.kernel_stack_key = k.kernel_stack;
     sample.count = count;

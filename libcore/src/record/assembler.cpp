@@ -286,7 +286,7 @@ uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
 
 // The stack id of a sample's frames. A stack the sampler named before (same keys, same
 // mappings, same interning) is not interned again: most drains repeat most stacks.
-uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& sample) {
+std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& sample) {
   const TrackedProcess::StackKeys keys{sample.user_stack_key, sample.kernel_stack_key,
                                        sample.user_end};
   const bool keyed = keys.user != 0 || keys.kernel != 0;
@@ -297,16 +297,25 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
       return hit->second.stack_id;
     }
   }
+  const RawSample* frames = &sample;
+  if (sample.load_frames) {
+    loaded_.user_ips.clear();
+    loaded_.kernel_ips.clear();
+    loaded_.user_end = model::StackEnd::unknown;
+    sample.load_frames(loaded_);
+    if (loaded_.user_ips.empty() && loaded_.kernel_ips.empty()) return std::nullopt;
+    frames = &loaded_;
+  }
   const uint64_t changes_before = p.mapping_changes;
   FrameFacts facts;
   std::vector<uint64_t> ids;
-  ids.reserve(sample.kernel_ips.size() + sample.user_ips.size());
+  ids.reserve(frames->kernel_ips.size() + frames->user_ips.size());
   // Leaf first, kernel frames before user frames (formats/archive.capnp, Stack).
-  for (size_t i = 0; i < sample.kernel_ips.size(); ++i)
-    ids.push_back(kernel_location(sample.kernel_ips[i], i > 0));
-  for (size_t i = 0; i < sample.user_ips.size(); ++i)
-    ids.push_back(user_location(p, sample.pid, sample.user_ips[i], i > 0, facts));
-  uint64_t stack_id = builder_->stack(ids, sample.user_end);
+  for (size_t i = 0; i < frames->kernel_ips.size(); ++i)
+    ids.push_back(kernel_location(frames->kernel_ips[i], i > 0));
+  for (size_t i = 0; i < frames->user_ips.size(); ++i)
+    ids.push_back(user_location(p, sample.pid, frames->user_ips[i], i > 0, facts));
+  uint64_t stack_id = builder_->stack(ids, frames->user_end);
   // A stack whose mappings changed while it was interned is looked at again. One whose unmapped
   // frames a re-read has looked for (frame-pointer garbage, mostly) is kept: a later change of the
   // mappings (dlopen) clears the known stacks.
@@ -316,11 +325,16 @@ uint64_t SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& samp
 }
 
 void SessionAssembler::add(const RawSample& sample) {
-  if (sample.count == 0 || (sample.user_ips.empty() && sample.kernel_ips.empty())) return;
+  const bool frameless = sample.load_frames
+                             ? sample.user_stack_key == 0 && sample.kernel_stack_key == 0
+                             : sample.user_ips.empty() && sample.kernel_ips.empty();
+  if (sample.count == 0 || frameless) return;
   TrackedProcess& p = track(sample.pid, sample.comm);
   p.last_seen_drain = drains_;
   const uint64_t entries_before = entry_total(builder_->created());
-  const uint64_t stack_id = intern_stack(p, sample);
+  const std::optional<uint64_t> interned = intern_stack(p, sample);
+  if (!interned) return;
+  const uint64_t stack_id = *interned;
 
   auto [gen, first] = written_generation_.try_emplace(sample.pid, p.generation);
   if (first || gen->second != p.generation) {

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +58,11 @@ struct RawSample {
   uint64_t kernel_stack_key = 0;
   // How the user stack ended (unknown for frame-pointer walks).
   model::StackEnd user_end = model::StackEnd::unknown;
+  // A sampler that names its stacks may leave user_ips, kernel_ips and user_end out and give
+  // this instead: the assembler calls it, on a sample of its own, only for stacks it does not
+  // know yet (most samples repeat a stack). The keys must then tell apart stacks that ended
+  // differently. Frames it cannot load (none) drop the sample.
+  std::function<void(RawSample& frames)> load_frames;
 };
 
 class ProcessSource {
@@ -190,7 +196,8 @@ class SessionAssembler {
   };
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return,
                          FrameFacts& facts);
-  uint64_t intern_stack(TrackedProcess& p, const RawSample& sample);
+  // The stack's id; none when the sample has no frames after all (load_frames found none).
+  std::optional<uint64_t> intern_stack(TrackedProcess& p, const RawSample& sample);
   // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
   static void mappings_changed(TrackedProcess& p);
   // A re-read of p's mappings (not yet sorted) replaces the known ones only when it differs:
@@ -227,6 +234,7 @@ class SessionAssembler {
   std::deque<FollowUp> follow_ups_;  // in due order
   uint64_t follow_up_snapshots_ = 0;
   std::vector<int32_t> exiting_;  // pids whose exit was announced, not yet forgotten
+  RawSample loaded_;              // room for the frames of a sample given with load_frames
   uint64_t drains_ = 0;
   uint64_t dead_entries_ = 0;  // entries made by processes forgotten since the restart
   uint64_t entries_at_restart_ = 0;
