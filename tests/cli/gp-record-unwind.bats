@@ -162,9 +162,10 @@ record_fixture() {
 @test "after an exec the new image's stacks are unwound whole with its own tables" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # The pid runs an FP-less image for 1 s, then execs another: the old image's tables no longer
-  # apply, and its samples must not be unwound with them.
-  record_fixture "$FIX/execchain_nofp 1 $FIX/chain_nofp 2.5" 3.5 --unwind dwarf
+  # The pid runs an FP-less image for 2.5 s, then execs another: the old image's tables no
+  # longer apply, and its samples must not be unwound with them. (With 1 s, a recorder slow to
+  # start on a busy machine could miss the old image altogether.)
+  record_fixture "$FIX/execchain_nofp 2.5 $FIX/chain_nofp 2.5" 5 --unwind dwarf
   assert_line --regexp '^execchain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;before_exec [0-9]+$'
   assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
   local whole
