@@ -107,6 +107,11 @@ bool kernel_has_mmapable_arrays() {
 
 std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
+// How a stack from the BPF program ended (enum gp_stack_end); a value it does not know is unknown.
+uint8_t stack_end(uint8_t end) {
+  return end <= GP_STACK_END_TRUNCATED ? end : uint8_t{GP_STACK_END_UNKNOWN};
+}
+
 class BpfSampler final : public Sampler {
  public:
   explicit BpfSampler(const SamplerConfig& config) : config_(config) {}
@@ -392,13 +397,11 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   if (head.slot > 1) return 0;
   size_t depth = std::min<size_t>(
       {head.stack.depth, (size - header) / sizeof(uint64_t), size_t{GP_MAX_STACK_DEPTH}});
-  // The frames may be unaligned in the ring's record: copied out word by word.
+  // The frames may be unaligned in the ring's record: copied out, not read in place.
   std::vector<uint64_t>& ips = self->new_stack_ips_;
   ips.resize(depth);
   std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
-  uint8_t end =
-      head.stack.end <= GP_STACK_END_TRUNCATED ? head.stack.end : uint8_t{GP_STACK_END_UNKNOWN};
-  self->stack_copies_[head.slot].put(head.key, ips, end);
+  self->stack_copies_[head.slot].put(head.key, ips, stack_end(head.stack.end));
   return 0;
 }
 
@@ -509,7 +512,7 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
         gp_stack stack{};
         if (bpf_map_lookup_elem(stacks_fd, &key, &stack) == 0) {
           ips.assign(stack.ips, stack.ips + std::min<uint32_t>(stack.depth, GP_MAX_STACK_DEPTH));
-          end = stack.end <= GP_STACK_END_TRUNCATED ? stack.end : uint8_t{GP_STACK_END_UNKNOWN};
+          end = stack_end(stack.end);
         }
       };
   record::RawSample sample;
