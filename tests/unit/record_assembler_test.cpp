@@ -310,9 +310,13 @@ RawSample keyed(int32_t pid, std::vector<uint64_t> user, uint64_t user_key) {
   return s;
 }
 
-std::string leaf_path(const model::Session& s, size_t sample_index) {
+std::string frame_path(const model::Session& s, size_t sample_index, size_t frame) {
   const auto& st = s.stack(s.samples[sample_index].stack_id);
-  return s.mapping(s.location(st.location_ids[0]).mapping_id).path;
+  return s.mapping(s.location(st.location_ids.at(frame)).mapping_id).path;
+}
+
+std::string leaf_path(const model::Session& s, size_t sample_index) {
+  return frame_path(s, sample_index, 0);
 }
 
 // One process, pid 10, whose samples carry the BPF sampler's stack keys.
@@ -428,6 +432,34 @@ TEST_F(KnownStacks, AKnownStackResolvesInTheMappingsReadAfterALibraryWasReplaced
   EXPECT_EQ(leaf_path(s, 0), "/lib/a.so");
   EXPECT_EQ(leaf_path(s, 1), "/lib/c.so");
   EXPECT_EQ(leaf_path(s, 2), "/lib/b.so");
+}
+
+// A new stack mostly repeats return addresses interned before (its leaf is new): those resolve
+// in the process's mappings as they are now, and in the session being written.
+TEST_F(KnownStacks, AReturnAddressInternedBeforeResolvesInTheNewImageAfterAnExec) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/sh")});
+  a.add(keyed(10, {0x1100, 0x1200}, 77));
+  a.add(keyed(10, {0x1300, 0x1200}, 78));
+  a.end_drain();
+  src.add(10, "new", {user_map(10, 0x1000, 0x2000, 0, "/usr/bin/new")});
+  a.on_process_event(10, true);
+  a.on_process_event(10, false);
+  a.add(keyed(10, {0x1400, 0x1200}, 79));
+  EXPECT_EQ(frame_path(s, 1, 1), "/bin/sh");
+  EXPECT_EQ(frame_path(s, 2, 1), "/usr/bin/new");
+  EXPECT_EQ(s.stack(s.samples[1].stack_id).location_ids[1],
+            s.stack(s.samples[0].stack_id).location_ids[1]);
+}
+
+TEST_F(KnownStacks, AReturnAddressInternedBeforeIsWrittenAgainInANewSession) {
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
+  a.add(keyed(10, {0x1100, 0x1200}, 77));
+  a.end_drain();
+  model::Session next;
+  a.begin_session(next);
+  a.add(keyed(10, {0x1300, 0x1200}, 78));
+  ASSERT_EQ(next.locations.size(), 2u);
+  EXPECT_EQ(frame_path(next, 0, 1), "/bin/app");
 }
 
 TEST_F(KnownStacks, AreWrittenAgainInANewSession) {

@@ -103,12 +103,12 @@ void SessionAssembler::begin_session(model::Session& session) {
   sampled_process_count_ = 0;
   for (auto& [pid, p] : processes_) {
     p.entries = 0;
-    p.known_stacks.clear();  // their ids belong to the previous session
+    p.forget_interned();  // their ids belong to the previous session
   }
 }
 
 void SessionAssembler::mappings_changed(TrackedProcess& p) {
-  p.known_stacks.clear();
+  p.forget_interned();
   ++p.mapping_changes;
 }
 
@@ -239,6 +239,16 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
                                          bool is_return, FrameFacts& facts) {
+  if (is_return) {
+    auto known = p.return_locations.find(ip);
+    if (known != p.return_locations.end()) {
+      if (known->second.jit) {
+        jit_candidates_.insert(pid);
+        facts.jit = true;
+      }
+      return known->second.location_id;
+    }
+  }
   const model::Mapping* m = find_mapping(p.mappings, ip);
   // A return address is often frame-pointer garbage (code built without frame pointers), new
   // in every drain of a busy process: it re-reads the mappings less and less often while the
@@ -269,12 +279,18 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
   // An address no read of the mappings has looked for yet (a re-read is backing off) may still
   // map: a stack holding one must be looked at again.
   if (m == nullptr && !p.unmapped_ips.contains(ip)) facts.unchecked_unmapped = true;
-  if (m != nullptr && m->kind == model::MappingKind::anonymous) {
+  const bool jit = m != nullptr && m->kind == model::MappingKind::anonymous;
+  if (jit) {
     jit_candidates_.insert(pid);
     facts.jit = true;
   }
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
-  return builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
+  const uint64_t id =
+      builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
+  // Only mapped addresses: an unmapped one takes the re-read rules above every time.
+  if (m != nullptr && is_return)
+    p.return_locations.emplace(ip, TrackedProcess::KnownLocation{id, jit});
+  return id;
 }
 
 uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
@@ -408,7 +424,7 @@ void SessionAssembler::maybe_restart_interning() {
   dead_entries_ = 0;
   for (auto& [pid, p] : processes_) {
     p.entries = 0;
-    p.known_stacks.clear();  // ids of the old builder
+    p.forget_interned();  // ids of the old builder
   }
   written_generation_.clear();
   kernel_mapping_id_ = 0;

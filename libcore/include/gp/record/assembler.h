@@ -117,7 +117,19 @@ struct TrackedProcess {
     }
   };
   std::unordered_map<StackKeys, KnownStack, StackKeysHash> known_stacks;
+  // Location ids of return addresses in its mappings, valid as known_stacks is: a new stack
+  // mostly repeats the callers of stacks interned before (its leaf is what is new).
+  struct KnownLocation {
+    uint64_t location_id;
+    bool jit;  // in anonymous executable memory
+  };
+  std::unordered_map<uint64_t, KnownLocation> return_locations;
   uint64_t mapping_changes = 0;
+  // Its mappings or the interning changed: the ids found for its stacks and frames no longer hold.
+  void forget_interned() {
+    known_stacks.clear();
+    return_locations.clear();
+  }
 };
 
 class SessionAssembler {
