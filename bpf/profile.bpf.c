@@ -78,6 +78,10 @@ __u32 active_slot = 0;
  * an entry of the slot's tally holds a key only when it was written in this interval. A drain
  * gives the idle slot a new id: its entries are then empty without writing them. */
 __u32 tally_interval[2];
+/* Per slot: set when a sample of the slot's interval went to its counts map (with a tally, rare).
+ * A drain reads the map only then: reading even an empty hash map walks every bucket. User space
+ * clears it while the slot is idle. */
+__u32 counts_used[2];
 /* Bumped by every exec and announced exit: a CPU's cached "already announced" pid holds only
  * within a generation. */
 __u32 exec_generation = 0;
@@ -1066,6 +1070,10 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	}
 	if (!entry) {
 		count_on(state, GP_COUNTER_SHARED_MAP);
+		/* Read first: without a tally every sample comes here, and a store each would move
+		 * the line from CPU to CPU. */
+		if (!*(volatile __u32 *)&counts_used[slot & 1])
+			*(volatile __u32 *)&counts_used[slot & 1] = 1;
 		value = bpf_map_lookup_elem(counts, key);
 	}
 	if (!entry && value) {

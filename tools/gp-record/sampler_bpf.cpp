@@ -504,7 +504,11 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
 
   int counts_fd = bpf_map__fd(idle ? skel_->maps.counts_b : skel_->maps.counts_a);
   int stacks_fd = bpf_map__fd(idle ? skel_->maps.stacks_b : skel_->maps.stacks_a);
-  auto entries = read_counts(counts_fd);
+  // The counts map only when a sample went there (the programs that did are done: above).
+  uint32_t& counts_used = skel_->bss->counts_used[idle];
+  Result<size_t> entries = size_t{0};
+  if (__atomic_exchange_n(&counts_used, 0u, __ATOMIC_ACQ_REL) != 0)
+    entries = read_counts(counts_fd);
   if (!entries) return entries.error();
   record::StackCopies& copies = stack_copies_[idle];
   const record::StackCopies::Reader read_stack =
