@@ -167,6 +167,9 @@ TableCounts SessionBuilder::take_entries(Session& out) {
   auto take = [](auto& from, auto& to) {
     to = std::move(from);
     from.clear();  // a moved-from vector is only "valid but unspecified"
+    // Room for as many as this chunk took: the next chunk's (drain's) lists then grow without
+    // moving what they hold, each time they double.
+    from.reserve(to.size());
   };
   take(s_.processes, out.processes);
   take(s_.threads, out.threads);
