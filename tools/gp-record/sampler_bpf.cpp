@@ -147,7 +147,7 @@ class BpfSampler final : public Sampler {
   uint32_t tally_size() const;
   Status map_tallies();
   uint32_t next_interval();
-  void clear_stacks(int stacks_fd, const record::StackCopies& copies);
+  void clear_stacks(int stacks_fd, unsigned slot);
   static int on_ring_event(void* ctx, void* data, size_t size);
   static int on_new_stack(void* ctx, void* data, size_t size);
 
@@ -159,8 +159,9 @@ class BpfSampler final : public Sampler {
   std::unique_ptr<ring_buffer, RingDeleter> ring_;
   const EventSink* sink_ = nullptr;  // valid during poll/drain
   // Each slot's stack map outlives a drain: a stack seen before is a hit in the kernel and in
-  // these copies of its frames, not a new insert, lookup and delete every interval.
-  record::StackCopies stack_copies_[2];
+  // these copies of its frames (one for both maps), not a new insert, lookup and delete every
+  // interval.
+  record::StackCopies stack_copies_;
   std::vector<uint64_t> new_stack_ips_;  // room for one, reused
   // Room for a whole counts map, allocated once (the map's max_entries).
   std::vector<gp_sample_key> keys_;
@@ -401,7 +402,7 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   std::vector<uint64_t>& ips = self->new_stack_ips_;
   ips.resize(depth);
   std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
-  self->stack_copies_[head.slot].put(head.key, ips, stack_end(head.stack.end));
+  self->stack_copies_.put(head.slot, head.key, ips, stack_end(head.stack.end));
   return 0;
 }
 
@@ -478,11 +479,11 @@ void delete_keys(int fd, std::vector<uint64_t>& keys) {
     for (uint64_t k : keys) bpf_map_delete_elem(fd, &k);
 }
 
-void BpfSampler::clear_stacks(int fd, const record::StackCopies& copies) {
-  // The stacks read since the last clear go in one batch. Walking the map costs a system call
-  // per key (4096 at least, milliseconds), so it only finds what is left: stacks of samples that
-  // were lost, usually none.
-  std::vector<uint64_t> keys(copies.map_keys().begin(), copies.map_keys().end());
+void BpfSampler::clear_stacks(int fd, unsigned slot) {
+  // The stacks stored since the last clear go in one batch. Walking the map costs a system call
+  // per key (4096 at least, milliseconds), so it only finds what is left: stacks the ring lost,
+  // usually none.
+  std::vector<uint64_t> keys = stack_copies_.map_keys(slot);
   delete_keys(fd, keys);
   keys.clear();
   uint64_t key = 0, next = 0;
@@ -510,7 +511,6 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   if (__atomic_exchange_n(&counts_used, 0u, __ATOMIC_ACQ_REL) != 0)
     entries = read_counts(counts_fd);
   if (!entries) return entries.error();
-  record::StackCopies& copies = stack_copies_[idle];
   const record::StackCopies::Reader read_stack =
       [stacks_fd](uint64_t key, std::vector<uint64_t>& ips, uint8_t& end) {
         gp_stack stack{};
@@ -524,9 +524,9 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   // frames and of how it ended: keys alone tell stacks apart.
   sample.load_frames = [&](record::RawSample& frames) {
     uint8_t end = 0;
-    frames.user_ips = copies.get(sample.user_stack_key, read_stack, &end);
+    frames.user_ips = stack_copies_.get(idle, sample.user_stack_key, read_stack, &end);
     frames.user_end = static_cast<model::StackEnd>(end);
-    frames.kernel_ips = copies.get(sample.kernel_stack_key, read_stack);
+    frames.kernel_ips = stack_copies_.get(idle, sample.kernel_stack_key, read_stack);
   };
   auto emit = [&](const gp_sample_key& k, uint64_t count) {
     sample.pid = static_cast<int32_t>(k.pid);
@@ -548,10 +548,10 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
   interval = next_interval();
   // Stacks stay until a quarter of the slot's stack map is used: the next interval's new stacks
   // still have three quarters of it.
-  copies.end_drain();
-  if (copies.map_entries() > config_.stack_storage_size / 4) {
-    clear_stacks(stacks_fd, copies);
-    copies.clear();
+  stack_copies_.end_drain();
+  if (stack_copies_.map_entries(idle) > config_.stack_storage_size / 4) {
+    clear_stacks(stacks_fd, idle);
+    stack_copies_.map_cleared(idle);
   }
   return ok_status();
 }

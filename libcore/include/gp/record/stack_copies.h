@@ -1,18 +1,18 @@
 #pragma once
-// StackCopies: gp-record's copies of the stacks in one of its BPF sampler's stack maps, by key.
-// A flush reads from the kernel only stacks it has no copy of. Copies not used for kIdleDrains
-// drains are dropped (the stacks of exited processes, mostly), so memory follows the stacks
-// being sampled, not everything sampled since the map was last cleared. The kernel's map keeps
-// every stack until it is cleared; `map_keys()` are the keys of those read from it, so that the
-// caller can clear the map before it fills, in one batch (8 bytes a stack: a stack map holds at
-// most a few tens of thousands). A sampler that sends each stack as it stores it gives the copy
-// with put(), and get() then reads nothing. Not thread-safe.
+// StackCopies: gp-record's copies of the stacks in its BPF sampler's two stack maps (one per
+// slot), by key. A key is a hash of the stack's frames and of how it ended, the same in both
+// maps: one copy serves both, and a stack the sampler stores in each map is copied once. A flush
+// reads from the kernel only stacks it has no copy of. Copies not used for kIdleDrains drains are
+// dropped (the stacks of exited processes, mostly), so memory follows the stacks being sampled,
+// not everything sampled since a map was last cleared. The kernel's maps keep every stack until
+// cleared; `map_keys(slot)` are the keys known to be in a slot's map, so that the caller can clear
+// it before it fills, in one batch (8 bytes a stack: a stack map holds at most a few tens of
+// thousands). Not thread-safe.
 
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace gp::record {
@@ -23,20 +23,23 @@ class StackCopies {
   // how it ended into `end` (bpf/profile.h: enum gp_stack_end).
   using Reader = std::function<void(uint64_t key, std::vector<uint64_t>& ips, uint8_t& end)>;
 
-  // The frames under key (key 0: no stack, empty), read once while the copy is in use; `end`,
-  // when given, gets how the stack ended.
-  const std::vector<uint64_t>& get(uint64_t key, const Reader& read, uint8_t* end = nullptr);
-  // The stack the sampler stored under key, as it sent it: the copy get() gives from now on.
-  void put(uint64_t key, std::span<const uint64_t> ips, uint8_t end);
+  // The frames under key (key 0: no stack, empty): the copy, else read from slot's map with
+  // `read` (and kept while in use; a stack the map does not hold is not). `end`, when given,
+  // gets how the stack ended.
+  const std::vector<uint64_t>& get(unsigned slot, uint64_t key, const Reader& read,
+                                   uint8_t* end = nullptr);
+  // The sampler stored this stack under key in slot's map and sent it: the copy from now on.
+  void put(unsigned slot, uint64_t key, std::span<const uint64_t> ips, uint8_t end);
   // The end of a drain: every kIdleDrains drains, copies unused since the previous check go.
   void end_drain();
-  // The kernel's map was cleared.
-  void clear();
+  // Slot's map was cleared (the copies stay: the other map may hold the same stacks).
+  void map_cleared(unsigned slot) { map_keys_[slot & 1].clear(); }
 
   size_t size() const { return copies_.size(); }
-  // Every key found in the kernel's map since it was last cleared, each once.
-  const std::unordered_set<uint64_t>& map_keys() const { return map_keys_; }
-  uint64_t map_entries() const { return map_keys_.size(); }
+  // The keys stored in slot's map since it was last cleared, each once.
+  std::vector<uint64_t> map_keys(unsigned slot) const;
+  // How many stacks slot's map holds, at most (a key read again after its copy went counts twice).
+  uint64_t map_entries(unsigned slot) const { return map_keys_[slot & 1].size(); }
   static constexpr uint32_t kIdleDrains = 64;
 
  private:
@@ -46,7 +49,7 @@ class StackCopies {
     uint8_t end = 0;
   };
   std::unordered_map<uint64_t, Copy> copies_;
-  std::unordered_set<uint64_t> map_keys_;
+  std::vector<uint64_t> map_keys_[2];  // appended: a set cost a node per stack
   uint64_t drains_ = 0;
 };
 
