@@ -451,6 +451,25 @@ TEST_F(KnownStacks, AReturnAddressInternedBeforeResolvesInTheNewImageAfterAnExec
             s.stack(s.samples[0].stack_id).location_ids[1]);
 }
 
+// A frame in anonymous executable memory (JIT code) makes its process a candidate for a perf map
+// copy in that drain, also when the frame is a return address interned in an earlier drain.
+TEST_F(KnownStacks, AReturnAddressInJitCodeMarksItsProcessInEveryDrain) {
+  model::Mapping jit = user_map(10, 0x7000, 0x8000, 0, "");
+  jit.kind = model::MappingKind::anonymous;
+  start({user_map(10, 0x1000, 0x2000, 0, "/bin/app"), jit});
+  a.add(keyed(10, {0x1100, 0x7100}, 77));
+  EXPECT_EQ(a.jit_candidates(), (std::set<int32_t>{10}));
+  a.end_drain();
+  a.add(keyed(10, {0x1200, 0x1300}, 78));  // no JIT frame
+  EXPECT_TRUE(a.jit_candidates().empty());
+  a.end_drain();
+  a.add(keyed(10, {0x1400, 0x7100}, 79));  // a new stack, its JIT caller known by address
+  EXPECT_EQ(a.jit_candidates(), (std::set<int32_t>{10}));
+  a.end_drain();
+  a.add(keyed(10, {0x1100, 0x7100}, 77));  // a known stack
+  EXPECT_EQ(a.jit_candidates(), (std::set<int32_t>{10}));
+}
+
 TEST_F(KnownStacks, AReturnAddressInternedBeforeIsWrittenAgainInANewSession) {
   start({user_map(10, 0x1000, 0x2000, 0, "/bin/app")});
   a.add(keyed(10, {0x1100, 0x1200}, 77));

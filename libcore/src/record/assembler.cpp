@@ -239,16 +239,19 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
                                          bool is_return, FrameFacts& facts) {
-  if (is_return) {
-    auto known = p.return_locations.find(ip);
-    if (known != p.return_locations.end()) {
-      if (known->second.jit) {
-        jit_candidates_.insert(pid);
-        facts.jit = true;
-      }
-      return known->second.location_id;
-    }
+  auto known = is_return ? p.return_locations.find(ip) : p.return_locations.end();
+  const TrackedProcess::KnownLocation location =
+      known != p.return_locations.end() ? known->second : locate_user(p, pid, ip, is_return, facts);
+  if (location.jit) {
+    jit_candidates_.insert(pid);
+    facts.jit = true;
   }
+  return location.location_id;
+}
+
+TrackedProcess::KnownLocation SessionAssembler::locate_user(TrackedProcess& p, int32_t pid,
+                                                            uint64_t ip, bool is_return,
+                                                            FrameFacts& facts) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
   // A return address is often frame-pointer garbage (code built without frame pointers), new
   // in every drain of a busy process: it re-reads the mappings less and less often while the
@@ -279,18 +282,13 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
   // An address no read of the mappings has looked for yet (a re-read is backing off) may still
   // map: a stack holding one must be looked at again.
   if (m == nullptr && !p.unmapped_ips.contains(ip)) facts.unchecked_unmapped = true;
-  const bool jit = m != nullptr && m->kind == model::MappingKind::anonymous;
-  if (jit) {
-    jit_candidates_.insert(pid);
-    facts.jit = true;
-  }
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
-  const uint64_t id =
-      builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return);
+  const TrackedProcess::KnownLocation location{
+      builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return),
+      m != nullptr && m->kind == model::MappingKind::anonymous};
   // Only mapped addresses: an unmapped one takes the re-read rules above every time.
-  if (m != nullptr && is_return)
-    p.return_locations.emplace(ip, TrackedProcess::KnownLocation{id, jit});
-  return id;
+  if (m != nullptr && is_return) p.return_locations.emplace(ip, location);
+  return location;
 }
 
 uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {

@@ -206,8 +206,13 @@ class SessionAssembler {
     bool jit = false;                 // a user frame in anonymous executable memory
     bool unchecked_unmapped = false;  // a user frame outside the mappings no re-read looked for
   };
+  // A user frame's location id: a return address interned before by address, else located.
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return,
                          FrameFacts& facts);
+  // Finds the mapping that holds ip (re-reading the mappings when the rules allow) and interns
+  // the location; a mapped return address is remembered in p.return_locations.
+  TrackedProcess::KnownLocation locate_user(TrackedProcess& p, int32_t pid, uint64_t ip,
+                                            bool is_return, FrameFacts& facts);
   // The stack's id; none when the sample has no frames after all (load_frames found none).
   std::optional<uint64_t> intern_stack(TrackedProcess& p, const RawSample& sample);
   // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
