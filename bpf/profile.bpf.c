@@ -282,8 +282,13 @@ static __always_inline void note_process(struct gp_cpu_state *state, __u32 pid, 
 		return;
 	seen = bpf_map_lookup_elem(&seen_pids, &pid);
 	if (!seen) {
-		bpf_map_update_elem(&seen_pids, &pid, &announced, BPF_ANY);
-		announce(GP_EVENT_NEW_PROCESS, pid, tid);
+		/* A task in do_exit (its process's exit announced, or never sampled before): /proc
+		 * has nothing left to read of it, and reading it costs user space a snapshot. Its
+		 * samples still count; the drain names them from the sample. */
+		if (!(bpf_get_current_task_btf()->flags & GP_PF_EXITING)) {
+			bpf_map_update_elem(&seen_pids, &pid, &announced, BPF_ANY);
+			announce(GP_EVENT_NEW_PROCESS, pid, tid);
+		}
 	} else if (*seen != SEEN_ANNOUNCED) {
 		/* Its first sample since an exec. Two CPUs may both get here: user space takes a
 		 * repeated announcement as one. */
