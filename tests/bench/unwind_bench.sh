@@ -9,7 +9,8 @@
 #   cost    For each frequency of -f (default 999) and each workload, -s windows (default 9) of
 #           -S seconds each (default 5; at least two of gp-record's flush intervals) in which the
 #           samplers of -p run at once, at frequencies 2 Hz apart around N, the stolen-time
-#           probe measuring (see record_overhead.sh for the method). Samplers:
+#           probe measuring from 12 s after they attached (10 s, then the probe's 2-s warm-up;
+#           see record_overhead.sh for the method). Samplers:
 #             empty       bpftrace 'profile:hz:N {}': the floor (the timer interrupt alone)
 #             gp-fp       gp-record -F N --unwind fp (frame pointers only)
 #             gp-dwarf    gp-record -F N --unwind dwarf (tables compiled from .eh_frame)
@@ -65,6 +66,7 @@ freqs="999"
 probe_windows=9
 probe_seconds=5
 probe_warmup=2
+settle_seconds=10  # after the samplers attach, before each window's probe starts
 samplers="empty gp-fp gp-dwarf bpftrace perf-dwarf"
 record_seconds=10
 rss_minutes=2
@@ -203,7 +205,12 @@ cost_table() {
     done
     sampler_pid=${pids[*]}
     for ((j = 0; j < n; j++)); do wait_attached "${pids[j]}"; done
-    sleep 3  # past start-up: gp-record's first flushes, which snapshot every process running
+    # Past start-up: gp-record's first flushes, which snapshot every process running, and the
+    # first samples of the other samplers' own processes. bpftrace runs ~0.5 ms a second, so its
+    # first sample comes ~2 s after it starts (3 s left it unsampled in a fifth of the windows),
+    # and gp-record --unwind dwarf then builds the tables of its libLLVM once (~250 ms of CPU
+    # here): start-up work of the samplers, not a cost per sample of the workload.
+    sleep "$settle_seconds"
     for ((j = 0; j < n; j++)); do read_bpf_stats "${pids[j]}"; b0+=("$bpf_pe_ns"); r0+=("$bpf_runs"); done
     read_now_ns; w0=$now_ns
     read -r stolen gaps result < <("${probe_cmd[@]}" "${pids[@]/#/-p}" "$window_s" "${freqs[@]}")
