@@ -15,7 +15,6 @@ setup_file() {
   local cflags=(-O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline)
   cc "${cflags[@]}" -o "$bin/chain" "$src/chain.c"
   cc "${cflags[@]}" -o "$bin/shortlived" "$src/shortlived.c"
-  cc "${cflags[@]}" -o "$bin/slowexit" "$src/slowexit.c"
   cc "${cflags[@]}" -fPIC -shared -o "$bin/libdlwork.so" "$src/libdlwork.c"
   cc "${cflags[@]}" -o "$bin/dlopen" "$src/dlopen.c" -ldl
   cc "${cflags[@]}" -o "$bin/execchain" "$src/execchain.c"
@@ -448,7 +447,7 @@ top_recurse_stack() {
   require_root_bpf
   # 1 GiB of 4 KiB pages, freed in do_exit: ~80 ms of samples taken in its exit here. Once its
   # exit is announced, a sample there found it unannounced and gp-record read /proc again.
-  "$FIX/slowexit" 3 1024 &
+  "$FIX/shortlived" 3000 1024 &
   local pid=$!
   # -p $$ too (this test's shell, waiting): the recording goes on after the target's exit.
   run -0 --separate-stderr record 7 -F 999 -p "$pid" -p $$ -v
@@ -456,7 +455,7 @@ top_recurse_stack() {
   local counters=$stderr
   run -0 fold "$OUT/rec.gpa"
   local exiting
-  exiting=$(grep -E '^slowexit;.*do_exit' <<<"$output" | awk '{ n += $NF } END { print n + 0 }')
+  exiting=$(grep -E '^shortlived;.*do_exit' <<<"$output" | awk '{ n += $NF } END { print n + 0 }')
   [ "$exiting" -ge 5 ] || fail "only $exiting samples of the exit: the test cannot tell"
   [[ "$counters" =~ processes\.snapshots=1( |$) ]] || fail "snapshotted again in its exit: $counters"
 }
