@@ -158,9 +158,12 @@ struct {
 
 /* Announced processes: SEEN_ANNOUNCED, or SEEN_EXECED after an exec (announce again when next
  * sampled). An exec keeps the entry, so the exit of a process that is not sampled after its exec
- * (a shell's fork that execs a short command) is still announced and user space forgets it. */
+ * (a shell's fork that execs a short command) is still announced and user space forgets it.
+ * SEEN_EXITED once its main thread's exit is announced: the samples of the rest of that exit are
+ * not news, a thread living on (or a new process with the pid) is. */
 #define SEEN_ANNOUNCED 1
 #define SEEN_EXECED 2
+#define SEEN_EXITED 3
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -282,15 +285,16 @@ static __always_inline void note_process(struct gp_cpu_state *state, __u32 pid, 
 		return;
 	seen = bpf_map_lookup_elem(&seen_pids, &pid);
 	if (!seen) {
-		/* A task in do_exit (its process's exit announced, or never sampled before): /proc
-		 * has nothing left to read of it, and reading it costs user space a snapshot. Its
-		 * samples still count; the drain names them from the sample. */
-		if (!(bpf_get_current_task_btf()->flags & GP_PF_EXITING)) {
-			bpf_map_update_elem(&seen_pids, &pid, &announced, BPF_ANY);
-			announce(GP_EVENT_NEW_PROCESS, pid, tid);
-		}
+		bpf_map_update_elem(&seen_pids, &pid, &announced, BPF_ANY);
+		announce(GP_EVENT_NEW_PROCESS, pid, tid);
+	} else if (*seen == SEEN_EXITED && (bpf_get_current_task_btf()->flags & GP_PF_EXITING)) {
+		/* The rest of an announced exit: announcing it again made user space read /proc of
+		 * a dying process (and drain early for it). Not cached: a thread of it that lives
+		 * on may run on this CPU next, and is news. */
+		return;
 	} else if (*seen != SEEN_ANNOUNCED) {
-		/* Its first sample since an exec. Two CPUs may both get here: user space takes a
+		/* Its first sample since an exec, or since its exit while a thread lives on (or a
+		 * new process took the pid). Two CPUs may both get here: user space takes a
 		 * repeated announcement as one. */
 		*seen = SEEN_ANNOUNCED;
 		announce(GP_EVENT_NEW_PROCESS, pid, tid);
@@ -1197,6 +1201,8 @@ int gp_exec(void *ctx)
 	 */
 	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
 
+	if (seen && *seen == SEEN_EXITED) /* exit announced: what execs now is news when sampled */
+		seen = NULL;
 	__sync_fetch_and_add(&exec_generation, 1);
 	/* The old image's tables no longer apply: frame pointers until user space loads the new. */
 	if (unwind_tables_on && bpf_map_delete_elem(&unwind_procs, &pid) == 0)
@@ -1228,8 +1234,11 @@ int gp_exit(void *ctx)
 			__sync_fetch_and_add(&unwind_generation, 1);
 		}
 	}
-	if (bpf_map_delete_elem(&seen_pids, &pid) != 0)
-		return 0;			   /* never announced: nothing to tell */
+	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
+
+	if (!seen || *seen == SEEN_EXITED)
+		return 0; /* never announced: nothing to tell */
+	*seen = SEEN_EXITED;
 	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */
 	announce(GP_EVENT_EXIT, pid, tid);
 	return 0;
