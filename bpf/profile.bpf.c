@@ -1237,7 +1237,7 @@ int gp_exit(void *ctx)
 	__u8 *seen = bpf_map_lookup_elem(&seen_pids, &pid);
 
 	if (!seen || *seen == SEEN_EXITED)
-		return 0; /* never announced: nothing to tell */
+		return 0; /* never announced (or the pid's last owner was): nothing to tell */
 	*seen = SEEN_EXITED;
 	__sync_fetch_and_add(&exec_generation, 1); /* a CPU's cache may still hold the pid */
 	announce(GP_EVENT_EXIT, pid, tid);
