@@ -18,7 +18,7 @@ complete -c gp-record -l output-dir -d 'With -c: one archive file per session he
 complete -c gp-record -l rotating-output -d 'With --output-dir: keep only the newest session'\''s file'
 complete -c gp-record -l no-compress -d 'Write the archive without LZ4 compression'
 complete -c gp-record -l redact-cmdline -d 'Hide secret-looking values in recorded command lines'
-complete -c gp-record -l flush-interval -d 'Seconds between chunks written (what a kill can lose); default: the time for 2000 samples per CPU, 1 to 10, and 1 after a new process' -x
+complete -c gp-record -l flush-interval -d 'Seconds between chunks written (what a kill can lose); default: the time for 4000 samples per CPU, 1 to 10, and 1 after a new process' -x
 complete -c gp-record -s e -l event -d 'Sampling event' -x -a 'cpu-clock task-clock cycles instructions cache-misses branch-misses'
 complete -c gp-record -l sampler -d 'Sampling engine: auto (bpf, else perf), bpf, perf' -x -a 'auto bpf perf'
 complete -c gp-record -l stack-walker -d 'Who walks user stacks in the BPF sampler: auto (gp where the kernel has bpf_loop), gp, kernel' -x -a 'auto gp kernel'

@@ -335,13 +335,13 @@ top_recurse_stack() {
   stderr_has "user stacks: walked by the kernel"
 }
 
-@test "-v names the flush interval: 10 s at 99 Hz, 2 s at 999, 1 s at 4999, shorter when the sample map could fill, a given one kept" {
+@test "-v names the flush interval: 10 s at 99 Hz, 4 s at 999, 1 s at 4999, shorter when the sample map could fill, a given one kept" {
   # bats test_tags=root,bpf
   require_root_bpf
   run -0 --separate-stderr record 0.3 -F 99 -v
   stderr_has "sampler at 99 Hz, flushing every 10 s"
   run -0 --separate-stderr record 0.3 -F 999 -C 0 -v
-  stderr_has "flushing every 2 s"
+  stderr_has "flushing every 4 s"
   run -0 --separate-stderr record 0.3 -F 4999 -v
   stderr_has "flushing every 1 s"
   # One CPU at 99 Hz takes 512 samples in 5.17 s: a 512-entry map is drained before then.
@@ -483,10 +483,10 @@ top_recurse_stack() {
   require_command node
   require_command unshare
   # chain.js runs 2 s in a mount namespace of its own whose /tmp is a tmpfs: its perf map is
-  # there only, and both go when it exits. At 999 Hz gp-record flushes at 1 s (its first chunk,
-  # and node is new), then every 2 s: the flush after the exit copies what the map gained
-  # through the /tmp pinned while node lived, and node is forgotten two flushes after its exit
-  # is read (the 8 s leave one flush to spare).
+  # there only, and both go when it exits. gp-record flushes at 1 s (its first chunk), then
+  # every 2 s (--flush-interval): the flush after the exit copies what the map gained through
+  # the /tmp pinned while node lived, and node is forgotten two flushes after its exit is read
+  # (the 8 s leave one flush to spare).
   # The script is copied into the new /tmp from stdin (opened before the mount): the source tree
   # itself may be under /tmp, hidden by the mount. From $OUT: node 20 with --perf-basic-prof
   # also writes isolate-*-v8.log into its working directory.
@@ -495,7 +495,7 @@ top_recurse_stack() {
     <"$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" >"$OUT/node.out" 2>&1) &
   local node=$!
   # -p $$ too (this test's shell, waiting): the recording then goes on after node's exit.
-  run -0 --separate-stderr record 8 -F 999 -p "$node" -p $$ -v
+  run -0 --separate-stderr record 8 -F 999 --flush-interval 2 -p "$node" -p $$ -v
   wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
   [ ! -e "/tmp/perf-$node.map" ] || fail "the perf map was visible outside node's namespace"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"

@@ -41,7 +41,7 @@ struct RecordArgs {
 
 void add_cli(CLI::App& app, RecordArgs& args);
 
-// --flush-interval, or by default the time `cpus` take for about 2000 samples each, between 1
+// --flush-interval, or by default the time `cpus` take for about 4000 samples each, between 1
 // and 10 s: a flush costs the recorder about the same whatever it carries (a wake-up, a batch
 // read, a chunk written; on a busy host mostly the cache misses of a process that slept), so at
 // low frequencies it flushes less often. Never longer, above 1 s, than the CPUs take for

@@ -11,11 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "fold/pair_map.h"
 #include "gp/model/session.h"
 #include "gp/model/string_table.h"
+#include "gp/util/pair_map.h"
 
 namespace gp::fold::detail {
+
+using util::PairMap;
 
 class StackTable {
  public:

@@ -301,14 +301,14 @@ uint64_t SessionAssembler::kernel_location(uint64_t ip, bool is_return) {
 // The stack id of a sample's frames. A stack the sampler named before (same keys, same
 // mappings, same interning) is not interned again: most drains repeat most stacks.
 std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const RawSample& sample) {
-  const TrackedProcess::StackKeys keys{sample.user_stack_key, sample.kernel_stack_key,
-                                       sample.user_end};
-  const bool keyed = keys.user != 0 || keys.kernel != 0;
+  const TrackedProcess::KernelKeyAndEnd second =
+      TrackedProcess::kernel_key_and_end(sample.kernel_stack_key, sample.user_end);
+  const bool keyed = sample.user_stack_key != 0 || sample.kernel_stack_key != 0;
   if (keyed) {
-    auto hit = p.known_stacks.find(keys);
-    if (hit != p.known_stacks.end()) {
-      if (hit->second.jit) jit_candidates_.insert(sample.pid);
-      return hit->second.stack_id;
+    if (const TrackedProcess::KnownStack* hit =
+            p.known_stacks.find(sample.user_stack_key, second)) {
+      if (hit->jit) jit_candidates_.insert(sample.pid);
+      return hit->stack_id;
     }
   }
   const RawSample* frames = &sample;
@@ -334,7 +334,8 @@ std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const 
   // frames a re-read has looked for (frame-pointer garbage, mostly) is kept: a later change of the
   // mappings (dlopen) clears the known stacks.
   if (keyed && !facts.unchecked_unmapped && p.mapping_changes == changes_before)
-    p.known_stacks.emplace(keys, TrackedProcess::KnownStack{stack_id, facts.jit});
+    p.known_stacks.try_insert(sample.user_stack_key, second,
+                              TrackedProcess::KnownStack{stack_id, facts.jit});
   return stack_id;
 }
 

@@ -38,6 +38,7 @@
 
 #include "gp/model/builder.h"
 #include "gp/model/session.h"
+#include "gp/util/pair_map.h"
 #include "gp/util/result.h"
 
 namespace gp::record {
@@ -104,19 +105,15 @@ struct TrackedProcess {
     uint64_t stack_id;
     bool jit;  // a frame in anonymous executable memory
   };
-  // The user stack's end is part of the key: a sampler may name equal frames that once reached
-  // the outermost frame and once were cut (an unreadable page).
-  struct StackKeys {
-    uint64_t user, kernel;
-    model::StackEnd end;
-    bool operator==(const StackKeys&) const = default;
-  };
-  struct StackKeysHash {
-    size_t operator()(const StackKeys& k) const {
-      return (k.user * 0x9e3779b97f4a7c15ULL ^ k.kernel) + static_cast<size_t>(k.end);
-    }
-  };
-  std::unordered_map<StackKeys, KnownStack, StackKeysHash> known_stacks;
+  // Keyed by the user stack's key, then the kernel stack's key with the user stack's end above
+  // it: a sampler may name equal frames that once reached the outermost frame and once were cut
+  // (an unreadable page). A flat map: the drain looks up every entry it takes here, and a
+  // lookup in node-based map was two or three cache misses.
+  using KernelKeyAndEnd = unsigned __int128;
+  static KernelKeyAndEnd kernel_key_and_end(uint64_t kernel_key, model::StackEnd end) {
+    return static_cast<KernelKeyAndEnd>(static_cast<uint8_t>(end)) << 64 | kernel_key;
+  }
+  util::PairMap<KernelKeyAndEnd, KnownStack> known_stacks{16};
   // Location ids of return addresses in its mappings, valid as known_stacks is: a new stack
   // mostly repeats the callers of stacks interned before (its leaf is what is new).
   struct KnownLocation {
