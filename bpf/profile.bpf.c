@@ -548,16 +548,19 @@ __attribute__((noinline)) long gp_find_mapping(__u32 first, __u32 count, __u64 p
 }
 
 /* The index in unwind_rules of the rule in force at offset rel of a table, or -1 when no row
- * covers it (a frame-pointer step). */
+ * covers it (a frame-pointer step). The offsets the row holds in rel's page go to this CPU's
+ * walk state (row_start, row_end): the rule cache keeps them. */
 __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 {
+	__u32 zero = 0;
+	struct gp_walk_state *w = bpf_map_lookup_elem(&walk_state, &zero);
 	struct gp_unwind_table *table = bpf_map_lookup_elem(&unwind_tables, &table_id);
 	struct gp_unwind_page *page;
 	struct gp_unwind_row_block *block;
-	__u32 index, first, lo = 0, hi, mid, i,
+	__u32 index, first, lo = 0, hi, mid, i, rule, start, end = 1u << GP_UNWIND_PAGE_SHIFT,
 			    in_page = (__u32)rel & ((1u << GP_UNWIND_PAGE_SHIFT) - 1);
 
-	if (!table || (rel >> GP_UNWIND_PAGE_SHIFT) >= table->page_count)
+	if (!w || !table || (rel >> GP_UNWIND_PAGE_SHIFT) >= table->page_count)
 		return -1;
 	index = table->page_base + (__u32)(rel >> GP_UNWIND_PAGE_SHIFT);
 	page = bpf_map_lookup_elem(&unwind_pages, &index);
@@ -581,12 +584,30 @@ __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 	}
 	index = (first + lo) / GP_UNWIND_ROW_BLOCK;
 	block = bpf_map_lookup_elem(&unwind_rows, &index);
-	return block ? (long)block->rows[(first + lo) % GP_UNWIND_ROW_BLOCK].rule : -1;
+	if (!block)
+		return -1;
+	rule = block->rows[(first + lo) % GP_UNWIND_ROW_BLOCK].rule;
+	/* Row 0 is in force from the page's start; a row holds up to the next row's start or the
+	 * page's end. */
+	start = lo == 0 ? 0 : block->rows[(first + lo) % GP_UNWIND_ROW_BLOCK].pc;
+	if (lo + 1 < page->count) {
+		index = (first + lo + 1) / GP_UNWIND_ROW_BLOCK;
+		block = bpf_map_lookup_elem(&unwind_rows, &index);
+		end = block ? block->rows[(first + lo + 1) % GP_UNWIND_ROW_BLOCK].pc : in_page + 1;
+	}
+	if (start > in_page || end <= in_page) /* a corrupt page: this address alone */
+		start = in_page, end = in_page + 1;
+	w->unwind.row_start = rel - in_page + start;
+	w->unwind.row_end = rel - in_page + end;
+	return rule;
 }
 
-/* The rule in force at pc in the process's tables; NULL when none covers it. */
-static __always_inline struct gp_unwind_rule *find_rule(struct gp_unwind_regs *u, __u64 pc)
+/* The rule in force at pc in the process's tables, and the addresses [*start, *end) that hold it
+ * too (its row, within pc's page of the table and pc's mapping); NULL when none covers it. */
+static __always_inline struct gp_unwind_rule *find_rule(struct gp_walk_state *w, __u64 pc,
+							__u64 *start, __u64 *end)
 {
+	struct gp_unwind_regs *u = &w->unwind;
 	struct gp_unwind_mapping *m;
 	long index = gp_find_mapping(u->first, u->count, pc);
 	__u32 key;
@@ -600,26 +621,37 @@ static __always_inline struct gp_unwind_rule *find_rule(struct gp_unwind_regs *u
 	index = gp_find_row(m->table, pc - m->bias);
 	if (index < 0)
 		return NULL;
+	*start = u->row_start + m->bias;
+	*end = u->row_end + m->bias;
+	if (*start < m->start)
+		*start = m->start;
+	if (*end > m->end)
+		*end = m->end;
 	key = (__u32)index;
 	return bpf_map_lookup_elem(&unwind_rules, &key);
 }
 
 /* The rule in force at pc (kind GP_UNWIND_NONE when no table covers it): from this CPU's rule
- * cache when it holds pc for this process's current entry, else searched and cached. */
-static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_state *state, __u64 pc,
+ * cache when the entry of pc's 64-byte block holds a row that covers pc for this process's
+ * current entry, else searched and cached. */
+static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state *state, __u64 pc,
 				    struct gp_unwind_rule *rule)
 {
-	__u64 h = (pc ^ ((__u64)u->serial << 40)) * 0x9e3779b97f4a7c15ULL;
+	struct gp_unwind_regs *u = &w->unwind;
+	__u64 h = ((pc >> 6) ^ ((__u64)u->serial << 40)) * 0x9e3779b97f4a7c15ULL, start = pc,
+	      end = pc + 1;
 	__u32 index = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT));
 	struct gp_unwind_cached *cached = bpf_map_lookup_elem(&unwind_cache, &index);
 	struct gp_unwind_rule *found;
 
-	if (cached && cached->pc == pc && cached->serial == u->serial) {
+	if (cached && cached->serial == u->serial &&
+	    pc - (cached->start_and_size & GP_UNWIND_CACHE_START) < cached->start_and_size >>
+		    GP_UNWIND_CACHE_SIZE_SHIFT) {
 		*rule = cached->rule;
 		return;
 	}
 	count_on(state, GP_COUNTER_UNWIND_SEARCHES);
-	found = find_rule(u, pc);
+	found = find_rule(w, pc, &start, &end);
 	if (found) {
 		*rule = *found;
 	} else {
@@ -627,8 +659,12 @@ static __always_inline void rule_at(struct gp_unwind_regs *u, struct gp_cpu_stat
 		rule->cfa_offset = 0;
 		rule->rbp_offset = 0;
 	}
-	if (cached) {
-		cached->pc = pc;
+	/* A user address fits below the size's bits; a row is at most a page. */
+	if (start > pc || end <= pc || end - start > (1u << GP_UNWIND_PAGE_SHIFT) ||
+	    end > GP_UNWIND_CACHE_START)
+		start = pc, end = pc + 1;
+	if (cached && pc < GP_UNWIND_CACHE_START) {
+		cached->start_and_size = start | (end - start) << GP_UNWIND_CACHE_SIZE_SHIFT;
 		cached->serial = u->serial;
 		cached->rule = *rule;
 	}
@@ -691,7 +727,7 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	pc = u->pc;
 	sp = u->sp;
 	bp = u->bp;
-	rule_at(u, state, pc - (u->ret_addr ? 1 : 0), &rule);
+	rule_at(w, state, pc - (u->ret_addr ? 1 : 0), &rule);
 	kind = rule.kind;
 	if (kind == GP_UNWIND_END)
 		return unwind_stop(u, state, GP_STACK_END_COMPLETE, GP_COUNTER_UNWIND_COMPLETE);

@@ -187,18 +187,23 @@ struct gp_unwind_process {
 		       * in do_exit until user space removes it */
 };
 
-/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by pc and the process's
- * entry): the return addresses of a busy thread are the same sample after sample, and a hit costs
- * one cache line where the searches through the mappings, pages and rows cost a dozen. An entry
- * holds for one write of a process's entry: its serial is new at every write of any process's
- * entry, so it names the process too, and new mappings or tables make old rows misses. 16 bytes:
- * an entry never straddles two cache lines. */
+/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by the 64-byte block of
+ * the address looked up and the process's entry): the return addresses of a busy thread are the
+ * same sample after sample, and a hit costs one cache line where the searches through the
+ * mappings, pages and rows cost a dozen. An entry holds the addresses of the row found (within
+ * its page and mapping): the leaf of a busy loop moves from instruction to instruction, and
+ * every one of them in the row hits. An entry holds for one write of a process's entry: its
+ * serial is new at every write of any process's entry, so it names the process too, and new
+ * mappings or tables make old rows misses. 16 bytes: an entry never straddles two cache lines. */
 #define GP_UNWIND_CACHE_SHIFT 11
 #define GP_UNWIND_CACHE_ENTRIES (1u << GP_UNWIND_CACHE_SHIFT)
+#define GP_UNWIND_CACHE_SIZE_SHIFT 48 /* x86-64 and arm64 user addresses are below 2^48 */
+#define GP_UNWIND_CACHE_START ((1ULL << GP_UNWIND_CACHE_SIZE_SHIFT) - 1)
 struct gp_unwind_cached {
-	__u64 pc;     /* the address looked up (a return address's call is at pc - 1) */
-	__u32 serial; /* gp_unwind_process.serial when it was found */
-	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers pc */
+	__u64 start_and_size; /* the row's first address (a return address's call is at pc - 1),
+			       * and above GP_UNWIND_CACHE_SIZE_SHIFT its size (0: empty) */
+	__u32 serial;	      /* gp_unwind_process.serial when it was found */
+	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers the addresses */
 };
 
 /* The state of one table walk (in the per-CPU walk_state): the registers of the frame being
@@ -215,6 +220,7 @@ struct gp_unwind_regs {
 	__u32 pid;	    /* the process and its entry's serial: the rule cache's key */
 	__u32 serial;
 	__u32 pad;
+	__u64 row_start, row_end; /* the last row found: its offsets in its table, [start, end) */
 };
 
 /* How a user stack ended (struct gp_stack.end). */
