@@ -558,8 +558,11 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   "$FIX/chain" 1 &
   local pid=$!
   mkdir "$OUT/sessions"
-  timeout -s KILL 60 gp-record -c -d 2 -F 499 -p "$pid" --output-dir "$OUT/sessions" 2>"$OUT/err" &
+  # Not under timeout(1): it passes a signal on twice (to the child and to its group), and a
+  # second SIGINT makes the recorder die by it.
+  gp-record -c -d 2 -F 499 -p "$pid" --output-dir "$OUT/sessions" 2>"$OUT/err" &
   local rec=$!
+  watchdog "$rec"
   wait "$pid"
   sleep 5
   kill -0 "$rec" || fail "gp-record -c ended with its target: $(cat "$OUT/err")"

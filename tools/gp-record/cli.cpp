@@ -31,7 +31,7 @@ bool parse_cpu_list(const std::string& text, std::vector<int>* cpus) {
 // Samples per CPU between default flushes: 4 s at 999 Hz. A flush costs the recorder about the
 // same whatever it carries, and the keys a busy thread repeats are drained once per flush, not
 // once per 2 s (2-CPU VM, 999 Hz, two python3 loops unwound with tables: 0.39 ms of CPU a second
-// flushing every 4 s against 0.57 every 2 s, and a quarter fewer archive bytes).
+// flushing every 4 s against 0.59 every 2 s (medians), and a quarter fewer archive bytes).
 constexpr double kFlushSamplesPerCpu = 4000.0;
 
 double expected_sample_rate(const RecordArgs& args) {
