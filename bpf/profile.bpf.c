@@ -595,8 +595,6 @@ __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 		block = bpf_map_lookup_elem(&unwind_rows, &index);
 		end = block ? block->rows[(first + lo + 1) % GP_UNWIND_ROW_BLOCK].pc : in_page + 1;
 	}
-	if (start > in_page || end <= in_page) /* a corrupt page: this address alone */
-		start = in_page, end = in_page + 1;
 	w->unwind.row_start = rel - in_page + start;
 	w->unwind.row_end = rel - in_page + end;
 	return rule;
@@ -659,11 +657,11 @@ static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state
 		rule->cfa_offset = 0;
 		rule->rbp_offset = 0;
 	}
-	/* A user address fits below the size's bits; a row is at most a page. */
-	if (start > pc || end <= pc || end - start > (1u << GP_UNWIND_PAGE_SHIFT) ||
-	    end > GP_UNWIND_CACHE_START)
+	/* A row is at most a page, around pc; anything else (a corrupt page) caches pc alone. A
+	 * user address fits below the size's bits. */
+	if (start > pc || end <= pc || end - start > (1u << GP_UNWIND_PAGE_SHIFT))
 		start = pc, end = pc + 1;
-	if (cached && pc < GP_UNWIND_CACHE_START) {
+	if (cached && end <= GP_UNWIND_CACHE_START) {
 		cached->start_and_size = start | (end - start) << GP_UNWIND_CACHE_SIZE_SHIFT;
 		cached->serial = u->serial;
 		cached->rule = *rule;
