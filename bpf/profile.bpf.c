@@ -499,11 +499,14 @@ struct {
 	__type(value, struct gp_unwind_process);
 } unwind_procs SEC(".maps");
 
+/* Each CPU's rule cache (struct gp_unwind_cache), at the CPU's number: one lookup a call, and
+ * an entry is then an address computed from the pc. A per-CPU array of entries costs a load of
+ * the entry's address first, at every frame. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, GP_UNWIND_CACHE_ENTRIES);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the possible CPUs with --unwind */
 	__type(key, __u32);
-	__type(value, struct gp_unwind_cached);
+	__type(value, struct gp_unwind_cache);
 } unwind_cache SEC(".maps");
 
 /* Offsets in the signal frame on x86-64: at a sigreturn trampoline's rsp is the ucontext, whose
@@ -513,7 +516,7 @@ struct {
 #define GP_SIGCONTEXT_RIP (40 + 16 * 8)
 
 /*
- * The walk is three global (not static) functions: the verifier checks each once, on its own,
+ * The walk is four global (not static) functions: the verifier checks each once, on its own,
  * with its arguments unknown. Inlined into bpf_loop's callback, their branches and bounded
  * searches made the verifier's states multiply past its limit (it re-checks a callback until its
  * states converge).
@@ -629,24 +632,63 @@ static __always_inline struct gp_unwind_rule *find_rule(struct gp_walk_state *w,
 	return bpf_map_lookup_elem(&unwind_rules, &key);
 }
 
+/* This CPU's rule cache. */
+static __always_inline struct gp_unwind_cache *this_cpu_cache(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&unwind_cache, &cpu);
+}
+
+/* The set of the cache for pc's 64-byte block in the process's entry of this serial: its two
+ * entries, the one stored last first. */
+static __always_inline struct gp_unwind_cached *cache_set(struct gp_unwind_cache *cache, __u64 pc,
+							  __u32 serial)
+{
+	__u64 h = ((pc >> 6) ^ ((__u64)serial << 40)) * 0x9e3779b97f4a7c15ULL;
+	__u32 set = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT)) & (GP_UNWIND_CACHE_SETS - 1);
+
+	return &cache->entries[set * GP_UNWIND_CACHE_WAYS];
+}
+
+/* Whether the cache entry holds the rule of pc for the process's entry of this serial. */
+static __always_inline bool cache_holds(const struct gp_unwind_cached *cached, __u64 pc,
+					__u32 serial)
+{
+	return cached->serial == serial && pc - (cached->start_and_size & GP_UNWIND_CACHE_START) <
+						   cached->start_and_size >>
+						   GP_UNWIND_CACHE_SIZE_SHIFT;
+}
+
+/* The entry of the set that holds the rule of pc, or NULL. */
+static __always_inline struct gp_unwind_cached *cache_find(struct gp_unwind_cached *set, __u64 pc,
+							   __u32 serial)
+{
+	if (cache_holds(&set[0], pc, serial))
+		return &set[0];
+	if (cache_holds(&set[1], pc, serial))
+		return &set[1];
+	return NULL;
+}
+
 /* The rule in force at pc (kind GP_UNWIND_NONE when no table covers it): from this CPU's rule
- * cache when the entry of pc's 64-byte block holds a row that covers pc for this process's
- * current entry, else searched and cached. */
+ * cache when an entry of the set of pc's 64-byte block holds a row that covers pc for this
+ * process's current entry, else searched and cached. */
 static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state *state, __u64 pc,
 				    struct gp_unwind_rule *rule)
 {
 	struct gp_unwind_regs *u = &w->unwind;
-	__u64 h = ((pc >> 6) ^ ((__u64)u->serial << 40)) * 0x9e3779b97f4a7c15ULL, start = pc,
-	      end = pc + 1;
-	__u32 index = (__u32)(h >> (64 - GP_UNWIND_CACHE_SHIFT));
-	struct gp_unwind_cached *cached = bpf_map_lookup_elem(&unwind_cache, &index);
+	struct gp_unwind_cache *cache = this_cpu_cache();
+	struct gp_unwind_cached *set = cache ? cache_set(cache, pc, u->serial) : NULL, *cached;
 	struct gp_unwind_rule *found;
+	__u64 start = pc, end = pc + 1;
 
-	if (cached && cached->serial == u->serial &&
-	    pc - (cached->start_and_size & GP_UNWIND_CACHE_START) < cached->start_and_size >>
-		    GP_UNWIND_CACHE_SIZE_SHIFT) {
-		*rule = cached->rule;
-		return;
+	if (set) {
+		cached = cache_find(set, pc, u->serial);
+		if (cached) {
+			*rule = cached->rule;
+			return;
+		}
 	}
 	count_on(state, GP_COUNTER_UNWIND_SEARCHES);
 	found = find_rule(w, pc, &start, &end);
@@ -661,10 +703,14 @@ static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state
 	 * user address fits below the size's bits. */
 	if (start > pc || end <= pc || end - start > (1u << GP_UNWIND_PAGE_SHIFT))
 		start = pc, end = pc + 1;
-	if (cached && end <= GP_UNWIND_CACHE_START) {
-		cached->start_and_size = start | (end - start) << GP_UNWIND_CACHE_SIZE_SHIFT;
-		cached->serial = u->serial;
-		cached->rule = *rule;
+	/* The set's other entry keeps the row found before: two rows of one block (a call near a
+	 * function's end and the next function's call) would otherwise evict each other at every
+	 * sample. */
+	if (set && end <= GP_UNWIND_CACHE_START) {
+		set[1] = set[0];
+		set[0].start_and_size = start | (end - start) << GP_UNWIND_CACHE_SIZE_SHIFT;
+		set[0].serial = u->serial;
+		set[0].rule = *rule;
 	}
 }
 
@@ -789,9 +835,89 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	return 0;
 }
 
+/*
+ * The walk's common case, up to GP_UNWIND_FAST_FRAMES frames a call with the registers in
+ * registers: the rule cache holds the frame's rule, and it is a CFA at rsp or rbp plus an offset
+ * (or a PLT entry's). It stops at the first frame that is anything else (a rule to search for,
+ * the outermost frame, a signal frame, no table, memory it cannot read), for gp_unwind_step,
+ * which takes every case and counts how the walk ends. Returns the frames taken.
+ */
+#define GP_UNWIND_FAST_FRAMES 8
+__attribute__((noinline)) long gp_unwind_fast(void)
+{
+	__u32 zero = 0, i, slot;
+	struct gp_walk_state *w = bpf_map_lookup_elem(&walk_state, &zero);
+	struct gp_unwind_cache *cache = this_cpu_cache();
+	struct gp_unwind_cached *cached;
+	struct gp_unwind_regs *u;
+	struct gp_unwind_rule rule;
+	struct stack_hash h;
+	__u64 pc, sp, bp, cfa, ra, look, serial;
+
+	if (!w || !cache)
+		return 0;
+	u = &w->unwind;
+	pc = u->pc;
+	sp = u->sp;
+	bp = u->bp;
+	serial = u->serial;
+	slot = u->depth;
+	look = pc - (u->ret_addr ? 1 : 0);
+	h.key = u->hash_key;
+	h.check = u->hash_check;
+	for (i = 0; i < GP_UNWIND_FAST_FRAMES && slot < GP_MAX_STACK_DEPTH; i++) {
+		cached = cache_find(cache_set(cache, look, serial), look, serial);
+		if (!cached)
+			break;
+		rule = cached->rule;
+		if (rule.kind == GP_UNWIND_RBP)
+			cfa = bp + rule.cfa_offset;
+		else if (rule.kind == GP_UNWIND_RSP)
+			cfa = sp + rule.cfa_offset;
+		else if (rule.kind == GP_UNWIND_PLT)
+			cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
+		else
+			break;
+		/* As gp_unwind_step: the saved rbp first, then the return address. */
+		if (cfa <= sp || (cfa & 7) != 0 ||
+		    (rule.rbp_offset != 0 &&
+		     !read_word(w, cfa + (__s64)rule.rbp_offset * 8, &bp)) ||
+		    !read_word(w, cfa - 8, &ra) || ra == 0)
+			break;
+		pc = ra;
+		sp = cfa;
+		look = ra - 1;
+		barrier_var(slot);
+		w->user.stack.ips[slot & 127] = ra;
+		hash_frame(&h, ra);
+		slot++;
+	}
+	if (i == 0)
+		return 0;
+	u->pc = pc;
+	u->sp = sp;
+	u->bp = bp;
+	u->ret_addr = 1;
+	u->depth = slot;
+	u->hash_key = h.key;
+	u->hash_check = h.check;
+	return i;
+}
+
+/* One turn of the walk: the fast path's frames, then gp_unwind_step's frame unless the fast path
+ * took all it can take in a call. Every turn takes a frame or ends the walk, so
+ * GP_MAX_STACK_DEPTH turns reach the depth limit. */
 static long unwind_loop_step(__u32 index, void *data)
 {
-	return gp_unwind_step(index + 1) != 0; /* bpf_loop takes 0 or 1 */
+	__u32 zero = 0;
+	struct gp_walk_state *w;
+
+	if (gp_unwind_fast() == GP_UNWIND_FAST_FRAMES)
+		return 0;
+	w = bpf_map_lookup_elem(&walk_state, &zero);
+	if (!w)
+		return 1;
+	return gp_unwind_step(w->unwind.depth) != 0; /* bpf_loop takes 0 or 1 */
 }
 
 /* The user registers of the interrupted thread: the sample's own in user mode, else those the

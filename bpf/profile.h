@@ -187,16 +187,20 @@ struct gp_unwind_process {
 		       * in do_exit until user space removes it */
 };
 
-/* The per-CPU cache of rules already found (`unwind_cache`, direct-mapped by the 64-byte block of
- * the address looked up and the process's entry): the return addresses of a busy thread are the
- * same sample after sample, and a hit costs one cache line where the searches through the
- * mappings, pages and rows cost a dozen. An entry holds the addresses of the row found (within
- * its page and mapping): the leaf of a busy loop moves from instruction to instruction, and
- * every one of them in the row hits. An entry holds for one write of a process's entry: its
- * serial is new at every write of any process's entry, so it names the process too, and new
- * mappings or tables make old rows misses. 16 bytes: an entry never straddles two cache lines. */
-#define GP_UNWIND_CACHE_SHIFT 11
-#define GP_UNWIND_CACHE_ENTRIES (1u << GP_UNWIND_CACHE_SHIFT)
+/* Each CPU's cache of rules already found (`unwind_cache`): the return addresses of a busy thread
+ * are the same sample after sample, and a hit costs one cache line where the searches through
+ * the mappings, pages and rows cost a dozen. Two-way set-associative: a set is chosen by the
+ * 64-byte block of the address looked up and the process's entry, and holds the rows found
+ * last and before; with one entry a set, two rows of one block (a call at a function's end and
+ * one at the next function's start) evicted each other at every sample. An entry holds the
+ * addresses of the row found (within its page and mapping): the leaf of a busy loop moves from
+ * instruction to instruction, and every one of them in the row hits. An entry holds for one
+ * write of a process's entry: its serial is new at every write of any process's entry, so it
+ * names the process too, and new mappings or tables make old rows misses. */
+#define GP_UNWIND_CACHE_SHIFT 10 /* sets */
+#define GP_UNWIND_CACHE_SETS (1u << GP_UNWIND_CACHE_SHIFT)
+#define GP_UNWIND_CACHE_WAYS 2
+#define GP_UNWIND_CACHE_ENTRIES (GP_UNWIND_CACHE_SETS * GP_UNWIND_CACHE_WAYS)
 #define GP_UNWIND_CACHE_SIZE_SHIFT 48 /* x86-64 and arm64 user addresses are below 2^48 */
 #define GP_UNWIND_CACHE_START ((1ULL << GP_UNWIND_CACHE_SIZE_SHIFT) - 1)
 struct gp_unwind_cached {
@@ -204,6 +208,11 @@ struct gp_unwind_cached {
 			       * and above GP_UNWIND_CACHE_SIZE_SHIFT its size (0: empty) */
 	__u32 serial;	      /* gp_unwind_process.serial when it was found */
 	struct gp_unwind_rule rule; /* kind GP_UNWIND_NONE: no row covers the addresses */
+};
+
+/* One CPU's rule cache: the element of `unwind_cache` at the CPU's number. */
+struct gp_unwind_cache {
+	struct gp_unwind_cached entries[GP_UNWIND_CACHE_ENTRIES];
 };
 
 /* The state of one table walk (in the per-CPU walk_state): the registers of the frame being

@@ -219,6 +219,7 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_mappings, kUnwindMappings);
     bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
     bpf_map__set_max_entries(skel_->maps.unwind_events, 64 * 1024);
+    bpf_map__set_max_entries(skel_->maps.unwind_cache, static_cast<uint32_t>(ncpus));
   } else {
     bpf_map__set_max_entries(skel_->maps.unwind_events,
                              static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
