@@ -747,6 +747,39 @@ static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_
 	return 1;
 }
 
+/* The caller of a frame whose rule is a CFA at rsp or rbp plus an offset (or a PLT entry's):
+ * its CFA, return address and rbp (*next_bp, bp when the frame did not save it). False, with the
+ * counter of the truncation, when the rule is not one of those, the CFA is not above sp, or a
+ * word cannot be read. */
+static __always_inline bool frame_by_cfa(struct gp_walk_state *w, struct gp_unwind_rule rule,
+					 __u64 pc, __u64 sp, __u64 bp, __u64 *cfa, __u64 *ra,
+					 __u64 *next_bp, __u32 *truncation)
+{
+	if (rule.kind == GP_UNWIND_RBP)
+		*cfa = bp + rule.cfa_offset;
+	else if (rule.kind == GP_UNWIND_RSP)
+		*cfa = sp + rule.cfa_offset;
+	else if (rule.kind == GP_UNWIND_PLT)
+		*cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
+	else {
+		*truncation = GP_COUNTER_TRUNC_UNSUPPORTED;
+		return false;
+	}
+	/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
+	if (*cfa <= sp || (*cfa & 7) != 0) {
+		*truncation = GP_COUNTER_TRUNC_BAD_FRAME;
+		return false;
+	}
+	/* The lower address first: the window then covers the return address too. */
+	*next_bp = bp;
+	if ((rule.rbp_offset != 0 && !read_word(w, *cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
+	    !read_word(w, *cfa - 8, ra)) {
+		*truncation = GP_COUNTER_TRUNC_READ;
+		return false;
+	}
+	return true;
+}
+
 /*
  * One step of the walk: from the frame of u->pc to its caller, stored as frame `slot`. The rule
  * comes from the table of the mapping that holds the pc (the call's address, pc - 1, for a
@@ -760,7 +793,9 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	struct gp_cpu_state *state = bpf_map_lookup_elem(&cpu_state, &zero);
 	struct gp_unwind_regs *u;
 	struct gp_unwind_rule rule;
+	struct stack_hash h;
 	__u64 cfa = 0, ra = 0, bp, sp, pc;
+	__u32 truncation;
 	__u8 kind;
 
 	if (!w || !state)
@@ -797,25 +832,8 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
 		u->ret_addr = 1;
 	} else {
-		if (kind == GP_UNWIND_RSP)
-			cfa = sp + rule.cfa_offset;
-		else if (kind == GP_UNWIND_PLT)
-			cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
-		else if (kind == GP_UNWIND_RBP)
-			cfa = bp + rule.cfa_offset;
-		else
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED,
-					   GP_COUNTER_TRUNC_UNSUPPORTED);
-		/* A caller's frame is above its callee's: anything else is a corrupt stack or
-		 * table. */
-		if (cfa <= sp || (cfa & 7) != 0)
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED,
-					   GP_COUNTER_TRUNC_BAD_FRAME);
-		/* The lower address first: the window then covers the return address too. */
-		if (rule.rbp_offset != 0 && !read_word(w, cfa + (__s64)rule.rbp_offset * 8, &bp))
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
-		if (!read_word(w, cfa - 8, &ra))
-			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		if (!frame_by_cfa(w, rule, pc, sp, bp, &cfa, &ra, &bp, &truncation))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, truncation);
 		u->ret_addr = 1;
 	}
 	if (ra == 0) /* no caller, but no CFI said this was the outermost frame */
@@ -828,10 +846,11 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	barrier_var(slot);
 	w->user.stack.ips[slot & 127] = ra;
 	u->depth = slot + 1;
-	u->hash_key ^= ra;
-	u->hash_key *= 0x9e3779b97f4a7c15ULL;
-	u->hash_key ^= u->hash_key >> 29;
-	u->hash_check = (u->hash_check + ra) * 0xff51afd7ed558ccdULL;
+	h.key = u->hash_key;
+	h.check = u->hash_check;
+	hash_frame(&h, ra);
+	u->hash_key = h.key;
+	u->hash_check = h.check;
 	return 0;
 }
 
@@ -850,9 +869,9 @@ __attribute__((noinline)) long gp_unwind_fast(void)
 	struct gp_unwind_cache *cache = this_cpu_cache();
 	struct gp_unwind_cached *cached;
 	struct gp_unwind_regs *u;
-	struct gp_unwind_rule rule;
 	struct stack_hash h;
-	__u64 pc, sp, bp, cfa, ra, look, serial;
+	__u64 pc, sp, bp, next_bp, cfa, ra, look, serial;
+	__u32 truncation;
 
 	if (!w || !cache)
 		return 0;
@@ -869,21 +888,12 @@ __attribute__((noinline)) long gp_unwind_fast(void)
 		cached = cache_find(cache_set(cache, look, serial), look, serial);
 		if (!cached)
 			break;
-		rule = cached->rule;
-		if (rule.kind == GP_UNWIND_RBP)
-			cfa = bp + rule.cfa_offset;
-		else if (rule.kind == GP_UNWIND_RSP)
-			cfa = sp + rule.cfa_offset;
-		else if (rule.kind == GP_UNWIND_PLT)
-			cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
-		else
+		/* A frame that would end the walk is gp_unwind_step's, from the registers as
+		 * they were. */
+		if (!frame_by_cfa(w, cached->rule, pc, sp, bp, &cfa, &ra, &next_bp, &truncation) ||
+		    ra == 0)
 			break;
-		/* As gp_unwind_step: the saved rbp first, then the return address. */
-		if (cfa <= sp || (cfa & 7) != 0 ||
-		    (rule.rbp_offset != 0 &&
-		     !read_word(w, cfa + (__s64)rule.rbp_offset * 8, &bp)) ||
-		    !read_word(w, cfa - 8, &ra) || ra == 0)
-			break;
+		bp = next_bp;
 		pc = ra;
 		sp = cfa;
 		look = ra - 1;
