@@ -25,6 +25,7 @@ setup_file() {
   cc "${nofp[@]}" -o "$bin/execchain_nofp" "$src/execchain.c"
   cc "${nofp[@]}" -fPIC -shared -o "$bin/libdlwork_nofp.so" "$src/libdlwork.c"
   cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
+  cc "${nofp[@]}" -fno-toplevel-reorder -fno-reorder-functions -o "$bin/sameblock_nofp" "$src/sameblock.c"
   # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
   cc -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-inline -o "$bin/leaf" "$src/leaf.c"
   chmod 755 "$bin" "$bin"/*
@@ -251,6 +252,32 @@ first_samples_are_never_roots() {
   [[ "$stderr" =~ unwind\.complete=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 100 ] ||
     fail "no complete stacks: $stderr"
   stderr_has "unwind.before_tables="
+}
+
+@test "two hot calls in one 64-byte block of code each keep their rule in the cache" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The fixture's layout: the return addresses into outer and into inner (within inner's
+  # bytes) are in outer's 64-byte block.
+  local outer inner inner_size
+  read -r outer inner inner_size < <(nm -S "$FIX/sameblock_nofp" |
+    awk '$4 == "outer" { o = $1 } $4 == "inner" { i = $1; s = $2 } END { print o, i, s }')
+  [ $((16#$outer % 64)) -eq 0 ] && [ $((16#$inner + 16#$inner_size - 1 - 16#$outer)) -lt 64 ] ||
+    fail "outer and inner are not in one 64-byte block: $(nm -S "$FIX/sameblock_nofp" | grep -E ' (outer|inner)$')"
+  "$FIX/sameblock_nofp" 4 &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  run -0 --separate-stderr record 2 -F 999 -p "$pid" -v
+  local log=$stderr complete searches
+  [[ "$log" =~ unwind\.complete=([0-9]+) ]] && complete=${BASH_REMATCH[1]}
+  [[ "$log" =~ unwind\.searches=([0-9]+) ]] && searches=${BASH_REMATCH[1]}
+  [ "${complete:-0}" -ge 500 ] || fail "too few complete stacks: $log"
+  # Every new row is searched for once; the two rows of the block evicting each other would
+  # cost two searches at every sample.
+  [ $((searches * 10)) -lt "$complete" ] ||
+    fail "$searches searches for $complete stacks: the rule cache does not keep both rows"
+  run -0 fold "$OUT/rec.gpa"
+  assert_line --regexp '^sameblock_nofp;_start;.*;main;outer;inner;spin [0-9]+$'
 }
 
 # Share of samples (percent, one decimal) per leaf function of folded stacks on stdin:
