@@ -31,6 +31,14 @@ teardown_file() {
 setup() {
   FIX="$FIXTURES"
   OUT="$BATS_TEST_TMPDIR"
+  WORKLOADS=()
+}
+
+# Workloads a test started in the background (their pids in WORKLOADS) end with it, also when
+# it fails: busy survivors would crowd the next tests' CPUs.
+teardown() {
+  local pid
+  for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 # Fails unless the stderr of the last `run --separate-stderr` contains $1.
@@ -45,9 +53,11 @@ wait_status() {
   [ "$st" -eq "$2" ] || fail "job $1 exited $st, expected $2"
 }
 
-# Kills background recorder $1 after 40 s if it is still running (the test's timeout).
+# Kills background recorder $1 after 40 s if it is still running (the test's timeout); only a
+# gp-record: by then the pid may be another process's (pid_max can be 32768).
 watchdog() {
-  (sleep 40; kill -KILL "$1" 2>/dev/null) >/dev/null 2>&1 &
+  (sleep 40; [ "$(cat "/proc/$1/comm" 2>/dev/null)" = gp-record ] && kill -KILL "$1" 2>/dev/null) \
+    >/dev/null 2>&1 &
 }
 
 # Folded stacks (comm;frames count) of an archive, symbolized, kernel frames marked _[k].
@@ -228,7 +238,11 @@ delivered_and_counted() {
   # 100 busy processes per CPU (at most 512), whose keys crowd each CPU's tally.
   local pids=() i n=$((100 * $(nproc)))
   ((n <= 512)) || n=512
-  for ((i = 0; i < n; i++)); do "$FIX/recurse" $((i % 7 + 1)) 20 & pids+=($!); done
+  # At nice 19: this shell starts them one by one, and at nice 0 those already started starved
+  # it (the loop took 14 s on 2 CPUs, longer than the first ones then lived). They end with
+  # the test.
+  for ((i = 0; i < n; i++)); do nice -n 19 "$FIX/recurse" $((i % 7 + 1)) 60 & pids+=($!); done
+  WORKLOADS=("${pids[@]}")
   # Frame pointers: the unwind tables of the recorder's start (every process's) would be work
   # of its own on the busy CPUs, and this test counts the samples of its workload.
   # Only the workload's processes (-p): other load on the machine cannot crowd them out.
