@@ -41,11 +41,8 @@ setup() {
   WORKLOADS=()
 }
 
-# Workloads a test started in the background (their pids in WORKLOADS) end with it, also when
-# it fails: a survivor would keep bats waiting for its output.
 teardown() {
-  local pid
-  for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  kill_workloads
 }
 
 stderr_has() {

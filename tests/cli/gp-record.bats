@@ -34,11 +34,8 @@ setup() {
   WORKLOADS=()
 }
 
-# Workloads a test started in the background (their pids in WORKLOADS) end with it, also when
-# it fails: busy survivors would crowd the next tests' CPUs.
 teardown() {
-  local pid
-  for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  kill_workloads
 }
 
 # Fails unless the stderr of the last `run --separate-stderr` contains $1.
@@ -239,7 +236,7 @@ delivered_and_counted() {
   local pids=() i n=$((100 * $(nproc)))
   ((n <= 512)) || n=512
   # At nice 19: this shell starts them one by one, and at nice 0 those already started starved
-  # it (the loop took 14 s on 2 CPUs, longer than the first ones then lived). They end with
+  # it (the loop took 13 s on 2 CPUs, longer than the first ones then lived). They end with
   # the test.
   for ((i = 0; i < n; i++)); do nice -n 19 "$FIX/recurse" $((i % 7 + 1)) 60 & pids+=($!); done
   WORKLOADS=("${pids[@]}")

@@ -41,3 +41,11 @@ start_venv_target() {
   PY_PID=$!
   sleep 0.5
 }
+
+# Kills the background workloads a test started (their pids in WORKLOADS), also when it failed: a
+# survivor would keep bats waiting for its output, and busy ones would crowd the next tests'
+# CPUs. For a file's teardown.
+kill_workloads() {
+  local pid
+  for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+}
