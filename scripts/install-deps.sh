@@ -33,6 +33,7 @@ test_pkgs=(
   chromium
   golang-go golang-github-google-pprof-dev
   python3 jq
+  debootstrap          # tests: interpreters of other Debian suites run in cached roots (scripts/debian-root.sh)
   debuginfod
   mandoc
   libclang-rt-14-dev   # libFuzzer + sanitizer runtimes (clang-14 only recommends them)
