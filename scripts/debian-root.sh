@@ -76,7 +76,7 @@ if [ $# -gt 0 ]; then
   echo "debian-root.sh: installing $* in a $suite root '$root' (once; cached)" >&2
   target=()
   [ "$suite" = experimental ] && target=(-t experimental)
-  if ! chroot "$work" /bin/sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
+  if ! chroot "$work" /bin/sh -c 'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
        sh "${target[@]}" "$@" >"$root.log" 2>&1; then
     echo "debian-root.sh: error: cannot install '$*' in the $suite root; see '$root.log'" >&2
     exit 1

@@ -15,7 +15,7 @@ std::unique_ptr<Adapter> make_jfr_adapter();             // the target JDK's jcm
 
 // Python (libcore/src/runtime/python/)
 std::unique_ptr<Adapter> make_py_spy_adapter();     // py-spy on PATH
-std::unique_ptr<Adapter> make_gp_python_adapter();  // gp's own CPython 3.8-3.13 sampler
+std::unique_ptr<Adapter> make_gp_python_adapter();  // gp's own CPython 3.8-3.15 sampler
 
 // Node (libcore/src/runtime/node/)
 std::unique_ptr<Adapter> make_node_perf_adapter();         // --perf-basic-prof processes: maps only

@@ -102,10 +102,11 @@ WalkStatus FrameWalker::walk_frames(uint64_t frame, ThreadSample& out) {
       offset_known = lasti >= 0;
       offset = layout_.minor == 10 ? uint64_t(lasti) * 2 : uint64_t(lasti);  // 3.10: code units
     } else {
-      code = field<uint64_t>(buf, layout_.iframe_code);
+      // 3.14+: f_executable is a _PyStackRef; its low bits tag the reference.
+      code = field<uint64_t>(buf, layout_.iframe_code) & ~layout_.code_tag_mask;
       next = field<uint64_t>(buf, layout_.iframe_previous);
-      if (field<uint8_t>(buf, layout_.iframe_owner) == kFrameOwnedByCStack) {
-        frame = next;  // an entry shim of the C stack (3.12+), not Python code
+      if (field<uint8_t>(buf, layout_.iframe_owner) >= kFrameOwnedByCStack) {
+        frame = next;  // an entry shim or base frame of the interpreter, not Python code
         continue;
       }
       uint64_t instr = field<uint64_t>(buf, layout_.iframe_instr);

@@ -46,6 +46,8 @@ class GpPythonAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<PythonSampler>>(attached);
+    if (!sampler.interpreter().layout_note.empty())
+      out.warnings.push_back(sampler.interpreter().layout_note);
     int hz = remote::limited_frequency(params, kMaxFrequencyHz, "python", out);
     if (WalkStatus st = run(sampler, target.pid, hz, params.duration, stop, out);
         st != WalkStatus::ok) {

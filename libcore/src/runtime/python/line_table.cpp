@@ -1,4 +1,4 @@
-// Line-table decoders for CPython 3.8 - 3.13 (see line_table.h for the formats).
+// Line-table decoders for CPython 3.8 - 3.15 (see line_table.h for the formats).
 #include "runtime/python/line_table.h"
 
 #include <cstddef>

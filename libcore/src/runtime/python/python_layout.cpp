@@ -2,7 +2,7 @@
 #include "runtime/python/python_layout.h"
 
 #include <algorithm>
-#include <cstring>
+#include <string>
 
 namespace gp::runtime::python {
 namespace {
@@ -83,19 +83,41 @@ PyLayout layout_312() {
   return l;
 }
 
-// The 3.13 _Py_DebugOffsets struct, as uint64 slots (Include/internal/pycore_runtime.h).
-namespace slot {
-constexpr size_t kVersion = 1, kFreeThreaded = 2, kInterpretersHead = 5;
-constexpr size_t kInterpNext = 8, kThreadsHead = 9, kCevalGil = 14, kGilState = 15;
-constexpr size_t kGilLocked = 17, kGilHolder = 18;
-constexpr size_t kTstateNext = 21, kTstateInterp = 22, kCurrentFrame = 23, kThreadId = 24;
-constexpr size_t kNativeThreadId = 25;
-constexpr size_t kFrameSize = 28, kPrevious = 29, kExecutable = 30, kInstrPtr = 31, kOwner = 33;
-constexpr size_t kCodeFilename = 35, kCodeName = 36, kCodeQualname = 37, kCodeLinetable = 38;
-constexpr size_t kCodeFirstlineno = 39, kCodeAdaptive = 43;
-constexpr size_t kBytesSize = 65, kBytesData = 66;
-constexpr size_t kUnicodeState = 68, kUnicodeLength = 69, kAsciiSize = 70;
-}  // namespace slot
+// 3.13 - 3.15 as Debian's builds publish them in _Py_DebugOffsets (x86-64; the same structs on
+// every LP64 GIL build of a minor version). The fields that moved between these versions:
+struct PublishedMoves {
+  uint32_t interpreters_head, interp_next, threads_head, tstate_thread_id, iframe_owner;
+  uint32_t code_adaptive;
+};
+
+PyLayout published_layout(int minor, PublishedMoves m) {
+  PyLayout l = layout_312();
+  l.minor = minor;
+  l.frame_model = FrameModel::current_frame;
+  l.runtime_interpreters_head = m.interpreters_head;
+  l.interp_gil_pointer = 16;  // ceval.gil
+  l.gil_last_holder = 8;
+  l.gil_locked = 16;
+  l.interp_next = m.interp_next;
+  l.interp_threads_head = m.threads_head;
+  l.tstate_frame = 72;  // current_frame
+  l.tstate_thread_id = m.tstate_thread_id;
+  l.tstate_native_thread_id = m.tstate_thread_id + 8;
+  l.iframe_previous = 8;
+  l.iframe_code = 0;
+  l.code_tag_mask = minor >= 14 ? 3 : 0;
+  l.iframe_instr = 56;
+  l.iframe_owner = m.iframe_owner;
+  l.iframe_size = m.iframe_owner + 8;
+  l.code_filename = 112;
+  l.code_name = 120;
+  l.code_qualname = 128;
+  l.code_linetable = 136;
+  l.code_firstlineno = 68;
+  l.code_code_adaptive = m.code_adaptive;
+  l.code_size = 144;
+  return l;
+}
 
 }  // namespace
 
@@ -103,69 +125,94 @@ std::optional<PyLayout> layout_for_minor(int minor) {
   if (minor >= 8 && minor <= 10) return frame_object_layout(minor);
   if (minor == 11) return layout_311();
   if (minor == 12) return layout_312();
+  if (minor == 13) return published_layout(13, {632, 7264, 7344, 152, 70, 200});
+  if (minor == 14) return published_layout(14, {808, 7272, 7344, 152, 74, 208});
+  if (minor == 15) return published_layout(15, {936, 7264, 7336, 176, 74, 208});
   return std::nullopt;
 }
 
-Result<PyLayout> layout_from_debug_offsets(std::string_view bytes) {
-  if (bytes.size() < kDebugOffsetsSize || bytes.substr(0, 8) != "xdebugpy") {
-    return make_error("no _Py_DebugOffsets at the start of _PyRuntime (cookie 'xdebugpy')");
-  }
-  auto at = [&](size_t index) {
-    uint64_t v = 0;
-    std::memcpy(&v, bytes.data() + index * 8, sizeof v);
-    return v;
-  };
-  auto version = version_from_hex(static_cast<uint32_t>(at(slot::kVersion)));
-  if (!version || version->minor != 13) {
-    return make_error("_Py_DebugOffsets of an unsupported version (" +
-                      (version ? version->text() : std::string("unknown")) + ")");
-  }
-  // Free-threaded builds (3.13t) have another object header: none of the fixed sizes hold.
-  if (at(slot::kFreeThreaded) != 0) {
-    return make_error("free-threaded CPython builds are not supported by gp's sampler");
-  }
-  // Every offset must be small: a garbage struct would send the walker anywhere.
-  for (size_t i = slot::kInterpretersHead; i <= slot::kAsciiSize; ++i) {
-    if (at(i) > (1u << 20)) return make_error("_Py_DebugOffsets holds implausible offsets");
-  }
-  auto u32 = [&](size_t index) { return static_cast<uint32_t>(at(index)); };
+PyLayout layout_from_debug_offsets(const DebugOffsets& d) {
+  auto u32 = [](uint64_t v) { return static_cast<uint32_t>(v); };  // checked < 1 MiB
   PyLayout l;
-  l.minor = 13;
+  l.minor = d.version.minor;
   l.frame_model = FrameModel::current_frame;
-  l.runtime_interpreters_head = u32(slot::kInterpretersHead);
+  l.runtime_interpreters_head = u32(d.runtime_interpreters_head);
   l.gil_per_interpreter = true;
-  l.interp_gil_pointer = u32(slot::kCevalGil);
-  l.gil_last_holder = u32(slot::kGilHolder) - u32(slot::kGilState);
-  l.gil_locked = u32(slot::kGilLocked) - u32(slot::kGilState);
-  l.interp_next = u32(slot::kInterpNext);
-  l.interp_threads_head = u32(slot::kThreadsHead);
-  l.tstate_next = u32(slot::kTstateNext);
-  l.tstate_interp = u32(slot::kTstateInterp);
-  l.tstate_frame = u32(slot::kCurrentFrame);
-  l.tstate_thread_id = u32(slot::kThreadId);
-  l.tstate_native_thread_id = u32(slot::kNativeThreadId);
-  l.iframe_previous = u32(slot::kPrevious);
-  l.iframe_code = u32(slot::kExecutable);
-  l.iframe_instr = u32(slot::kInstrPtr);
-  l.iframe_owner = u32(slot::kOwner);
+  l.interp_gil_pointer = u32(d.interp_ceval_gil);
+  // ceval.gil points at the interpreter's own _gil, whose fields are published as offsets
+  // in PyInterpreterState.
+  l.gil_last_holder = u32(d.interp_gil_holder - d.interp_gil_runtime_state);
+  l.gil_locked = u32(d.interp_gil_locked - d.interp_gil_runtime_state);
+  l.interp_next = u32(d.interp_next);
+  l.interp_threads_head = u32(d.interp_threads_head);
+  l.tstate_next = u32(d.tstate_next);
+  l.tstate_interp = u32(d.tstate_interp);
+  l.tstate_frame = u32(d.tstate_current_frame);
+  l.tstate_thread_id = u32(d.tstate_thread_id);
+  l.tstate_native_thread_id = u32(d.tstate_native_thread_id);
+  l.iframe_previous = u32(d.frame_previous);
+  l.iframe_code = u32(d.frame_executable);
+  l.code_tag_mask = d.executable_tag_mask;
+  l.iframe_instr = u32(d.frame_instr_ptr);
+  l.iframe_owner = u32(d.frame_owner);
   l.iframe_size = std::max({l.iframe_previous, l.iframe_code, l.iframe_instr, l.iframe_owner}) + 8;
-  l.code_name = u32(slot::kCodeName);
-  l.code_qualname = u32(slot::kCodeQualname);
-  l.code_filename = u32(slot::kCodeFilename);
-  l.code_firstlineno = u32(slot::kCodeFirstlineno);
-  l.code_linetable = u32(slot::kCodeLinetable);
-  l.code_code_adaptive = u32(slot::kCodeAdaptive);
+  l.code_name = u32(d.code_name);
+  l.code_qualname = u32(d.code_qualname);
+  l.code_filename = u32(d.code_filename);
+  l.code_firstlineno = u32(d.code_firstlineno);
+  l.code_linetable = u32(d.code_linetable);
+  l.code_code_adaptive = u32(d.code_co_code_adaptive);
   l.code_size = std::max({l.code_name, *l.code_qualname, l.code_filename, l.code_firstlineno,
                           l.code_linetable}) +
                 8;
-  l.bytes_size = u32(slot::kBytesSize);
-  l.bytes_data = u32(slot::kBytesData);
-  l.unicode_state = u32(slot::kUnicodeState);
-  l.unicode_length = u32(slot::kUnicodeLength);
-  l.ascii_data = u32(slot::kAsciiSize);
-  // PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject; not in the debug offsets.
-  l.compact_data = l.ascii_data + 16;
+  l.bytes_size = u32(d.bytes_ob_size);
+  l.bytes_data = u32(d.bytes_ob_sval);
+  l.unicode_state = u32(d.unicode_state);
+  l.unicode_length = u32(d.unicode_length);
+  l.ascii_data = u32(d.unicode_ascii_size);
+  l.compact_data = u32(d.unicode_compact_size);
   return l;
+}
+
+std::string layout_differences(const PyLayout& a, const PyLayout& b) {
+  struct Field {
+    const char* name;
+    uint32_t PyLayout::*member;
+  };
+  static constexpr Field kFields[] = {
+      {"runtime.interpreters_head", &PyLayout::runtime_interpreters_head},
+      {"interp.ceval_gil", &PyLayout::interp_gil_pointer},
+      {"gil.last_holder", &PyLayout::gil_last_holder},
+      {"gil.locked", &PyLayout::gil_locked},
+      {"interp.next", &PyLayout::interp_next},
+      {"interp.threads_head", &PyLayout::interp_threads_head},
+      {"tstate.next", &PyLayout::tstate_next},
+      {"tstate.current_frame", &PyLayout::tstate_frame},
+      {"tstate.thread_id", &PyLayout::tstate_thread_id},
+      {"frame.previous", &PyLayout::iframe_previous},
+      {"frame.executable", &PyLayout::iframe_code},
+      {"frame.instr_ptr", &PyLayout::iframe_instr},
+      {"frame.owner", &PyLayout::iframe_owner},
+      {"code.name", &PyLayout::code_name},
+      {"code.filename", &PyLayout::code_filename},
+      {"code.firstlineno", &PyLayout::code_firstlineno},
+      {"code.linetable", &PyLayout::code_linetable},
+      {"code.co_code_adaptive", &PyLayout::code_code_adaptive},
+      {"unicode.state", &PyLayout::unicode_state},
+      {"unicode.length", &PyLayout::unicode_length},
+      {"unicode.asciiobject_size", &PyLayout::ascii_data},
+      {"bytes.ob_size", &PyLayout::bytes_size},
+      {"bytes.ob_sval", &PyLayout::bytes_data},
+  };
+  std::string out;
+  auto add = [&](const char* name) { out += (out.empty() ? "" : ", ") + std::string(name); };
+  for (const auto& f : kFields) {
+    if (a.*f.member != b.*f.member) add(f.name);
+  }
+  if (a.code_qualname != b.code_qualname) add("code.qualname");
+  if (a.tstate_native_thread_id != b.tstate_native_thread_id) add("tstate.native_thread_id");
+  if (a.code_tag_mask != b.code_tag_mask) add("frame.executable tag bits");
+  return out;
 }
 
 }  // namespace gp::runtime::python

@@ -6,14 +6,18 @@
 // 3.8 - 3.12 are fixed tables: they were measured with offsetof() against each version's own
 // internal headers (Include/internal, Py_BUILD_CORE) of 3.8.18, 3.9.18, 3.10.13, 3.11.2/3.11.7
 // and 3.12.1. These structs do not change within a minor version's patch releases.
-// 3.13+ publishes _Py_DebugOffsets at the start of _PyRuntime for out-of-process readers; gp
-// reads the offsets from there (layout_from_debug_offsets) rather than trusting a table.
+// 3.13+ publishes _Py_DebugOffsets at the start of _PyRuntime for out-of-process readers
+// (debug_offsets.h); gp walks by the offsets read from there (layout_from_debug_offsets). Its
+// tables of 3.13 - 3.15 (what Debian's builds publish, x86-64) are only a cross-check: published
+// offsets that differ from them are named (layout_differences), and still what is walked.
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "gp/util/result.h"
+#include "runtime/python/debug_offsets.h"
 #include "runtime/python/python_version.h"
 
 namespace gp::runtime::python {
@@ -53,8 +57,9 @@ struct PyLayout {
   uint32_t frame_lasti = 0;  // int: byte offset (3.8/3.9), code-unit index (3.10)
   // _PyInterpreterFrame (3.11+)
   uint32_t iframe_previous = 0;
-  uint32_t iframe_code = 0;   // f_code (3.11-3.12), f_executable (3.13)
-  uint32_t iframe_instr = 0;  // prev_instr (3.11-3.12), instr_ptr (3.13)
+  uint32_t iframe_code = 0;   // f_code (3.11-3.12), f_executable (3.13+)
+  uint64_t code_tag_mask = 0;  // low bits of iframe_code that tag a _PyStackRef (3.14+)
+  uint32_t iframe_instr = 0;  // prev_instr (3.11-3.12), instr_ptr (3.13+)
   uint32_t iframe_owner = 0;  // char
   uint32_t iframe_size = 0;   // bytes to read for one frame
   // PyCodeObject
@@ -74,17 +79,20 @@ struct PyLayout {
   uint32_t bytes_data = 32;
 };
 
-// 3.11+: frames owned by the C stack (entry shims) are not Python code.
+// 3.12+: frames whose owner is this or above are not Python code: the C stack's entry shims
+// (FRAME_OWNED_BY_CSTACK = 3 in 3.12/3.13, 4 in 3.14) and the interpreter's own base frames
+// (FRAME_OWNED_BY_INTERPRETER = 3 from 3.14).
 constexpr uint8_t kFrameOwnedByCStack = 3;
 
-// The fixed table of 3.minor (8..12); nullopt for others.
+// gp's table of 3.minor: 8..12 (walked), 13..15 (the cross-check of published offsets);
+// nullopt for others.
 std::optional<PyLayout> layout_for_minor(int minor);
 
-// Size of the _Py_DebugOffsets prefix gp reads from the start of _PyRuntime (3.13's struct).
-constexpr size_t kDebugOffsetsSize = 584;
+// 3.13+: the layout of the published offsets.
+PyLayout layout_from_debug_offsets(const DebugOffsets& offsets);
 
-// 3.13+: the layout from the _Py_DebugOffsets bytes at the start of _PyRuntime. Checks the
-// "xdebugpy" cookie and that the recorded version is 3.13; error text says what did not match.
-Result<PyLayout> layout_from_debug_offsets(std::string_view bytes);
+// The names of the fields whose offsets differ between two layouts of one version, comma
+// separated; empty when they agree.
+std::string layout_differences(const PyLayout& a, const PyLayout& b);
 
 }  // namespace gp::runtime::python

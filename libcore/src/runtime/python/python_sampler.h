@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -39,7 +41,11 @@ class PythonSampler {
   PythonSampler(pid_t pid, InterpreterInfo info, PyLayout layout);
 
  private:
+  static std::variant<PyLayout, AttachFailure> published_layout(InterpreterInfo& info,
+                                                                std::string_view head);
+  static std::variant<PyLayout, AttachFailure> table_layout(const InterpreterInfo& info);
   void fill_missing_tids(std::vector<ThreadSample>& threads);
+  void to_own_namespace_tids(std::vector<ThreadSample>& threads);
 
   RemoteMemory memory_;
   InterpreterInfo info_;
@@ -47,6 +53,8 @@ class PythonSampler {
   SamplerStats stats_;
   int tid_offset_ = -1;   // where glibc's struct pthread keeps the tid (3.8-3.10); -1 unknown
   int tid_searches_ = 0;  // a search can fail on a thread being born; a few are allowed
+  // The target's tids (its pid namespace's, as the interpreter records them) -> gp's.
+  std::unordered_map<int32_t, int32_t> tids_;
 };
 
 }  // namespace gp::runtime::python

@@ -17,8 +17,9 @@ struct PythonVersion {
 
   // "3.11" or "3.11.2".
   std::string text() const;
-  // 3.8 .. 3.13: the versions whose layouts gp knows.
-  bool supported() const { return major == 3 && minor >= 8 && minor <= 13; }
+  // 3.8 .. 3.15: the versions whose layouts gp knows (3.13+ walked by the offsets they
+  // publish).
+  bool supported() const { return major == 3 && minor >= 8 && minor <= 15; }
 };
 
 // Version from a path's file name: "python3.11", "python3.11d", "libpython3.12.so.1.0",
