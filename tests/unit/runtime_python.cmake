@@ -2,6 +2,7 @@
 # detection; gp's CPython sampler against live interpreters; py-spy output and command.
 target_sources(gp_unit_tests PRIVATE
   unit/runtime_python_debug_offsets_test.cpp
+  unit/runtime_python_frame_walker_test.cpp
   unit/runtime_python_gp_adapter_test.cpp
   unit/runtime_python_line_table_test.cpp
   unit/runtime_python_package_test.cpp

@@ -6,31 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "runtime/python/debug_offsets.h"
 #include "runtime/python/python_layout.h"
+#include "runtime_python_dumped_offsets.h"
 
 namespace gp::runtime::python {
 namespace {
 
-// The bytes of a _Py_DebugOffsets from a dump ("slot value" lines; slot 0 is the cookie).
-std::string dumped(const std::string& minor) {
-  std::ifstream in(std::string(GP_TEST_DATA_DIR) + "/fixtures/runtime/python/debug_offsets_" +
-                   minor + ".txt");
-  std::string bytes(kDebugOffsetsReadSize, '\0');
-  std::memcpy(bytes.data(), "xdebugpy", 8);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    size_t slot = 0;
-    uint64_t value = 0;
-    ls >> slot >> value;
-    if (slot > 0 && slot < kDebugOffsetsReadSize / 8) std::memcpy(&bytes[slot * 8], &value, 8);
-  }
-  return bytes;
-}
+std::string dumped(const std::string& minor) { return test::dumped_debug_offsets(minor); }
 
 void put(std::string& bytes, size_t slot, uint64_t value) {
   std::memcpy(&bytes[slot * 8], &value, 8);
