@@ -56,7 +56,7 @@ for v in "${versions[@]}"; do
   echo "== sampler cost on target.py under $2 (host pid $target)"
   "$bench" "$target" 3 0 | tee "$tmp/out"
   "$bench" "$target" 5 50
-  awk 'NR == 1 { version = $2 } /per snapshot:/ { print version, $3, $6 }' "$tmp/out" >> "$tmp/table"
+  awk 'NR == 1 { version = $2; sub(",", "", version) } /per snapshot:/ { print version, $3, $6 }' "$tmp/out" >> "$tmp/table"
   kill -KILL "$target" 2>/dev/null || true
 done
 
