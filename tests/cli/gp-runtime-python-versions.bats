@@ -171,7 +171,8 @@ tool() { /usr/bin/python3 "$GP_SOURCE_DIR/tests/fixtures/runtime/python/debug_of
   patched_python "$root" /usr/bin/python3.14
   tool set "$PATCHED" 1 0x030E09F0  # the struct says 3.14.9; Py_Version says 3.14.10
   start_chain "$root" "$PATCHED_INNER"
-  run --separate-stderr gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
+  run -1 --separate-stderr gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
+  [[ "$stderr" == *"python via gp-python: "*"[Profiling skipped: "* ]] || fail "$stderr"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: the interpreter's versions disagree (Py_Version 3.14.10, _Py_DebugOffsets 3.14.9): not walked]"
   refute_output --partial "_[p]"
@@ -184,7 +185,8 @@ tool() { /usr/bin/python3 "$GP_SOURCE_DIR/tests/fixtures/runtime/python/debug_of
   tool set "$PATCHED" 1 0x031000F0  # 3.16.0, in the struct and in Py_Version
   tool py-version "$PATCHED" 031000F0
   start_chain "$root" "$PATCHED_INNER"
-  run --separate-stderr gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
+  run -1 --separate-stderr gp-runtime --python-mode gp -p "$PY_PID" -d 1 -o "$OUT/rt.gpa"
+  [[ "$stderr" == *"python via gp-python: "*"[Profiling skipped: "* ]] || fail "$stderr"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: CPython 3.16.0 publishes its offsets in a _Py_DebugOffsets layout gp does not know (gp knows 3.13 - 3.15)]"
   refute_output --partial "_[p]"
