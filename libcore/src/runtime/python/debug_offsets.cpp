@@ -151,16 +151,61 @@ class Reader {
   std::string missing_;
 };
 
+// The members gp uses, by name; r records the first one this version's layout lacks.
+void read_fields(Reader& r, DebugOffsets& d) {
+  d.runtime_interpreters_head = r.get("runtime_state.interpreters_head");
+  d.interp_next = r.get("interp.next");
+  d.interp_threads_head = r.get("interp.threads_head");
+  d.interp_ceval_gil = r.get("interp.ceval_gil");
+  d.interp_gil_runtime_state = r.get("interp.gil_runtime_state");
+  d.interp_gil_locked = r.get("interp.gil_runtime_state_locked");
+  d.interp_gil_holder = r.get("interp.gil_runtime_state_holder");
+  d.tstate_next = r.get("tstate.next");
+  d.tstate_interp = r.get("tstate.interp");
+  d.tstate_current_frame = r.get("tstate.current_frame");
+  d.tstate_thread_id = r.get("tstate.thread_id");
+  d.tstate_native_thread_id = r.get("tstate.native_thread_id");
+  d.frame_size = r.get("frame.size");
+  d.frame_previous = r.get("frame.previous");
+  d.frame_executable = r.get("frame.executable");
+  d.frame_instr_ptr = r.get("frame.instr_ptr");
+  d.frame_owner = r.get("frame.owner");
+  d.code_size = r.get("code.size");
+  d.code_filename = r.get("code.filename");
+  d.code_name = r.get("code.name");
+  d.code_qualname = r.get("code.qualname");
+  d.code_linetable = r.get("code.linetable");
+  d.code_firstlineno = r.get("code.firstlineno");
+  d.code_co_code_adaptive = r.get("code.co_code_adaptive");
+  d.object_ob_type = r.get("pyobject.ob_type");
+  d.bytes_ob_size = r.get("bytes.ob_size");
+  d.bytes_ob_sval = r.get("bytes.ob_sval");
+  d.unicode_state = r.get("unicode.state");
+  d.unicode_length = r.get("unicode.length");
+  d.unicode_ascii_size = r.get("unicode.asciiobject_size");
+  // PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject (3.12+); published
+  // only from 3.15.
+  d.unicode_compact_size = r.has("unicode.compactunicodeobject_size")
+                               ? r.get("unicode.compactunicodeobject_size")
+                               : d.unicode_ascii_size + 16;
+  // 3.14 made f_executable a _PyStackRef whose low bits tag the reference (Py_TAG_BITS = 3);
+  // CPython's own remote reader masks them. 3.13's is a plain PyObject*.
+  d.executable_tag_mask = d.version.minor >= 14 ? 3 : 0;
+}
+
 // Each offset must lie inside its struct, whose size the struct publishes too.
-Status check_inside(const DebugOffsets& d, uint64_t frame_size, uint64_t code_size) {
+Status check_inside(const DebugOffsets& d) {
+  if (d.frame_size > kMaxStructSize || d.code_size > kMaxStructSize) {
+    return make_error("_Py_DebugOffsets holds implausible struct sizes");
+  }
   for (uint64_t off : {d.frame_previous, d.frame_executable, d.frame_instr_ptr, d.frame_owner}) {
-    if (off + 1 > frame_size) {
+    if (off + 1 > d.frame_size) {
       return make_error("_Py_DebugOffsets: a frame offset lies outside _PyInterpreterFrame");
     }
   }
   for (uint64_t off : {d.code_filename, d.code_name, d.code_qualname, d.code_linetable,
                        d.code_firstlineno, d.code_co_code_adaptive}) {
-    if (off + 4 > code_size) {
+    if (off + 4 > d.code_size) {
       return make_error("_Py_DebugOffsets: a code offset lies outside PyCodeObject");
     }
   }
@@ -218,51 +263,9 @@ Result<DebugOffsets> parse_debug_offsets(std::string_view bytes) {
   d.version = *version;
   d.version_hex = static_cast<uint32_t>(hex);
   d.struct_size = names.size() * 8;
-  d.runtime_interpreters_head = r.get("runtime_state.interpreters_head");
-  d.interp_next = r.get("interp.next");
-  d.interp_threads_head = r.get("interp.threads_head");
-  d.interp_ceval_gil = r.get("interp.ceval_gil");
-  d.interp_gil_runtime_state = r.get("interp.gil_runtime_state");
-  d.interp_gil_locked = r.get("interp.gil_runtime_state_locked");
-  d.interp_gil_holder = r.get("interp.gil_runtime_state_holder");
-  d.tstate_next = r.get("tstate.next");
-  d.tstate_interp = r.get("tstate.interp");
-  d.tstate_current_frame = r.get("tstate.current_frame");
-  d.tstate_thread_id = r.get("tstate.thread_id");
-  d.tstate_native_thread_id = r.get("tstate.native_thread_id");
-  d.frame_size = r.get("frame.size");
-  d.frame_previous = r.get("frame.previous");
-  d.frame_executable = r.get("frame.executable");
-  d.frame_instr_ptr = r.get("frame.instr_ptr");
-  d.frame_owner = r.get("frame.owner");
-  d.code_size = r.get("code.size");
-  d.code_filename = r.get("code.filename");
-  d.code_name = r.get("code.name");
-  d.code_qualname = r.get("code.qualname");
-  d.code_linetable = r.get("code.linetable");
-  d.code_firstlineno = r.get("code.firstlineno");
-  d.code_co_code_adaptive = r.get("code.co_code_adaptive");
-  d.object_ob_type = r.get("pyobject.ob_type");
-  d.bytes_ob_size = r.get("bytes.ob_size");
-  d.bytes_ob_sval = r.get("bytes.ob_sval");
-  d.unicode_state = r.get("unicode.state");
-  d.unicode_length = r.get("unicode.length");
-  d.unicode_ascii_size = r.get("unicode.asciiobject_size");
-  // PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject (3.12+); published
-  // only from 3.15.
-  d.unicode_compact_size = r.has("unicode.compactunicodeobject_size")
-                               ? r.get("unicode.compactunicodeobject_size")
-                               : d.unicode_ascii_size + 16;
-  // 3.14 made f_executable a _PyStackRef whose low bits tag the reference (Py_TAG_BITS = 3);
-  // CPython's own remote reader masks them. Objects are 16-byte aligned, so masking is also
-  // right for 3.13's plain pointer.
-  d.executable_tag_mask = version->minor >= 14 ? 3 : 0;
+  read_fields(r, d);
   if (!r.missing().empty()) return make_error("_Py_DebugOffsets has no '" + r.missing() + "'");
-  uint64_t frame_size = d.frame_size, code_size = d.code_size;
-  if (frame_size > kMaxStructSize || code_size > kMaxStructSize) {
-    return make_error("_Py_DebugOffsets holds implausible struct sizes");
-  }
-  if (auto ok = check_inside(d, frame_size, code_size); !ok) return ok.error();
+  if (auto ok = check_inside(d); !ok) return ok.error();
   return d;
 }
 
