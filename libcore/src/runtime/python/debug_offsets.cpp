@@ -48,8 +48,8 @@ constexpr std::string_view kLayout314[] = {
     "runtime_state.interpreters_head",
     // interpreter_state: + threads_main, code_object_generation, tlbc_generation
     "interp.size", "interp.id", "interp.next", "interp.threads_head", "interp.threads_main",
-    "interp.gc", "interp.imports_modules", "interp.sysdict", "interp.builtins",
-    "interp.ceval_gil", "interp.gil_runtime_state", "interp.gil_runtime_state_enabled",
+    "interp.gc", "interp.imports_modules", "interp.sysdict", "interp.builtins", "interp.ceval_gil",
+    "interp.gil_runtime_state", "interp.gil_runtime_state_enabled",
     "interp.gil_runtime_state_locked", "interp.gil_runtime_state_holder",
     "interp.code_object_generation", "interp.tlbc_generation",
     // thread_state
@@ -61,15 +61,14 @@ constexpr std::string_view kLayout314[] = {
     // code_object: + co_tlbc
     "code.size", "code.filename", "code.name", "code.qualname", "code.linetable",
     "code.firstlineno", "code.argcount", "code.localsplusnames", "code.localspluskinds",
-    "code.co_code_adaptive", "code.co_tlbc",
-    "pyobject.size", "pyobject.ob_type", "type.size", "type.tp_name", "type.tp_repr",
-    "type.tp_flags", "tuple.size", "tuple.ob_item", "tuple.ob_size", "list.size", "list.ob_item",
-    "list.ob_size",
+    "code.co_code_adaptive", "code.co_tlbc", "pyobject.size", "pyobject.ob_type", "type.size",
+    "type.tp_name", "type.tp_repr", "type.tp_flags", "tuple.size", "tuple.ob_item", "tuple.ob_size",
+    "list.size", "list.ob_item", "list.ob_size",
     // + set_object
-    "set.size", "set.used", "set.table", "set.mask", "dict.size", "dict.ma_keys",
-    "dict.ma_values", "float.size", "float.ob_fval", "long.size", "long.lv_tag", "long.ob_digit",
-    "bytes.size", "bytes.ob_size", "bytes.ob_sval", "unicode.size", "unicode.state",
-    "unicode.length", "unicode.asciiobject_size", "gc.size", "gc.collecting",
+    "set.size", "set.used", "set.table", "set.mask", "dict.size", "dict.ma_keys", "dict.ma_values",
+    "float.size", "float.ob_fval", "long.size", "long.lv_tag", "long.ob_digit", "bytes.size",
+    "bytes.ob_size", "bytes.ob_sval", "unicode.size", "unicode.state", "unicode.length",
+    "unicode.asciiobject_size", "gc.size", "gc.collecting",
     // + gen_object, llist_node, debugger_support
     "gen.size", "gen.gi_name", "gen.gi_iframe", "gen.gi_frame_state", "llist.next", "llist.prev",
     "debugger.eval_breaker", "debugger.remote_debugger_support",
@@ -78,12 +77,11 @@ constexpr std::string_view kLayout314[] = {
 
 constexpr std::string_view kLayout315[] = {
     "cookie", "version", "free_threaded", "runtime_state.size", "runtime_state.finalizing",
-    "runtime_state.interpreters_head",
-    "interp.size", "interp.id", "interp.next", "interp.threads_head", "interp.threads_main",
-    "interp.gc", "interp.imports_modules", "interp.sysdict", "interp.builtins",
-    "interp.ceval_gil", "interp.gil_runtime_state", "interp.gil_runtime_state_enabled",
-    "interp.gil_runtime_state_locked", "interp.gil_runtime_state_holder",
-    "interp.code_object_generation", "interp.tlbc_generation",
+    "runtime_state.interpreters_head", "interp.size", "interp.id", "interp.next",
+    "interp.threads_head", "interp.threads_main", "interp.gc", "interp.imports_modules",
+    "interp.sysdict", "interp.builtins", "interp.ceval_gil", "interp.gil_runtime_state",
+    "interp.gil_runtime_state_enabled", "interp.gil_runtime_state_locked",
+    "interp.gil_runtime_state_holder", "interp.code_object_generation", "interp.tlbc_generation",
     // thread_state: + base_frame, last_profiled_frame(_seq), holds_gil, gil_requested,
     // current_exception, exc_state
     "tstate.size", "tstate.prev", "tstate.next", "tstate.interp", "tstate.current_frame",
@@ -91,9 +89,8 @@ constexpr std::string_view kLayout315[] = {
     "tstate.thread_id", "tstate.native_thread_id", "tstate.datastack_chunk", "tstate.status",
     "tstate.holds_gil", "tstate.gil_requested", "tstate.current_exception", "tstate.exc_state",
     // + err_stackitem
-    "err_stackitem.exc_value",
-    "frame.size", "frame.previous", "frame.executable", "frame.instr_ptr", "frame.localsplus",
-    "frame.owner", "frame.stackpointer", "frame.tlbc_index",
+    "err_stackitem.exc_value", "frame.size", "frame.previous", "frame.executable",
+    "frame.instr_ptr", "frame.localsplus", "frame.owner", "frame.stackpointer", "frame.tlbc_index",
     "code.size", "code.filename", "code.name", "code.qualname", "code.linetable",
     "code.firstlineno", "code.argcount", "code.localsplusnames", "code.localspluskinds",
     "code.co_code_adaptive", "code.co_tlbc",
@@ -107,18 +104,22 @@ constexpr std::string_view kLayout315[] = {
     // unicode_object: + compactunicodeobject_size; gc: + frame, generation_stats(_size)
     "unicode.size", "unicode.state", "unicode.length", "unicode.asciiobject_size",
     "unicode.compactunicodeobject_size", "gc.size", "gc.collecting", "gc.frame",
-    "gc.generation_stats_size", "gc.generation_stats",
-    "gen.size", "gen.gi_name", "gen.gi_iframe", "gen.gi_frame_state", "llist.next", "llist.prev",
-    "debugger.eval_breaker", "debugger.remote_debugger_support",
-    "debugger.remote_debugging_enabled", "debugger.debugger_pending_call",
-    "debugger.debugger_script_path", "debugger.debugger_script_path_size"};
+    "gc.generation_stats_size", "gc.generation_stats", "gen.size", "gen.gi_name", "gen.gi_iframe",
+    "gen.gi_frame_state", "llist.next", "llist.prev", "debugger.eval_breaker",
+    "debugger.remote_debugger_support", "debugger.remote_debugging_enabled",
+    "debugger.debugger_pending_call", "debugger.debugger_script_path",
+    "debugger.debugger_script_path_size"};
 
 std::span<const std::string_view> layout_of(int minor) {
   switch (minor) {
-    case 13: return kLayout313;
-    case 14: return kLayout314;
-    case 15: return kLayout315;
-    default: return {};
+    case 13:
+      return kLayout313;
+    case 14:
+      return kLayout314;
+    case 15:
+      return kLayout315;
+    default:
+      return {};
   }
 }
 

@@ -32,7 +32,7 @@ constexpr size_t kDebugOffsetsReadSize = 1024;
 // The offsets gp's readers use, in bytes from the start of each struct. Names follow the
 // _Py_DebugOffsets members (struct.member).
 struct DebugOffsets {
-  PythonVersion version;   // from the struct's own version field (PY_VERSION_HEX)
+  PythonVersion version;  // from the struct's own version field (PY_VERSION_HEX)
   uint32_t version_hex = 0;
   size_t struct_size = 0;  // bytes of _Py_DebugOffsets in this minor version
   // _PyRuntimeState

@@ -57,11 +57,11 @@ struct PyLayout {
   uint32_t frame_lasti = 0;  // int: byte offset (3.8/3.9), code-unit index (3.10)
   // _PyInterpreterFrame (3.11+)
   uint32_t iframe_previous = 0;
-  uint32_t iframe_code = 0;   // f_code (3.11-3.12), f_executable (3.13+)
+  uint32_t iframe_code = 0;    // f_code (3.11-3.12), f_executable (3.13+)
   uint64_t code_tag_mask = 0;  // low bits of iframe_code that tag a _PyStackRef (3.14+)
-  uint32_t iframe_instr = 0;  // prev_instr (3.11-3.12), instr_ptr (3.13+)
-  uint32_t iframe_owner = 0;  // char
-  uint32_t iframe_size = 0;   // bytes to read for one frame
+  uint32_t iframe_instr = 0;   // prev_instr (3.11-3.12), instr_ptr (3.13+)
+  uint32_t iframe_owner = 0;   // char
+  uint32_t iframe_size = 0;    // bytes to read for one frame
   // PyCodeObject
   uint32_t code_name = 0;
   std::optional<uint32_t> code_qualname;  // 3.11+

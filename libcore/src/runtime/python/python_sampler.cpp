@@ -58,9 +58,8 @@ std::variant<PyLayout, AttachFailure> PythonSampler::published_layout(Interprete
   if (info.version_known && info.version.micro >= 0 &&
       (info.version.minor != v.minor || info.version.micro != v.micro)) {
     return AttachFailure{AttachFailure::Kind::unsupported,
-                         "the interpreter's versions disagree (Py_Version " +
-                             info.version.text() + ", _Py_DebugOffsets " + v.text() +
-                             "): not walked"};
+                         "the interpreter's versions disagree (Py_Version " + info.version.text() +
+                             ", _Py_DebugOffsets " + v.text() + "): not walked"};
   }
   info.version = v;
   info.version_known = true;
