@@ -238,13 +238,17 @@ whole_permille() {
        END { if (total == 0) print 0; else print int(1000 * whole / total) }'
 }
 
-# Records the whole system for 6 s at 999 Hz (-v) while fixture $1 runs 50 times for 30 ms, one
-# after the other, and leaves in $OUT/selected the folded samples of comm $2 that match $3.
+# Records the whole system for 8 s at 999 Hz (-v) while fixture $1 runs 50 times for 30 ms, one
+# after the other, from when the recorder samples (a loaded host can take seconds to load its
+# BPF program), and leaves in $OUT/selected the folded samples of comm $2 that match $3.
 record_short_runs() {
   local fixture=$1 comm=$2 selected=$3 recorder i
-  timeout -s KILL 40 gp-record -d 6 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+  timeout -s KILL 60 gp-record -d 8 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
   recorder=$!
-  sleep 1
+  for i in $(seq 300); do
+    grep -q 'sampling with' "$OUT/rec.err" 2>/dev/null && break
+    sleep 0.1
+  done
   for i in $(seq 50); do "$fixture" 30; done
   wait "$recorder"
   run -0 fold "$OUT/rec.gpa"

@@ -32,8 +32,9 @@ static_assert(GP_UNWIND_MAX_MAPPINGS == unwind::ProcessTables::kMaxMappings,
               "bpf/profile.h: mappings per process");
 static_assert(GP_UNWIND_PAGE_SHIFT == unwind::kPageShift, "bpf/profile.h: page size");
 
-// How long a forgotten process's tables stay for its last stack copies.
-constexpr auto kRetireAfter = std::chrono::seconds(2);
+// How long a forgotten process's tables stay for its last stack copies: longer than a flush
+// interval (copies that could not be unwound at once wait for their drain).
+constexpr auto kRetireAfter = std::chrono::seconds(10);
 
 unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
   const uint64_t bytes = uint64_t{memory_mib} << 20;
