@@ -71,6 +71,9 @@ const volatile __u32 tally_mask = 0;
 const volatile bool tally_on = false;
 const volatile bool unwind_tables_on =
 	false; /* user stacks unwound with tables (--unwind dwarf|auto) */
+/* Stack copies a second per CPU for deferred unwinding (bpf/profile.h: struct gp_stack_copy);
+ * 0: none, samples before tables are walked with frame pointers. */
+const volatile __u32 copy_budget = 0;
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
@@ -1007,6 +1010,9 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	    (proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))) {
 		count_on(state, GP_COUNTER_UNWIND_BEFORE_TABLES);
 		*no_tables = true;
+		u->pc = pc; /* for a stack copy */
+		u->sp = sp;
+		u->bp = bp;
 		return 0;
 	}
 	hash_start(&h);
@@ -1142,12 +1148,97 @@ static __always_inline bool same_key(const struct gp_sample_key *a, const struct
 	       x[5] == y[5];
 }
 
+/* Stack copies for deferred unwinding, to user space. Resized by user space (--unwind): its
+ * size bounds the copies' bytes in flight. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} stack_copies SEC(".maps");
+
+/* Per CPU: the stack copy being taken. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gp_stack_copy);
+} copy_state SEC(".maps");
+
+/* Whether this CPU may send another stack copy in its current second (and counts it). */
+static __always_inline bool copy_allowed(struct gp_cpu_state *state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (now - state->copy_window >= 1000000000ULL) {
+		state->copy_window = now;
+		state->copy_count = 0;
+	}
+	if (state->copy_count >= copy_budget)
+		return false;
+	state->copy_count++;
+	return true;
+}
+
+/* The user registers (in walk->unwind, from unwind_user_frames) and the stack above rsp, a page
+ * at a time up to GP_STACK_COPY_BYTES or the first page that cannot be read, into this CPU's
+ * copy_state; NULL when copies are off, over budget, or rsp's page cannot be read. */
+static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state *state,
+							     struct gp_walk_state *walk)
+{
+	__u32 zero = 0, off = 0, len, i;
+	struct gp_stack_copy *c;
+	__u64 sp = walk->unwind.sp;
+
+	if (copy_budget == 0)
+		return NULL;
+	c = bpf_map_lookup_elem(&copy_state, &zero);
+	if (!c || !copy_allowed(state))
+		return NULL;
+	for (i = 0; i < GP_STACK_COPY_BYTES / GP_STACK_COPY_PAGE + 1; i++) {
+		if (off >= GP_STACK_COPY_BYTES)
+			break;
+		len = GP_STACK_COPY_PAGE - ((sp + off) & (GP_STACK_COPY_PAGE - 1));
+		if (bpf_probe_read_user(&c->bytes[off], len, (const void *)(sp + off)) != 0)
+			break;
+		off += len;
+	}
+	if (off == 0)
+		return NULL;
+	c->size = off > GP_STACK_COPY_BYTES ? GP_STACK_COPY_BYTES : off;
+	c->rip = walk->unwind.pc;
+	c->rsp = sp;
+	c->rbp = walk->unwind.bp;
+	return c;
+}
+
+/* Sends a stack copy with its sample's key (the kernel stack kept in the slot's stack map first,
+ * as a counted sample's). False when the ring has no room. */
+static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stack_copy *c,
+				      struct gp_walk_state *walk, struct gp_sample_key *key,
+				      void *stacks, __u32 slot)
+{
+	__u64 n = c->size;
+
+	if (key->kernel_stack)
+		key->kernel_stack =
+			keep_stack(state, stacks, slot, &walk->kernel, key->kernel_stack,
+				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+	__builtin_memcpy(&c->key, key, sizeof(*key));
+	c->slot = slot;
+	if (n > GP_STACK_COPY_BYTES)
+		n = GP_STACK_COPY_BYTES;
+	if (bpf_ringbuf_output(&stack_copies, c, GP_STACK_COPY_HEADER + n, 0) != 0)
+		return false;
+	count_on(state, GP_COUNTER_DEFERRED);
+	count_many(state, GP_COUNTER_DEFERRED_BYTES, n);
+	return true;
+}
+
 /* The user stack into walk->user.stack: unwound with tables when the process has them (--unwind),
- * else walked with frame pointers, by this program in user mode or else by the kernel. Returns its
- * hash, or 0 with key->user_error set. */
+ * else copied for deferred unwinding (*copy), else walked with frame pointers, by this program in
+ * user mode or else by the kernel. Returns its hash, or 0 with key->user_error set (or *copy). */
 static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct gp_cpu_state *state,
 					struct gp_walk_state *walk, struct gp_sample_key *key,
-					const bool loops)
+					const bool loops, struct gp_stack_copy **copy)
 {
 	bool no_tables = false;
 	__u64 hash;
@@ -1156,6 +1247,10 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 		hash = unwind_user_frames(ctx, state, walk, key->pid, &key->user_error, &no_tables);
 		if (!no_tables)
 			return hash;
+		*copy = copy_user_stack(state, walk);
+		if (*copy)
+			return 0;
+		count_on(state, GP_COUNTER_DEFERRED_FALLBACK);
 	}
 	if (loops && in_user_mode(ctx) && own_user_walk(ctx))
 		return walk_user_frames(walk, PT_REGS_IP(&ctx->regs), PT_REGS_FP(&ctx->regs),
@@ -1215,6 +1310,7 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 {
 	bool user_mode = in_user_mode(ctx), claim = false;
 	__u64 one = 1, *value = NULL;
+	struct gp_stack_copy *copy = NULL;
 	struct gp_walk_state *walk;
 	struct gp_tally *entry;
 	__u32 zero = 0;
@@ -1238,9 +1334,16 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	if (!user_stacks)
 		key->user_error = GP_NO_STACK;
 	else
-		key->user_stack = user_stack(ctx, state, walk, key, loops);
+		key->user_stack = user_stack(ctx, state, walk, key, loops, &copy);
 
 	count_on(state, GP_COUNTER_SAMPLES);
+	if (copy) {
+		if (send_copy(state, copy, walk, key, stacks, slot))
+			return 0; /* counted by user space, with its unwound stack */
+		/* No room in the ring: frame pointers, as without copies. */
+		count_on(state, GP_COUNTER_DEFERRED_FALLBACK);
+		key->user_stack = walk_user_frames(walk, copy->rip, copy->rbp, true);
+	}
 	entry = tally_entry(tally, interval, key, &claim);
 	if (entry && !claim) {
 		/* This CPU's entry: the drain reads it only while the slot is idle. */

@@ -82,6 +82,11 @@ enum gp_counter {
 					* per-CPU rule cache) */
 	GP_COUNTER_SHARED_MAP,	       /* samples counted in the shared counts map: their CPU's
 					* tally had no room for their key */
+	GP_COUNTER_DEFERRED,	       /* samples whose user stack was copied to `stack_copies`
+					* (no tables yet): user space unwinds and counts them */
+	GP_COUNTER_DEFERRED_BYTES,     /* the stack bytes those copies hold */
+	GP_COUNTER_DEFERRED_FALLBACK,  /* samples before tables walked with frame pointers: over
+					* the copies' budget, or `stack_copies` full */
 	GP_COUNTER_MAX,
 };
 
@@ -92,6 +97,9 @@ struct gp_cpu_state {
 	__u64 in_slot;	       /* 1 from before the sampler reads active_slot until it is done with
 				* the slot: a drain that reads 0 on every CPU after its flip needs no
 				* RCU wait (64 bits: BPF's xchg) */
+	__u64 copy_window;     /* bpf_ktime_get_ns when this CPU's current second of stack copies
+				* began... */
+	__u64 copy_count;      /* ...and the copies sent in it (at most copy_budget) */
 	__u64 counters[GP_COUNTER_MAX];
 };
 
@@ -263,5 +271,27 @@ struct gp_walk_state {
 	__u32 proc_found;
 	__u32 proc_pad;
 };
+
+/*
+ * Deferred unwinding (--unwind dwarf|auto): a sample of a process that has no tables loaded yet
+ * (its first samples) is not walked with frame pointers but sends its user registers and the top
+ * of its user stack to the `stack_copies` ring, with its sample key (the kernel stack kept in the
+ * slot's stack map as usual, the user stack 0). User space unwinds the copy with the process's
+ * tables once they are loaded (libcore/src/unwind/stack_walker.cpp: this program's rules) and
+ * counts the sample at the drain of its slot. Copies are bounded: copy_budget a second per CPU,
+ * and the ring's size in bytes in flight; past either the sample is walked with frame pointers
+ * (GP_COUNTER_DEFERRED_FALLBACK).
+ */
+#define GP_STACK_COPY_BYTES 16384 /* at most this much stack, from rsp up */
+#define GP_STACK_COPY_PAGE 4096	  /* read a page at a time: the copy stops at the stack's end */
+struct gp_stack_copy {
+	struct gp_sample_key key; /* user_stack 0, user_error 0 */
+	__u32 slot;		  /* the slot the sample belongs to (its drain counts it) */
+	__u32 size;		  /* bytes of stack copied */
+	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp */
+	__u8 bytes[GP_STACK_COPY_BYTES + GP_STACK_COPY_PAGE]; /* room for a page read past the
+							       * limit */
+};
+#define GP_STACK_COPY_HEADER 80 /* offsetof(struct gp_stack_copy, bytes) */
 
 #endif /* GP_PROFILE_H */

@@ -184,15 +184,17 @@ record_fixture() {
   assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
 }
 
-# Records the whole system for 4 s at 999 Hz (--unwind dwarf, -v) while fixture $1 runs 20 times
-# for 30 ms, one after the other: each new process's first sample comes before its tables (it is
-# what announces the process), walked with frame pointers, of which the fixture has none. Then
+# Records the whole system for 4 s at 999 Hz (--unwind dwarf --unwind-copies 0, -v) while fixture
+# $1 runs 20 times for 30 ms, one after the other: each new process's first sample comes before
+# its tables (it is what announces the process), and without stack copies it is walked with frame
+# pointers, of which the fixture has none. Then
 # checks the samples of the fixture (comm $2) whose folded stack matches $3: each is whole (its
 # root is $4) or under [truncated], never a frame or two of the fixture as a root, and at least
 # one is under [truncated].
 first_samples_are_never_roots() {
   local fixture=$1 comm=$2 selected=$3 whole=$4 recorder i
-  timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+  timeout -s KILL 40 gp-record -d 4 -F 999 --unwind dwarf --unwind-copies 0 -o "$OUT/rec.gpa" -v \
+    2>"$OUT/rec.err" &
   recorder=$!
   sleep 1
   for i in $(seq 20); do "$fixture" 30; done
@@ -208,7 +210,7 @@ first_samples_are_never_roots() {
     fail "no first sample under [truncated]: $(cat "$OUT/selected")"
 }
 
-@test "a sample taken before its process's tables is marked truncated, never shown as a whole stack" {
+@test "without stack copies a sample taken before its process's tables is marked truncated, never shown whole" {
   # bats test_tags=root,bpf
   require_root_bpf
   # The samples in short_lived_work, the program's loop in user mode.
@@ -216,7 +218,7 @@ first_samples_are_never_roots() {
     '_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work'
 }
 
-@test "a sample taken in a system call before its process's tables is marked truncated too" {
+@test "without stack copies a sample taken in a system call before its tables is marked truncated too" {
   # bats test_tags=root,bpf
   require_root_bpf
   # The samples in sys_work's read() of /dev/zero, where the program spends nearly all its time
@@ -224,6 +226,46 @@ first_samples_are_never_roots() {
   # from the user registers the kernel saved, is most likely there.
   first_samples_are_never_roots "$FIX/sysloop_nofp" sysloop_nofp '([^;]*;)*read;entry_SYSCALL' \
     '_start;__libc_start_main[^;]*;__libc_start_call_main;main;sys_work;read;'
+}
+
+# Per mille (rounded down) of the samples of folded stacks on stdin whose user stack is whole from
+# a process's start: its root is _start, a thread's clone3/clone, the loader's _dl_start, or
+# __libc_start_main under a stripped executable.
+whole_permille() {
+  awk '{ n = $NF; total += n; split($1, f, ";")
+         if (f[2] == "_start" || f[2] == "clone3" || f[2] == "clone" || f[2] ~ /^_dl_start/ ||
+             (f[2] ~ /^\(/ && (f[3] ~ /^_dl_start/ || f[3] ~ /^__libc_start_main/))) whole += n }
+       END { if (total == 0) print 0; else print int(1000 * whole / total) }'
+}
+
+# Records the whole system for 8 s at 999 Hz (-v) while fixture $1 runs 50 times for 30 ms, one
+# after the other, from when the recorder samples (a loaded host can take seconds to load its
+# BPF program), and leaves in $OUT/selected the folded samples of comm $2 that match $3.
+record_short_runs() {
+  local fixture=$1 comm=$2 selected=$3 recorder i
+  timeout -s KILL 60 gp-record -d 8 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+  recorder=$!
+  for i in $(seq 300); do
+    grep -q 'sampling with' "$OUT/rec.err" 2>/dev/null && break
+    sleep 0.1
+  done
+  for i in $(seq 50); do "$fixture" 30; done
+  wait "$recorder"
+  run -0 fold "$OUT/rec.gpa"
+  printf '%s\n' "$output" | grep -E "^$comm;$selected" >"$OUT/selected" || true
+  [ "$(wc -l <"$OUT/selected")" -ge 20 ] || fail "too few samples of $comm match '$selected': $output"
+}
+
+@test "50 processes without frame pointers that live 30 ms are unwound whole from their first sample" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # Their first samples, taken before their tables, are copied and unwound once the tables are in.
+  record_short_runs "$FIX/shortlived_nofp" shortlived_nofp '.*;?short_lived_work [0-9]+$'
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred\.unwound=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no stack copy unwound: $(cat "$OUT/rec.err")"
+  local whole
+  whole=$(whole_permille <"$OUT/selected")
+  [ "$whole" -ge 990 ] || fail "only $whole per mille of the samples are whole: $(grep -v '^shortlived_nofp;_start;' "$OUT/selected")"
 }
 
 @test "a stack deeper than 127 frames is cut there and marked truncated" {

@@ -1,3 +1,4 @@
 target_sources(gp_unit_tests PRIVATE unit/record_assembler_test.cpp)
 target_sources(gp_unit_tests PRIVATE unit/record_stack_copies_test.cpp)
 target_sources(gp_unit_tests PRIVATE unit/record_target_watch_test.cpp)
+target_sources(gp_unit_tests PRIVATE unit/record_deferred_stacks_test.cpp)

@@ -29,3 +29,5 @@ set_source_files_properties(unit/unwind_oracle_test.cpp unit/unwind_table_test.c
 add_executable(unwind_table_bench bench/unwind_table_bench.cpp)
 target_link_libraries(unwind_table_bench PRIVATE gp_core PkgConfig::UNWIND_DW)
 set_target_properties(unwind_table_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+# The user-space stack walker (the BPF walker's rules over a stack copy).
+target_sources(gp_unit_tests PRIVATE unit/unwind_stack_walker_test.cpp)

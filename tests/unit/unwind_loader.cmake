@@ -1,1 +1,2 @@
 target_sources(gp_unit_tests PRIVATE unit/unwind_store_test.cpp unit/unwind_process_tables_test.cpp)
+target_sources(gp_unit_tests PRIVATE unit/unwind_store_rules_test.cpp)

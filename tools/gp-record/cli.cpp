@@ -150,6 +150,13 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("MIB")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
+  app.add_option("--unwind-copies", args.unwind_copies,
+                 "Samples a second per CPU taken before their process's unwind tables whose user "
+                 "stack is copied (16 KiB at most) and unwound once the tables are loaded; past "
+                 "it, and with 0, they are walked with frame pointers")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 100000u));
   gp::cli::add_common_options(app, args.common);
 }
 

@@ -37,6 +37,7 @@ struct RecordArgs {
   std::string stack_walker = "auto";  // auto, gp, kernel (the BPF sampler's user stacks)
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
   uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
+  uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
 };
 
 void add_cli(CLI::App& app, RecordArgs& args);

@@ -85,6 +85,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.stack_walker = args.stack_walker;
   c.unwind = args.unwind;
   c.unwind_memory_mib = args.unwind_memory;
+  c.unwind_copies = args.unwind_copies;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
   c.before_sampling = [pids = args.pids](Unwinder& unwinder) {
@@ -227,7 +228,7 @@ Status SessionRecorder::flush(archive::Writer& writer) {
 void SessionRecorder::on_process_event(const ProcessEvent& e) {
   // Its tables no longer apply (the kernel dropped them too): an exec loads the new image's at
   // the next snapshot.
-  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid);
+  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid, e.exit);
   if (e.exit) assembler_.on_process_exit(e.pid);
   else assembler_.on_process_event(e.pid, e.exec);
 }

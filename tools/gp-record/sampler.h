@@ -37,6 +37,7 @@ struct SamplerConfig {
   std::string stack_walker = "auto";  // auto, gp, kernel: see --stack-walker
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
+  uint32_t unwind_copies = 1000;      // --unwind-copies
   int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.
@@ -63,7 +64,9 @@ class Unwinder {
   virtual void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) = 0;
   // Returns once everything queued is loaded.
   virtual void wait_idle() = 0;
-  virtual void forget(int32_t pid) = 0;
+  // Drops pid's tables: at once after an exec (a new image); a little later after its exit
+  // (`exited`), for the stack copies its exit's samples still bring.
+  virtual void forget(int32_t pid, bool exited) = 0;
   // "unwind.tables.loaded", ... named as in the archive.
   virtual std::vector<model::Counter> counters() const = 0;
   // Binaries that got no table since the last call, and why (for -v).

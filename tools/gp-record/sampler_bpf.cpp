@@ -7,14 +7,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 
 #include "gp/cli/tool.h"
+#include "gp/record/deferred_stacks.h"
 #include "gp/record/stack_copies.h"
 #include "perf_events.h"
 #include "profile.skel.h"
@@ -36,6 +39,8 @@ static_assert(offsetof(gp_new_stack, stack) == 16 && offsetof(gp_stack, ips) == 
               "bpf/profile.h: gp_new_stack layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
+static_assert(offsetof(gp_stack_copy, bytes) == GP_STACK_COPY_HEADER,
+              "bpf/profile.h: gp_stack_copy layout");
 
 namespace gp::record_tool {
 namespace {
@@ -112,6 +117,12 @@ uint8_t stack_end(uint8_t end) {
   return end <= GP_STACK_END_TRUNCATED ? end : uint8_t{GP_STACK_END_UNKNOWN};
 }
 
+// Deferred unwinding (bpf/profile.h, struct gp_stack_copy; --unwind-copies a second per CPU): the
+// ring's bytes (copies in flight: at most 16 KiB each), and how long a drain waits for the
+// tables of a copy's process while they are being loaded.
+constexpr uint32_t kStackCopyRingBytes = 8u << 20;
+constexpr auto kDeferredWait = std::chrono::milliseconds(250);
+
 class BpfSampler final : public Sampler {
  public:
   explicit BpfSampler(const SamplerConfig& config) : config_(config) {}
@@ -150,6 +161,10 @@ class BpfSampler final : public Sampler {
   void clear_stacks(int stacks_fd, unsigned slot);
   static int on_ring_event(void* ctx, void* data, size_t size);
   static int on_new_stack(void* ctx, void* data, size_t size);
+  static int on_stack_copy(void* ctx, void* data, size_t size);
+  // The copied samples of the idle slot, unwound (waiting a little for tables being loaded).
+  void emit_deferred(uint32_t idle, const record::StackCopies::Reader& read_stack,
+                     const SampleSink& on_sample);
 
   SamplerConfig config_;
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
@@ -174,8 +189,9 @@ class BpfSampler final : public Sampler {
   bool slot_handshake_ = false;
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
   bool unwind_tables_ = false;  // --unwind dwarf|auto with gp_sample: tables loaded, walked in BPF
-  std::unique_ptr<BpfUnwinder> unwinder_;
-  std::unique_ptr<UnwindAnnouncer> announcer_;  // after unwinder_: stopped before it goes
+  std::unique_ptr<record::DeferredStacks> deferred_;  // copies of stacks before tables
+  std::unique_ptr<BpfUnwinder> unwinder_;             // after deferred_: it calls it
+  std::unique_ptr<UnwindAnnouncer> announcer_;        // after unwinder_: stopped before it goes
 };
 
 Status BpfSampler::configure_and_load(std::string* hint) {
@@ -220,7 +236,11 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_procs, kUnwindProcesses);
     bpf_map__set_max_entries(skel_->maps.unwind_events, 64 * 1024);
     bpf_map__set_max_entries(skel_->maps.unwind_cache, static_cast<uint32_t>(ncpus));
+    ro->copy_budget = config_.unwind_copies;
+    bpf_map__set_max_entries(skel_->maps.stack_copies, kStackCopyRingBytes);
   } else {
+    bpf_map__set_max_entries(skel_->maps.stack_copies,
+                             static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
     bpf_map__set_max_entries(skel_->maps.unwind_events,
                              static_cast<uint32_t>(sysconf(_SC_PAGESIZE)));
     // Unused: no mmapable arrays (Linux 5.5) asked of a kernel that may not have them.
@@ -362,6 +382,13 @@ Status BpfSampler::open(std::string* hint) {
                           skel_->maps.unwind_mappings, skel_->maps.unwind_procs,
                           &skel_->bss->unwind_generation},
         unwind_limits(config_.unwind_memory_mib));
+    deferred_ = std::make_unique<record::DeferredStacks>(
+        [this](int32_t pid, const unwind::UserRegisters& regs, const unwind::StackCopy& stack,
+               bool wait) { return unwinder_->unwind_copy(pid, regs, stack, wait); });
+    unwinder_->set_listener([this](int32_t pid, bool gone) {
+      if (gone) deferred_->process_gone(pid);
+      else deferred_->tables_changed(pid);
+    });
     if (config_.before_sampling) {
       config_.before_sampling(*unwinder_);
       unwinder_->wait_idle();
@@ -375,6 +402,10 @@ Status BpfSampler::open(std::string* hint) {
   // New stacks wake no one: every consume of the events (and every drain) takes them too.
   if (ring_buffer__add(ring_.get(), bpf_map__fd(skel_->maps.new_stacks), on_new_stack, this) != 0)
     return make_error("cannot read the new stacks' ring buffer: " + errno_text(errno));
+  if (deferred_ && config_.unwind_copies > 0 &&
+      ring_buffer__add(ring_.get(), bpf_map__fd(skel_->maps.stack_copies), on_stack_copy, this) !=
+          0)
+    return make_error("cannot read the stack copies' ring buffer: " + errno_text(errno));
   if (auto st = map_tallies(); !st) return st;
   for (uint32_t& interval : skel_->bss->tally_interval) interval = next_interval();
   return attach(hint);
@@ -405,6 +436,47 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
   self->stack_copies_.put(head.slot, head.key, ips, stack_end(head.stack.end));
   return 0;
+}
+
+int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<BpfSampler*>(ctx);
+  if (size < GP_STACK_COPY_HEADER || !self->deferred_) return 0;
+  gp_stack_copy head;
+  std::memcpy(&head, data, GP_STACK_COPY_HEADER);
+  record::StackCopySample copy;
+  copy.pid = static_cast<int32_t>(head.key.pid);
+  copy.tid = static_cast<int32_t>(head.key.tid);
+  copy.comm.assign(head.key.comm, strnlen(head.key.comm, sizeof(head.key.comm)));
+  copy.kernel_stack_key = head.key.kernel_stack;
+  copy.slot = head.slot & 1;
+  copy.regs = unwind::UserRegisters{head.rip, head.rsp, head.rbp};
+  copy.stack_start = head.rsp;
+  const size_t bytes =
+      std::min<size_t>({head.size, size - GP_STACK_COPY_HEADER, size_t{GP_STACK_COPY_BYTES}});
+  const auto* from = static_cast<const uint8_t*>(data) + GP_STACK_COPY_HEADER;
+  copy.stack.assign(from, from + bytes);
+  self->deferred_->add(std::move(copy));
+  return 0;
+}
+
+void BpfSampler::emit_deferred(uint32_t idle, const record::StackCopies::Reader& read_stack,
+                               const SampleSink& on_sample) {
+  if (!deferred_) return;
+  // A copy whose tables are being built gets them if they come soon; else frame pointers.
+  if (deferred_->waiting(idle)) unwinder_->wait_idle_for(kDeferredWait);
+  record::RawSample sample;
+  for (auto& d : deferred_->take(idle)) {
+    sample.pid = d.pid;
+    sample.tid = d.tid;
+    sample.comm = std::move(d.comm);
+    sample.user_ips = std::move(d.user.frames);
+    sample.user_end = static_cast<model::StackEnd>(d.user.end);
+    sample.kernel_ips.clear();
+    if (d.kernel_stack_key != 0)
+      sample.kernel_ips = stack_copies_.get(idle, d.kernel_stack_key, read_stack);
+    sample.count = 1;
+    on_sample(sample);
+  }
 }
 
 Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
@@ -539,6 +611,7 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     on_sample(sample);
   };
   for (size_t i = 0; i < *entries; ++i) emit(keys_[i], values_[i]);
+  emit_deferred(idle, read_stack, on_sample);
   // Each CPU's counts of the interval (a key counted on several CPUs, or also in the map, is
   // summed by the session).
   uint32_t& interval = skel_->bss->tally_interval[idle];
@@ -598,8 +671,19 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.truncated.bad_frame", totals[GP_COUNTER_TRUNC_BAD_FRAME]),
                          c("unwind.fp_frames", totals[GP_COUNTER_UNWIND_FP_FRAMES]),
                          c("unwind.unknown_end", totals[GP_COUNTER_UNWIND_UNKNOWN_END]),
-                         c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES])})
+                         c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES]),
+                         c("unwind.deferred", totals[GP_COUNTER_DEFERRED]),
+                         c("unwind.deferred.bytes", totals[GP_COUNTER_DEFERRED_BYTES]),
+                         c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK])})
       list.push_back(counter);
+    if (deferred_) {
+      const auto d = deferred_->stats();
+      list.push_back(c("unwind.deferred.unwound", d.unwound));
+      list.push_back(c("unwind.deferred.complete", d.complete));
+      list.push_back(c("unwind.deferred.truncated", d.truncated));
+      list.push_back(c("unwind.deferred.copy_end", d.copy_end));
+      list.push_back(c("unwind.deferred.without_tables", d.without_tables));
+    }
     for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
   }
   return list;

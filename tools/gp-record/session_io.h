@@ -45,7 +45,7 @@ class LiveProcessSource final : public record::ProcessSource {
   bool alive(int32_t pid) override { return proc::process_alive(pid, options_.proc_root); }
   void forgotten(int32_t pid) override {
     perf_maps_.forget(pid);
-    if (unwinder_ != nullptr) unwinder_->forget(pid);
+    if (unwinder_ != nullptr) unwinder_->forget(pid, true);
   }
 
  private:

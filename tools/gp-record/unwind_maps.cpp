@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gp/unwind/store_rules.h"
+
 extern "C" {
 #include "profile.h"
 }
@@ -30,6 +32,10 @@ static_assert(GP_UNWIND_MAX_MAPPINGS == unwind::ProcessTables::kMaxMappings,
               "bpf/profile.h: mappings per process");
 static_assert(GP_UNWIND_PAGE_SHIFT == unwind::kPageShift, "bpf/profile.h: page size");
 
+// How long a forgotten process's tables stay for its last stack copies: longer than a flush
+// interval (copies that could not be unwound at once wait for their drain).
+constexpr auto kRetireAfter = std::chrono::seconds(10);
+
 unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
   const uint64_t bytes = uint64_t{memory_mib} << 20;
   const uint64_t rows =
@@ -49,6 +55,21 @@ BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
       generation_(maps.generation),
       store_(*this, limits),
       tables_(store_, unwind::open_mapped_file, unwind::own_vdso_image()) {
+  // The rows and pages as the BPF program reads them, for unwind_copy (none if they cannot be
+  // mapped: copies are then walked with frame pointers).
+  rows_bytes_ = size_t{bpf_map__max_entries(maps.rows)} * bpf_map__value_size(maps.rows);
+  pages_bytes_ = size_t{bpf_map__max_entries(maps.pages)} * bpf_map__value_size(maps.pages);
+  void* rows = mmap(nullptr, rows_bytes_, PROT_READ, MAP_SHARED, rows_fd_, 0);
+  void* pages = mmap(nullptr, pages_bytes_, PROT_READ, MAP_SHARED, pages_fd_, 0);
+  if (rows != MAP_FAILED && pages != MAP_FAILED) {
+    rows_view_ = {static_cast<const unwind::PackedRow*>(rows),
+                  rows_bytes_ / sizeof(unwind::PackedRow)};
+    pages_view_ = {static_cast<const unwind::PackedPage*>(pages),
+                   pages_bytes_ / sizeof(unwind::PackedPage)};
+  } else {
+    if (rows != MAP_FAILED) munmap(rows, rows_bytes_);
+    if (pages != MAP_FAILED) munmap(pages, pages_bytes_);
+  }
   publish_counters();
   worker_ = std::thread([this] { run(); });
 }
@@ -60,19 +81,65 @@ BpfUnwinder::~BpfUnwinder() {
   }
   wake_.notify_one();
   worker_.join();
+  if (!rows_view_.empty()) munmap(const_cast<unwind::PackedRow*>(rows_view_.data()), rows_bytes_);
+  if (!pages_view_.empty())
+    munmap(const_cast<unwind::PackedPage*>(pages_view_.data()), pages_bytes_);
+}
+
+std::optional<unwind::WalkedStack> BpfUnwinder::unwind_copy(int32_t pid,
+                                                            const unwind::UserRegisters& regs,
+                                                            const unwind::StackCopy& stack,
+                                                            bool wait) {
+  std::unique_lock lock(tables_mu_, std::defer_lock);
+  if (wait) lock.lock();
+  else if (!lock.try_lock()) return std::nullopt;
+  const std::vector<unwind::MappingTable>* entries = tables_.entries(pid);
+  if (entries == nullptr || rows_view_.empty()) return std::nullopt;
+  unwind::StoreRuleSource rules({rules_copy_, rows_view_, pages_view_, slots_copy_}, *entries);
+  return unwind::walk_stack(regs, stack, rules);
+}
+
+bool BpfUnwinder::wait_idle_for(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  return idle_.wait_for(lock, limit, [&] { return ops_.empty() && !busy_; });
 }
 
 void BpfUnwinder::run() {
   std::unique_lock lock(mu_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || !ops_.empty(); });
+    wake_.wait_for(lock, kRetireAfter / 4, [&] { return stop_ || !ops_.empty(); });
     if (stop_) return;
+    if (ops_.empty()) {
+      lock.unlock();
+      {
+        std::lock_guard tables(tables_mu_);
+        retire_due();
+      }
+      lock.lock();
+      continue;
+    }
     Op op = std::move(ops_.front());
     ops_.pop_front();
     busy_ = true;
     lock.unlock();
-    if (op.forget) forget_now(op.pid);
-    else load(op.pid, op.mappings);
+    if (op.forget) {
+      if (listener_) listener_(op.pid, true);
+      std::lock_guard tables(tables_mu_);
+      if (op.exited) {
+        retire(op.pid);
+      } else {
+        retiring_pids_.erase(op.pid);
+        forget_now(op.pid);
+      }
+    } else {
+      {
+        std::lock_guard tables(tables_mu_);
+        retiring_pids_.erase(op.pid);  // its new image's tables replace the old ones
+        load(op.pid, op.mappings);
+        retire_due();
+      }
+      if (listener_) listener_(op.pid, false);
+    }
     publish_counters();
     lock.lock();
     busy_ = false;
@@ -107,6 +174,8 @@ bool BpfUnwinder::write_rules(uint32_t at, std::span<const unwind::PackedRule> r
     uint32_t key = at + static_cast<uint32_t>(i);
     if (bpf_map_update_elem(rules_fd_, &key, &rules[i], BPF_ANY) != 0) return false;
   }
+  if (rules_copy_.size() < size_t{at} + rules.size()) rules_copy_.resize(size_t{at} + rules.size());
+  std::copy(rules.begin(), rules.end(), rules_copy_.begin() + at);
   return true;
 }
 
@@ -121,7 +190,10 @@ bool BpfUnwinder::write_pages(uint32_t at, std::span<const unwind::PackedPage> p
 
 bool BpfUnwinder::write_slot(uint32_t slot, const unwind::TableSlot& where) {
   // After its rows and pages (munmap and this update are system calls: ordered).
-  return bpf_map_update_elem(slots_fd_, &slot, &where, BPF_ANY) == 0;
+  if (bpf_map_update_elem(slots_fd_, &slot, &where, BPF_ANY) != 0) return false;
+  if (slots_copy_.size() <= slot) slots_copy_.resize(size_t{slot} + 1);
+  slots_copy_[slot] = where;
+  return true;
 }
 
 constexpr auto kQuarantine = std::chrono::milliseconds(100);
@@ -147,7 +219,7 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
         op.mappings = mappings;
         return;
       }
-    ops_.push_back(Op{pid, false, mappings});
+    ops_.push_back(Op{pid, false, false, mappings});
   }
   wake_.notify_one();
 }
@@ -198,7 +270,7 @@ void BpfUnwinder::next_generation() {
   if (generation_ != nullptr) __atomic_fetch_add(generation_, 1u, __ATOMIC_SEQ_CST);
 }
 
-void BpfUnwinder::forget(int32_t pid) {
+void BpfUnwinder::forget(int32_t pid, bool exited) {
   // The kernel's entry goes at once (the loading thread's forget deletes it again, after a load
   // that may have been under way).
   uint32_t key = static_cast<uint32_t>(pid);
@@ -206,9 +278,34 @@ void BpfUnwinder::forget(int32_t pid) {
   {
     std::lock_guard lock(mu_);
     std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
-    ops_.push_back(Op{pid, true, {}});
+    ops_.push_back(Op{pid, true, exited, {}});
   }
   wake_.notify_one();
+}
+
+void BpfUnwinder::retire(int32_t pid) {
+  uint32_t key = static_cast<uint32_t>(pid);
+  if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
+  if (auto it = ranges_.find(pid); it != ranges_.end()) {
+    release(it->second);
+    ranges_.erase(it);
+  }
+  if (tables_.entries(pid) == nullptr) return;
+  retiring_pids_[pid] = ++retirements_;
+  retiring_.push_back(Retiring{std::chrono::steady_clock::now(), pid, retirements_});
+}
+
+void BpfUnwinder::retire_due() {
+  const auto now = std::chrono::steady_clock::now();
+  while (!retiring_.empty() && now - retiring_.front().when >= kRetireAfter) {
+    const Retiring r = retiring_.front();
+    retiring_.pop_front();
+    // Only its latest retirement, and only when it was not loaded again since.
+    auto it = retiring_pids_.find(r.pid);
+    if (it == retiring_pids_.end() || it->second != r.count) continue;
+    retiring_pids_.erase(it);
+    tables_.forget(r.pid);
+  }
 }
 
 void BpfUnwinder::forget_now(int32_t pid) {

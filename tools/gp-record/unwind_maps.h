@@ -16,8 +16,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "gp/model/session.h"
 #include "gp/unwind/process_tables.h"
 #include "gp/unwind/ranges.h"
+#include "gp/unwind/stack_walker.h"
 #include "gp/unwind/table_store.h"
 #include "gp/util/result.h"
 #include "sampler.h"
@@ -58,10 +61,22 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   BpfUnwinder& operator=(const BpfUnwinder&) = delete;
 
   void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) override;
-  void forget(int32_t pid) override;
+  void forget(int32_t pid, bool exited) override;
   void wait_idle() override;
   std::vector<model::Counter> counters() const override;
   std::vector<std::string> take_failures() override;
+
+  // Like wait_idle, for at most `limit`; false when still busy then.
+  bool wait_idle_for(std::chrono::milliseconds limit);
+  // Unwinds a copy of pid's user stack with the tables loaded for it now (the BPF walker's
+  // rules, over the very arrays it reads); nullopt when pid has no tables loaded, or, without
+  // `wait`, when the loading thread is changing them. Any thread.
+  std::optional<unwind::WalkedStack> unwind_copy(int32_t pid, const unwind::UserRegisters& regs,
+                                                 const unwind::StackCopy& stack, bool wait);
+  // Called on the loading thread after each load of a pid's tables (gone false) and before
+  // they are dropped (gone true). Set before anything is queued.
+  using Listener = std::function<void(int32_t pid, bool gone)>;
+  void set_listener(Listener listener) { listener_ = std::move(listener); }
 
  private:
   void load(int32_t pid, const std::vector<model::Mapping>& mappings);
@@ -94,10 +109,23 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   struct Op {
     int32_t pid = 0;
     bool forget = false;
+    bool exited = false;  // a forget after the process's exit: retired, not dropped at once
     std::vector<model::Mapping> mappings;
   };
   void run();
   void forget_now(int32_t pid);
+  // A forgotten process's tables stay for unwind_copy a little longer (the stack copies of its
+  // exit come after the exit's announcement); its kernel entry goes at once.
+  void retire(int32_t pid);
+  void retire_due();
+  struct Retiring {
+    std::chrono::steady_clock::time_point when;
+    int32_t pid;
+    uint64_t count;
+  };
+  std::deque<Retiring> retiring_;
+  std::unordered_map<int32_t, uint64_t> retiring_pids_;  // pid -> its retire() count
+  uint64_t retirements_ = 0;
   void next_generation();
   void publish_counters();
 
@@ -114,7 +142,16 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   uint64_t entries_written_ = 0;
   uint32_t serial_ = 0;  // of the last process entry written, any process's: the BPF rule cache's
                          // key (it names the process too)
-  std::thread worker_;   // last: started when everything it uses exists
+  // For unwind_copy: held by the loading thread while it changes tables or entries. The rules
+  // and slots as written (the BPF maps' copies), the rows and pages mapped read-only.
+  std::mutex tables_mu_;
+  std::vector<unwind::PackedRule> rules_copy_;
+  std::vector<unwind::TableSlot> slots_copy_;
+  std::span<const unwind::PackedRow> rows_view_;
+  std::span<const unwind::PackedPage> pages_view_;
+  size_t rows_bytes_ = 0, pages_bytes_ = 0;
+  Listener listener_;
+  std::thread worker_;  // last: started when everything it uses exists
 };
 
 }  // namespace gp::record_tool

@@ -4,3 +4,5 @@ target_sources(gp_core PRIVATE
   src/record/stack_copies.cpp
   src/record/target_watch.cpp
 )
+# Samples whose user stack the BPF sampler copied before their tables: unwound in user space.
+target_sources(gp_core PRIVATE src/record/deferred_stacks.cpp)

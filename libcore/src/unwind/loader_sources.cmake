@@ -4,3 +4,5 @@ target_sources(gp_core PRIVATE
   src/unwind/table_store.cpp
   src/unwind/process_tables.cpp
 )
+# The store's arrays as a rule source for the user-space walker.
+target_sources(gp_core PRIVATE src/unwind/store_rules.cpp)

@@ -9,3 +9,5 @@ target_sources(gp_core PRIVATE
   src/unwind/pack.cpp
 )
 target_link_libraries(gp_core PUBLIC PkgConfig::UNWIND_ELF)
+# The BPF walker's rules in user space: unwinds copies of user stacks with the packed tables.
+target_sources(gp_core PRIVATE src/unwind/stack_walker.cpp)

@@ -66,6 +66,11 @@ class ProcessTables {
                                    bool* changed);
   // Drops pid's entries (its tables may then be evicted).
   void forget(int32_t pid);
+  // pid's entries as update last gave them; nullptr when it has none.
+  const std::vector<MappingTable>* entries(int32_t pid) const {
+    auto it = processes_.find(pid);
+    return it == processes_.end() ? nullptr : &it->second;
+  }
 
   const ProcessTablesStats& stats() const { return stats_; }
   // Why the last binaries failed (key -> reason), for -v diagnostics; cleared by take_failures.

@@ -1,0 +1,94 @@
+#pragma once
+// DeferredStacks: samples whose user stack the BPF sampler copied instead of walking it (their
+// process had no unwind tables loaded yet: its first samples), held until they can be unwound
+// with the process's tables (gp/unwind/stack_walker.h: the BPF walker's rules) and then handed
+// to the drain of the sample slot they were taken in, as whole stacks with their true end.
+//
+// A copy is unwound as soon as its process's tables are there: when it arrives, when a load of
+// the process's tables finishes (tables_changed), and before the process's tables are dropped
+// (process_gone). A walk that does not reach the outermost frame is tried again at each later
+// load until its slot's drain: the mappings may have been read before the loader mapped every
+// library. A copy still waiting when its slot is drained, or whose process goes without
+// tables, is walked with frame pointers through the copy (no rules: what the BPF program would
+// have done, and marked as it marks such a walk: truncated unless the chain ended at a zero
+// frame pointer after one frame record at least), counted, never shown as more than it is.
+// Thread-safe: copies come from the recorder's thread, loads and drops from the table loader's.
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gp/model/session.h"
+#include "gp/unwind/stack_walker.h"
+
+namespace gp::record {
+
+// A copied sample: its key (as the BPF program's gp_sample_key) and its user stack copy.
+struct StackCopySample {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string comm;
+  uint64_t kernel_stack_key = 0;  // in the slot's stack map (0: none)
+  uint32_t slot = 0;
+  unwind::UserRegisters regs;
+  uint64_t stack_start = 0;  // = regs.rsp
+  std::vector<uint8_t> stack;
+};
+
+// A copied sample with its user stack unwound.
+struct UnwoundSample {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string comm;
+  uint64_t kernel_stack_key = 0;
+  unwind::WalkedStack user;
+  bool with_tables = false;  // false: walked with frame pointers only (no tables in time)
+};
+
+struct DeferredStats {
+  uint64_t received = 0;   // copies received
+  uint64_t bytes = 0;      // stack bytes they held
+  uint64_t unwound = 0;    // unwound with the process's tables
+  uint64_t complete = 0;   // ...to the outermost frame
+  uint64_t truncated = 0;  // ...truncated (of which past the copy's end: copy_end)
+  uint64_t copy_end = 0;
+  uint64_t without_tables = 0;  // walked with frame pointers: no tables in time
+};
+
+class DeferredStacks {
+ public:
+  // Unwinds a copy of pid's stack with its loaded tables; nullopt when pid has none loaded, or
+  // (without `wait`) when they cannot be read without waiting for them to be changed. add()
+  // does not wait (the recorder's thread); the others do.
+  using Unwind = std::function<std::optional<unwind::WalkedStack>(
+      int32_t pid, const unwind::UserRegisters& regs, const unwind::StackCopy& stack, bool wait)>;
+  explicit DeferredStacks(Unwind unwind) : unwind_(std::move(unwind)) {}
+
+  void add(StackCopySample copy);
+  // pid's tables were loaded or changed: its waiting copies are unwound now if they can be.
+  void tables_changed(int32_t pid);
+  // pid's tables are about to go (its exit): its waiting copies are unwound now, with the tables
+  // if it has any, else with frame pointers.
+  void process_gone(int32_t pid);
+  // Whether copies of `slot` still wait for tables.
+  bool waiting(uint32_t slot) const;
+  // The samples of `slot`, unwound; copies of it still waiting are walked with frame pointers.
+  std::vector<UnwoundSample> take(uint32_t slot);
+  DeferredStats stats() const;
+
+ private:
+  // Unwinds copy into done_ when `fallback` or pid's tables are there; false if it still waits.
+  bool finish(StackCopySample& copy, bool fallback, bool wait = true);
+
+  Unwind unwind_;
+  mutable std::mutex mu_;
+  std::unordered_map<int32_t, std::vector<StackCopySample>> waiting_;  // by pid
+  std::vector<UnwoundSample> done_[2];                                 // by slot
+  DeferredStats stats_;
+};
+
+}  // namespace gp::record
