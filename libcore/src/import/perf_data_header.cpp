@@ -39,12 +39,6 @@ bool inside(uint64_t offset, uint64_t size, uint64_t total) {
 
 }  // namespace
 
-bool looks_like_perf_data(std::span<const uint8_t> head) {
-  if (head.size() < 8) return false;
-  uint64_t magic = u64_at(head, 0);
-  return magic == kMagic || magic == kMagicSwapped;
-}
-
 bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
                            std::string& error) {
   out = PerfDataHeader{};

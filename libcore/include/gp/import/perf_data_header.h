@@ -13,8 +13,7 @@
 
 namespace gp::import {
 
-// True when the first bytes are perf.data's magic ("PERFILE2"), in either byte order.
-bool looks_like_perf_data(std::span<const uint8_t> head);
+// (Detecting a perf.data by its magic: looks_like_perf_data in gp/import/perf_script.h.)
 
 struct PerfAttr {
   uint32_t type = 0;  // PERF_TYPE_*
