@@ -5,4 +5,5 @@ target_sources(gp_core PRIVATE
   src/import/perf_header.cpp
   src/import/perf_script.cpp
   src/import/perf_runner.cpp
+  src/import/perf_data_header.cpp
 )

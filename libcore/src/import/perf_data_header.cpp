@@ -1,0 +1,146 @@
+// perf.data header, attrs and record walk (see gp/import/perf_data_header.h).
+
+#include "gp/import/perf_data_header.h"
+
+#include <cstring>
+
+namespace gp::import {
+namespace {
+
+constexpr uint64_t kMagic = 0x32454c4946524550ULL;  // "PERFILE2" read as a host-order u64
+constexpr uint64_t kMagicSwapped = 0x50455246494c4532ULL;
+constexpr size_t kFileHeaderSize = 104;  // magic, size, attr_size, 3 sections, 256-bit features
+constexpr size_t kPipeHeaderSize = 16;   // magic, size
+constexpr size_t kAttrMinSize = 64;      // PERF_ATTR_SIZE_VER0
+constexpr size_t kSectionSize = 16;      // perf_file_section: offset, size
+constexpr uint64_t kSampleIdAllBit = 1ULL << 18;
+constexpr uint64_t kExcludeUserBit = 1ULL << 4;
+constexpr uint64_t kExcludeKernelBit = 1ULL << 5;
+
+uint64_t u64_at(std::span<const uint8_t> b, size_t off) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+uint32_t u32_at(std::span<const uint8_t> b, size_t off) {
+  uint32_t v;
+  std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+uint16_t u16_at(std::span<const uint8_t> b, size_t off) {
+  uint16_t v;
+  std::memcpy(&v, b.data() + off, sizeof v);
+  return v;
+}
+
+bool inside(uint64_t offset, uint64_t size, uint64_t total) {
+  return offset <= total && size <= total - offset;
+}
+
+}  // namespace
+
+bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
+                           std::string& error) {
+  out = PerfDataHeader{};
+  if (bytes.size() < 8) {
+    error = "not a perf.data file: shorter than its magic";
+    return false;
+  }
+  uint64_t magic = u64_at(bytes, 0);
+  if (magic == kMagicSwapped) {
+    error = "perf.data written on the other byte order is not supported";
+    return false;
+  }
+  if (magic != kMagic) {
+    error = "not a perf.data file: wrong magic";
+    return false;
+  }
+  if (bytes.size() < kPipeHeaderSize) {
+    error = "perf.data truncated inside its header";
+    return false;
+  }
+  uint64_t header_size = u64_at(bytes, 8);
+  if (header_size == kPipeHeaderSize) {
+    out.pipe = true;
+    out.data_offset = kPipeHeaderSize;
+    out.data_size = bytes.size() - kPipeHeaderSize;
+    return true;
+  }
+  if (header_size < kFileHeaderSize || bytes.size() < kFileHeaderSize) {
+    error = "perf.data truncated inside its header";
+    return false;
+  }
+  uint64_t attr_size = u64_at(bytes, 16);
+  uint64_t attrs_offset = u64_at(bytes, 24), attrs_size = u64_at(bytes, 32);
+  out.data_offset = u64_at(bytes, 40);
+  out.data_size = u64_at(bytes, 48);
+  for (int i = 0; i < 4; ++i) out.features[i] = u64_at(bytes, 72 + 8 * i);
+
+  if (attr_size < kAttrMinSize + kSectionSize) {
+    error = "perf.data declares an attribute size of " + std::to_string(attr_size) + " bytes";
+    return false;
+  }
+  if (!inside(attrs_offset, attrs_size, bytes.size())) {
+    error = "perf.data attribute section lies outside the file";
+    return false;
+  }
+  if (!inside(out.data_offset, 0, bytes.size())) {
+    error = "perf.data data section starts outside the file";
+    return false;
+  }
+  // A data size beyond the file is what an interrupted `perf record` leaves: the records that
+  // fit are read and the walk reports truncation.
+  if (!inside(out.data_offset, out.data_size, bytes.size()))
+    out.data_size = bytes.size() - out.data_offset;
+
+  uint64_t count = attrs_size / attr_size;
+  out.attrs.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    auto a = bytes.subspan(attrs_offset + i * attr_size, attr_size);
+    PerfAttr attr;
+    attr.type = u32_at(a, 0);
+    uint32_t declared = u32_at(a, 4);
+    if (declared != 0 && declared < kAttrMinSize) {
+      error = "perf.data attribute " + std::to_string(i) + " declares " + std::to_string(declared) +
+              " bytes";
+      return false;
+    }
+    attr.config = u64_at(a, 8);
+    attr.sample_type = u64_at(a, 24);
+    attr.read_format = u64_at(a, 32);
+    uint64_t flags = u64_at(a, 40);
+    attr.sample_id_all = flags & kSampleIdAllBit;
+    attr.exclude_user = flags & kExcludeUserBit;
+    attr.exclude_kernel = flags & kExcludeKernelBit;
+    out.attrs.push_back(attr);
+  }
+  return true;
+}
+
+PerfRecordCursor::PerfRecordCursor(std::span<const uint8_t> bytes, uint64_t begin, uint64_t size)
+    : bytes_(bytes) {
+  pos_ = begin <= bytes.size() ? begin : bytes.size();
+  end_ = inside(pos_, size, bytes.size()) ? pos_ + size : bytes.size();
+}
+
+bool PerfRecordCursor::next(PerfRecord& out) {
+  if (truncated_ || pos_ >= end_) return false;
+  constexpr uint64_t kRecordHeader = 8;
+  if (end_ - pos_ < kRecordHeader) {
+    truncated_ = true;
+    return false;
+  }
+  uint16_t size = u16_at(bytes_, pos_ + 6);
+  if (size < kRecordHeader || size > end_ - pos_) {
+    truncated_ = true;
+    return false;
+  }
+  out.type = u32_at(bytes_, pos_);
+  out.misc = u16_at(bytes_, pos_ + 4);
+  out.body = bytes_.subspan(pos_ + kRecordHeader, size - kRecordHeader);
+  out.offset = pos_;
+  pos_ += size;
+  return true;
+}
+
+}  // namespace gp::import
