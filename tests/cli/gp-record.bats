@@ -490,8 +490,10 @@ top_recurse_stack() {
   WORKLOADS+=("$pid" "$keeper")
   wait_state "$pid" T shortlived || fail "the target did not stop itself"
   wait_state "$keeper" S sleep || fail "the keeper is not asleep"
-  timeout -s KILL 600 gp-record -d 540 -F 999 --flush-interval 0.2 -p "$pid" -p "$keeper" -v \
-    -o "$OUT/rec.gpa" 2>"$OUT/rec.err" &
+  # --foreground: timeout passes the SIGINT below to gp-record alone, once (its process group
+  # would get it too, and a second SIGINT kills gp-record).
+  timeout --foreground -s KILL 600 gp-record -d 540 -F 999 --flush-interval 0.2 -p "$pid" \
+    -p "$keeper" -v -o "$OUT/rec.gpa" 2>"$OUT/rec.err" &
   local recorder=$!
   wait_for_line "$OUT/rec.err" 'sampling with' "$recorder" || fail "gp-record did not start: $(cat "$OUT/rec.err")"
   kill -CONT "$pid"
