@@ -50,6 +50,27 @@ wait_status() {
   [ "$st" -eq "$2" ] || fail "job $1 exited $st, expected $2"
 }
 
+# Waits until process $1 runs $3 (its comm) in state $2 (S asleep, T stopped...), 1000 looks at most.
+wait_state() {
+  local _ stat
+  for _ in $(seq 1000); do
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == "$3" && "${stat##*) }" == "$2 "* ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# Waits until file $1 has a line containing $2, while process $3 runs (2 minutes at most).
+wait_for_line() {
+  local end=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$end" ] && kill -0 "$3" 2>/dev/null; do
+    grep -qF -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  grep -qF -- "$2" "$1" 2>/dev/null
+}
+
 # Kills background recorder $1 after 40 s if it is still running (the test's timeout); only a
 # gp-record: by then the pid may be another process's (pid_max can be 32768).
 watchdog() {
@@ -456,14 +477,32 @@ top_recurse_stack() {
 @test "a process is read from /proc once: the samples of its exit do not announce it again" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # 1 GiB of 4 KiB pages, freed in do_exit: ~80 ms of samples taken in its exit here. Once its
+  # 512 MiB of 4 KiB pages, freed in do_exit: ~40 ms of samples taken in its exit here. Once its
   # exit is announced, a sample there found it unannounced and gp-record read /proc again.
-  "$FIX/shortlived" 3000 1024 &
+  # The target stops itself before its work until gp-record samples: all its samples come from
+  # one image, read once. A sleeping keeper, never on a CPU while recorded, keeps the recording
+  # going after the target's exit: processes.snapshots then counts the target's reads alone.
+  # No deadline ends it: on a loaded machine the target's second of CPU can take a minute.
+  "$FIX/shortlived" 300 512 stop &
   local pid=$!
-  # -p $$ too (this test's shell, waiting): the recording goes on after the target's exit.
-  run -0 --separate-stderr record 7 -F 999 -p "$pid" -p $$ -v
-  wait "$pid"
-  local counters=$stderr
+  sleep 1000 &
+  local keeper=$!
+  WORKLOADS+=("$pid" "$keeper")
+  wait_state "$pid" T shortlived || fail "the target did not stop itself"
+  wait_state "$keeper" S sleep || fail "the keeper is not asleep"
+  # --foreground: timeout passes the SIGINT below to gp-record alone, once (its process group
+  # would get it too, and a second SIGINT kills gp-record).
+  timeout --foreground -s KILL 600 gp-record -d 540 -F 999 --flush-interval 0.2 -p "$pid" \
+    -p "$keeper" -v -o "$OUT/rec.gpa" 2>"$OUT/rec.err" &
+  local recorder=$!
+  wait_for_line "$OUT/rec.err" 'sampling with' "$recorder" || fail "gp-record did not start: $(cat "$OUT/rec.err")"
+  kill -CONT "$pid"
+  wait_status "$pid" 0
+  sleep 1  # the samples of its exit drain (every 0.2 s) while the recording goes on
+  kill -INT "$recorder"
+  wait_status "$recorder" 0
+  local counters
+  counters=$(cat "$OUT/rec.err")
   run -0 fold "$OUT/rec.gpa"
   local exiting
   exiting=$(grep -E '^shortlived;.*do_exit' <<<"$output" | awk '{ n += $NF } END { print n + 0 }')
