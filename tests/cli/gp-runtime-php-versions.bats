@@ -6,7 +6,8 @@
 # run as they do in production, in containers: their own root (scripts/debian-root.sh, cached
 # under /var/cache/gp/roots), mount and pid namespaces (unshare --mount --pid --fork chroot ROOT
 # ...), profiled from the host by host pid. Also: the layout tables regenerated from the same
-# roots' headers equal the checked-in ones, and a version text that lies is not walked.
+# roots' headers equal the checked-in ones, a version text that lies is not walked, and a
+# container's php that exits mid-session is an error frame.
 # bats file_tags=gp-runtime,php,root
 
 load helpers
@@ -144,4 +145,25 @@ check_version() {
   start_target "$root" "${PATCHED_DIR#"$root"}/php" -d extension=json
   run -1 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
   assert_output --regexp "\[Profiling skipped: '[^']*/php' says PHP 8\.4\.[0-9]+ but lacks that version's Zend module API [0-9]+: not walked\]"
+}
+
+@test "a container's php (8.5) that exits mid-session gets gProfiler's error frame" {
+  local root
+  root=$(root_of experimental)
+  unshare --mount --pid --fork chroot "$root" /usr/bin/php8.5 -n -r \
+    'function f() { $end = microtime(true) + 1.5; while (microtime(true) < $end) {} } f();' &
+  UNSHARE_PID=$!
+  for _ in $(seq 100); do
+    PHP_PID=$(cat "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children" 2>/dev/null) && [ -n "$PHP_PID" ] && break
+    sleep 0.05
+  done
+  PHP_PID=${PHP_PID%% *}
+  [ -n "$PHP_PID" ] || fail "php8.5 did not start"
+  for _ in $(seq 100); do  # the namespace's first process execs chroot, then php
+    [[ "$(readlink "/proc/$PHP_PID/exe")" == */php8.5 ]] && break
+    sleep 0.05
+  done
+  sleep 0.2
+  run -0 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 4 -o "$OUT/rt.gpa"
+  assert_output --partial "php via gp-php: exited during the session: [Profiling error: process went down during profiling]"
 }
