@@ -151,7 +151,7 @@ check_version() {
   local root
   root=$(root_of experimental)
   unshare --mount --pid --fork chroot "$root" /usr/bin/php8.5 -n -r \
-    'function f() { $end = microtime(true) + 1.5; while (microtime(true) < $end) {} } f();' &
+    'function f() { $end = microtime(true) + 3; while (microtime(true) < $end) {} } f();' &
   UNSHARE_PID=$!
   for _ in $(seq 100); do
     PHP_PID=$(cat "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children" 2>/dev/null) && [ -n "$PHP_PID" ] && break
@@ -164,6 +164,6 @@ check_version() {
     sleep 0.05
   done
   sleep 0.2
-  run -0 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 4 -o "$OUT/rt.gpa"
+  run -0 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 6 -o "$OUT/rt.gpa"
   assert_output --partial "php via gp-php: exited during the session: [Profiling error: process went down during profiling]"
 }
