@@ -4,7 +4,9 @@
 # an include), back to back, at gProfiler's default 11 Hz and at 99 Hz; the slowdown a busy PHP
 # loop sees while sampled at 11 and 99 Hz (median of 3 runs of 4 CPU-seconds each); gp's CPython
 # sampler measured the same way beside it; and the figures published for phpspy (phpspy cannot be
-# installed here).
+# installed here). Then the back-to-back cost per PHP version a fleet runs: this host's 8.2, and
+# 7.4, 8.4 and 8.5 from Debian roots (scripts/debian-root.sh; made once, cached) run in their
+# own mount and pid namespaces as in containers, each against the best.
 # Usage: tests/bench/php_sampler_bench.sh [BUILD_DIR]   (as root)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +17,8 @@ bench=php_sampler_bench
 tmp=$(mktemp -d)
 # shellcheck source=interpreter_bench_lib.sh
 . "$here/interpreter_bench_lib.sh"
-trap 'kill $targets 2>/dev/null || true; rm -rf "$tmp"' EXIT
+dirs=()
+trap 'kill $targets 2>/dev/null || true; rm -rf "$tmp" "${dirs[@]}"' EXIT
 php=/usr/bin/php8.2
 
 # PHP's busy loop (a function call per iteration), as loop_python.
@@ -32,6 +35,46 @@ start_target "$tmp/trace" "$php" -n "$here/../fixtures/runtime/php/target.php" "
 snapshot_costs "$php_bench" "$target"
 kill "$target"
 python_beside
+
+# target.php under ROOT's PHP (with ARGs) in new mount and pid namespaces; sets target (its host
+# pid).
+run_in_root() {
+  local root=$1 bin=$2 dir inner unshare_pid
+  shift 2
+  dir=$(mktemp -d "${root%/}/tmp/gp-bench-XXXXXX")
+  dirs+=("$dir")
+  inner=${dir#"${root%/}"}
+  cp "$here"/../fixtures/runtime/php/{target,spin}.php "$dir/"
+  unshare --mount --pid --fork chroot "$root" "$bin" -n "$@" "$inner/target.php" "$inner/trace" >/dev/null &
+  unshare_pid=$!
+  targets="$targets $unshare_pid"
+  while [ ! -e "$dir/trace" ]; do sleep 0.1; done
+  target=$(cut -d' ' -f1 "/proc/$unshare_pid/task/$unshare_pid/children")
+  targets="$targets $target"
+}
+
+: >"$tmp/table"
+for spec in "8.2 /" "7.4 bullseye php7.4-cli" "8.4 trixie php8.4-cli" \
+  "8.5 experimental php-common/sid php8.5-cli"; do
+  set -- $spec
+  version=$1
+  shift
+  if [ "$1" = / ]; then
+    start_target "$tmp/trace.$version" "$php" -n "$here/../fixtures/runtime/php/target.php" "$tmp/trace.$version"
+  else
+    # (7.4's json is a shared extension, which -n leaves out.)
+    extra=()
+    [ "$version" = 7.4 ] && extra=(-d extension=json)
+    run_in_root "$(bash "$here/../../scripts/debian-root.sh" "$@")" "/usr/bin/php$version" "${extra[@]}"
+  fi
+  echo "== sampler cost on target.php under PHP $version (host pid $target)"
+  "$php_bench" "$target" 3 0 | tee "$tmp/out"
+  awk -v v="$version" '/per snapshot:/ { print v, $3, $6 }' "$tmp/out" >>"$tmp/table"
+  kill -KILL "$target" 2>/dev/null || true
+done
+echo "== back-to-back snapshot cost per PHP version (target.php)"
+sort -n -k2 "$tmp/table" | awk 'NR == 1 { best = $2 }
+  { printf "   PHP %-4s %7.1f us  %5.1f frames  %.2fx the best\n", $1, $2, $3, $2 / best }'
 
 echo "== target slowdown (a shared 2-CPU machine: differences of ~1% are noise)"
 for hz in 11 99; do slowdown php "$hz" "$php_bench" "$php"; done

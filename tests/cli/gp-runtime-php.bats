@@ -127,10 +127,10 @@ PY
   local micro
   micro=$("$PHP" -n -r 'echo PHP_RELEASE_VERSION;')
   run -1 gp-runtime --php-mode gp --php-proc-filter php -p "$PHP_PID" -d 1 -o "$OUT/rt.gpa"
-  assert_output --partial "[Profiling skipped: PHP 9.9.$micro is not supported by gp's sampler (8.2)]"
+  assert_output --partial "[Profiling skipped: PHP 9.9.$micro is not supported by gp's sampler (7.4, 8.2, 8.4, 8.5)]"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --regexp "
-[0-9]+;;php;\[Profiling skipped: PHP 9\.9\.$micro is not supported by gp's sampler \(8\.2\)\] 1$"
+[0-9]+;;php;\[Profiling skipped: PHP 9\.9\.$micro is not supported by gp's sampler \(7\.4, 8\.2, 8\.4, 8\.5\)\] 1$"
 }
 
 @test "an interpreter without executor_globals (ZTS or stripped) gets a skip frame" {

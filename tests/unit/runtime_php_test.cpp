@@ -63,10 +63,25 @@ TEST(RuntimePhpVersion, ReadFromTheInstalledInterpreter) {
   EXPECT_GE(v->micro, 0);
 }
 
-TEST(RuntimePhpLayout, OnlyPhp82HasALayout) {
-  EXPECT_TRUE(layout_for_version(8, 2));
-  for (auto [major, minor] : {std::pair{7, 4}, {8, 0}, {8, 1}, {8, 3}, {8, 4}, {9, 2}})
+TEST(RuntimePhpLayout, TheGeneratedVersionsHaveALayoutAndNoOtherDoes) {
+  for (auto [major, minor] : {std::pair{7, 4}, {8, 2}, {8, 4}, {8, 5}}) {
+    auto l = layout_for_version(major, minor);
+    ASSERT_TRUE(l) << major << "." << minor;
+    EXPECT_EQ(l->major, major);
+    EXPECT_EQ(l->minor, minor);
+    EXPECT_GT(l->api_no, 20190000u);
+  }
+  for (auto [major, minor] : {std::pair{7, 3}, {8, 0}, {8, 1}, {8, 3}, {8, 6}, {9, 2}})
     EXPECT_FALSE(layout_for_version(major, minor)) << major << "." << minor;
+  EXPECT_EQ(supported_versions(), "7.4, 8.2, 8.4, 8.5");
+}
+
+TEST(RuntimePhpLayout, AVersionTextWithoutItsModuleApiIsNotBelieved) {
+  using namespace std::string_view_literals;
+  PhpLayout l = *layout_for_version(8, 2);
+  EXPECT_TRUE(rodata_has_api("x\0API20220829,NTS\0y"sv, l));
+  EXPECT_FALSE(rodata_has_api("x\0API20190902,NTS\0y"sv, l));  // 7.4's engine saying 8.2
+  EXPECT_FALSE(rodata_has_api("X-Powered-By: PHP/8.2.1"sv, l));
 }
 
 TEST(RuntimePhpLayout, Php82TableMatchesTheZendHeaders) {

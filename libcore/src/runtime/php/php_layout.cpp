@@ -16,27 +16,11 @@ bool number(std::string_view s, size_t& i, int& out) {
   return i > start;
 }
 
-PhpLayout layout_82() {
-  PhpLayout l;
-  l.major = 8;
-  l.minor = 2;
-  l.eg_current_execute_data = 488;
-  l.ex_opline = 0;
-  l.ex_func = 24;
-  l.ex_prev = 48;
-  l.ex_size = 56;
-  l.fn_type = 0;
-  l.fn_name = 8;
-  l.fn_scope = 16;
-  l.fn_filename = 152;
-  l.fn_line_start = 160;
-  l.fn_size = 168;
-  l.op_lineno = 24;
-  l.str_len = 16;
-  l.str_val = 24;
-  l.ce_name = 8;
-  return l;
-}
+// One row per PHP version, generated from its headers (see php_layout.h), in the order of
+// PhpLayout's fields.
+constexpr PhpLayout kLayouts[] = {
+#include "runtime/php/php_layouts.inc"
+};
 
 }  // namespace
 
@@ -64,10 +48,27 @@ std::optional<PhpVersion> version_from_rodata(std::string_view rodata) {
 }
 
 std::optional<PhpLayout> layout_for_version(int major, int minor) {
-  if (major == 8 && minor == 2) return layout_82();
+  for (const PhpLayout& l : kLayouts) {
+    if (l.major == major && l.minor == minor) return l;
+  }
   return std::nullopt;
 }
 
-std::string_view supported_versions() { return "8.2"; }
+bool rodata_has_api(std::string_view rodata, const PhpLayout& layout) {
+  std::string id = "API" + std::to_string(layout.api_no) + ",";
+  return rodata.find(id) != std::string_view::npos;
+}
+
+std::string_view supported_versions() {
+  static const std::string text = [] {
+    std::string t;
+    for (const PhpLayout& l : kLayouts) {
+      if (!t.empty()) t += ", ";
+      t += std::to_string(l.major) + "." + std::to_string(l.minor);
+    }
+    return t;
+  }();
+  return text;
+}
 
 }  // namespace gp::runtime::php

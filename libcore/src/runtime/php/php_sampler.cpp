@@ -105,6 +105,13 @@ std::variant<std::unique_ptr<PhpSampler>, AttachFailure> PhpSampler::attach(
                                                 " is not supported by gp's sampler (" +
                                                 std::string(supported_versions()) + ")"};
   }
+  // A version text that lies (a patched or odd build) must not pick a table: the engine's own
+  // module API number has to be the one that version's headers define.
+  if (!rodata_has_api(rodata->data, *layout)) {
+    return AttachFailure{Kind::unsupported, "'" + m->path + "' says PHP " + version->text() +
+                                                " but lacks that version's Zend module API " +
+                                                std::to_string(layout->api_no) + ": not walked"};
+  }
   auto syms = remote::mapped_symbols(pid, *m, {"executor_globals"}, proc_root);
   if (!syms) {
     if (!process_alive(pid)) return gone();
