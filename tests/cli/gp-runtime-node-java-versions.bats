@@ -1,25 +1,25 @@
 #!/usr/bin/env bats
 # gp-runtime's Node and Java adapters across the versions a fleet runs: Node 12 (bullseye), 18
-# (this host), 20 (trixie), 24 (sid); OpenJDK 8 (sid), 11 (bullseye), 17 (this host), 21 and 25
+# (bookworm), 20 (trixie), 24 (sid); OpenJDK 8 (sid), 11 (bullseye), 17 (this host), 21 and 25
 # (trixie). Each runs a known call chain (tests/fixtures/runtime/versions/chain.js, Chain.java)
 # that writes what the runtime itself reports for it (`new Error().stack`,
 # Thread.getStackTrace()); gp's frames must say the same.
 # The other suites' runtimes run as they do in production, in containers: their own root
 # (scripts/debian-root.sh, cached under /var/cache/gp/roots), mount and pid namespaces
-# (unshare --mount --pid --fork chroot ROOT ...), profiled from the host by host pid: Node
+# (unshare --mount --pid --fork --mount-proc chroot ROOT ...), profiled from the host by host pid: Node
 # through the inspector (V8's own sampler), Java through JFR driven by this host's jcmd.
 # bats file_tags=gp-runtime,node,java,root
 
 load helpers
 bats_require_minimum_version 1.5.0
 
-# The roots are made (or found in the cache) once per run, the three suites in parallel.
+# The roots are made (or found in the cache) once per run, the four suites in parallel.
 setup_file() {
   [ "$(id -u)" -eq 0 ] || return 0
   local spec pids=()
   for spec in "bullseye nodejs openjdk-11-jdk-headless" \
               "trixie nodejs openjdk-21-jdk-headless openjdk-25-jdk-headless" \
-              "sid nodejs openjdk-8-jdk-headless"; do
+              "sid nodejs openjdk-8-jdk-headless" "bookworm nodejs"; do
     set -- $spec
     bash "$GP_SOURCE_DIR/scripts/debian-root.sh" "$@" >"$BATS_FILE_TMPDIR/root-$1" \
       2>"$BATS_FILE_TMPDIR/root-$1.err" &
@@ -63,6 +63,14 @@ root_of() {
   echo "$root"
 }
 
+# in_root ROOT COMMAND...: COMMAND in new mount and pid namespaces chrooted to ROOT, with a /proc
+# of its own as a container has (java finds its libraries through /proc/self/exe).
+in_root() {
+  local root="$1"
+  shift
+  unshare --mount --pid --fork --mount-proc="${root%/}/proc" chroot "$root" "$@"
+}
+
 # start_in ROOT FILE... -- COMMAND...: copies FILEs into a new directory of ROOT's /tmp (JOB_DIR;
 # INNER is its path as the target sees it), runs COMMAND (with @INNER@ replaced) in new mount and
 # pid namespaces chrooted to ROOT (ROOT "/": on the host as it is), and waits for "ready" on
@@ -80,7 +88,9 @@ start_in() {
     "${cmd[@]}" >"$OUT/target.out" 2>"$OUT/target.err" &
     TARGET_PID=$!
   else
-    unshare --mount --pid --fork chroot "$root" "${cmd[@]}" >"$OUT/target.out" 2>"$OUT/target.err" &
+    # unshare itself in the background (not in_root's subshell): its child is the runtime.
+    unshare --mount --pid --fork --mount-proc="${root%/}/proc" chroot "$root" "${cmd[@]}" \
+      >"$OUT/target.out" 2>"$OUT/target.err" &
     UNSHARE_PID=$!
   fi
   for _ in $(seq 600); do
@@ -102,7 +112,7 @@ check_node() {
   local suite="$1" major="$2" root expected=() name file line first
   root=$(root_of "$suite")
   [ -x "${root%/}/usr/bin/node" ] || fail "no node in the $suite root"
-  run -0 chroot "$root" node --version
+  run -0 in_root "$root" node --version
   assert_output --regexp "^v$major\."
   # --no-turbo-inlining is not known to node 12: inlining is held off by spin's size there.
   local opts=(--inspect-port=0)
@@ -131,9 +141,8 @@ check_node() {
   check_node bullseye 12
 }
 
-@test "node 18 (this host): inspector frames match Error().stack" {
-  require_command node
-  check_node host 18
+@test "node 18 (bookworm) in a container: inspector frames match Error().stack" {
+  check_node bookworm 18
 }
 
 @test "node 20 (trixie) in a container: inspector frames match Error().stack" {
@@ -150,7 +159,7 @@ check_java() {
   local suite="$1" major="$2" java="$3" root names=() name file
   [ -s "$BATS_FILE_TMPDIR/classes/Chain.class" ] || fail "Chain.java did not compile: $(cat "$BATS_FILE_TMPDIR/javac.err")"
   root=$(root_of "$suite")
-  run -0 chroot "$root" "$java" -version
+  run -0 in_root "$root" "$java" -version
   assert_output --regexp "version \"(1\.)?$major[.\"]"
   start_in "$root" "$BATS_FILE_TMPDIR/classes" -- "$java" -Xmx64m -XX:+UseSerialGC \
     -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -cp @INNER@/classes Chain
@@ -159,15 +168,15 @@ check_java() {
     names=("$name" "${names[@]}")
   done < <(grep '^stack ' "$OUT/target.out")
   [ "${names[*]}" = "Chain.main Chain.work Chain.spin" ] || fail "the JVM reported: $(cat "$OUT/target.out")"
-  run --separate-stderr timeout -s KILL 120 gp-runtime --java-mode jfr -p "$TARGET_PID" -d 8 -F 50 -o "$OUT/rt.gpa"
+  run --separate-stderr timeout -s KILL 120 gp-runtime --java-mode jfr -p "$TARGET_PID" -d 20 -F 50 -o "$OUT/rt.gpa"
   [ "$status" -eq 0 ] || fail "gp-runtime exited $status: $stderr"
   run -0 --separate-stderr gp-fold -f folded "$OUT/rt.gpa"
-  # Each method as JFR names it: NAME(DESCRIPTOR)RETURN_[j] (';' of descriptors shown as '|').
+  # Each method as JFR names it: NAME(DESCRIPTOR)RETURN (';' of descriptors shown as '|').
   local want="" n
   for n in "${names[@]}"; do
-    want+="${want:+;}${n//./\\.}\\([^)]*\\)[^;]*_\\[[a-z]+\\]"
+    want+="${want:+;}${n//./\\.}\\([^)]*\\)[^; ]*"
   done
-  assert_output --regexp ";java;(appid: [^;]*;)?$want( |;)"
+  assert_output --regexp "(^|;)$want [0-9]+$"
 }
 
 @test "OpenJDK 8 (sid) in a container: JFR stacks match Thread.getStackTrace()" {
