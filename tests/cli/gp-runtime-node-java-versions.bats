@@ -228,5 +228,5 @@ check_java() {
   assert_success
   [[ "$stderr" == *"[Profiling error: process went down during profiling]"* ]] || fail "stderr: $stderr"
   run -0 --separate-stderr gp-fold -f folded "$OUT/rt.gpa"
-  assert_output --regexp ';java;(appid: [^;]*;)?\[Profiling error: process went down during profiling\] 1$'
+  assert_output --regexp '(^|;)java;(appid: [^;]*;)?\[Profiling error: process went down during profiling\] 1$'
 }
