@@ -76,7 +76,11 @@ if [ $# -gt 0 ]; then
   echo "debian-root.sh: installing $* in a $suite root '$root' (once; cached)" >&2
   target=()
   [ "$suite" = experimental ] && target=(-t experimental)
-  if ! chroot "$work" /bin/sh -c 'apt-get -o Acquire::Check-Valid-Until=false update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
+  # Check-Valid-Until off: a mirror that serves a fixed snapshot of the archive has a sid
+  # Release file past its Valid-Until date (apt refuses it otherwise: "is expired").
+  # A /proc of its own (a private mount and pid namespace, gone with the command): the JDKs'
+  # postinst runs java, which refuses to start without one.
+  if ! unshare --mount --pid --fork --mount-proc="$work/proc" chroot "$work" /bin/sh -c 'apt-get update -qq -o Acquire::Check-Valid-Until=false && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"' \
        sh "${target[@]}" "$@" >"$root.log" 2>&1; then
     echo "debian-root.sh: error: cannot install '$*' in the $suite root; see '$root.log'" >&2
     exit 1

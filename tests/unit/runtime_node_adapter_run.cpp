@@ -4,7 +4,7 @@
 //
 //   gp_node_adapter_run <perf|attach-maps|inspector> PID SECONDS [HZ]
 //
-// Prints the error frame, warnings and "stacks N samples M" on stdout; SIGTERM ends the
+// Prints the error frame, warnings, "stacks N samples M" and the stacks on stdout; SIGTERM ends the
 // session early (as gp-runtime's driver does through the stop token). Exit 0 when no error frame.
 #include <signal.h>
 
@@ -65,9 +65,15 @@ int main(int argc, char** argv) {
   if (!p.error_frame.empty()) std::cout << p.error_frame << "\n";
   for (const auto& w : p.warnings) std::cout << "warning: " << w << "\n";
   std::cout << "stacks " << p.stacks.size() << " samples " << samples << "\n";
+  // GP_ADAPTER_RUN_LOCATIONS=1: each frame as NAME@FILE:START_LINE (the version matrix checks them).
+  const char* with_locations = std::getenv("GP_ADAPTER_RUN_LOCATIONS");
+  const bool locations = with_locations != nullptr && std::string(with_locations) == "1";
   for (const auto& st : p.stacks) {
     std::string line;
-    for (const auto& f : st.frames) line += (line.empty() ? "" : ";") + f.name;
+    for (const auto& f : st.frames) {
+      line += (line.empty() ? "" : ";") + f.name;
+      if (locations) line += "@" + f.file + ":" + std::to_string(f.start_line);
+    }
     std::cout << line << " " << st.count << "\n";
   }
   return p.error_frame.empty() ? 0 : 1;

@@ -80,9 +80,30 @@ bool is_node_exe(int32_t pid) {
   return maps && maps->find("/libnode.so") != std::string::npos;
 }
 
-// SIGUSR1 kills a process that does not handle it: only ever send it to a Node.
+// Whether the process has a handler for SIGUSR1 (the SigCgt mask of its status). A node built
+// without the inspector, started with --disable-sigusr1, or a program that only calls itself
+// node has none, and the signal would kill it.
+bool catches_sigusr1(int32_t pid) {
+  auto status = proc::read_file("/proc/" + std::to_string(pid) + "/status", 1 << 16);
+  if (!status) return false;
+  for (const std::string& line : proc::split(*status, '\n')) {
+    if (line.rfind("SigCgt:", 0) != 0) continue;
+    uint64_t mask = 0;
+    std::string_view hex(line);
+    hex.remove_prefix(7);
+    while (!hex.empty() && (hex.front() == ' ' || hex.front() == '\t')) hex.remove_prefix(1);
+    return proc::parse_u64(hex, mask, 16) && (mask & (1ull << (SIGUSR1 - 1))) != 0;
+  }
+  return false;
+}
+
+// SIGUSR1 kills a process that does not handle it: only ever send it to a Node that handles it.
 Result<uint16_t> start_inspector(int32_t pid, const std::set<uint16_t>& before, Deadline deadline) {
   if (!is_node_exe(pid)) return make_error("process is not a node executable: SIGUSR1 not sent");
+  if (!catches_sigusr1(pid))
+    return make_error(
+        "the process does not handle SIGUSR1 (a node without the inspector, or not node): "
+        "SIGUSR1 not sent");
   if (::kill(pid, SIGUSR1) != 0)
     return make_error(std::string("cannot signal: ") + std::strerror(errno));
   while (Clock::now() < deadline) {
