@@ -119,12 +119,13 @@ TEST(FoldStacks, InsertDsoNameSpellsNativeFramesAsGProfiler) {
   uint64_t gettime = fx.b.address_location(vdso, 0x7fff0100, FrameKind::native, true);
   fx.s.location(gettime).status = model::SymbolStatus::resolved;
   fx.s.location(gettime).lines.push_back({fx.b.function("__vdso_clock_gettime"), 0, 0, false});
-  uint64_t st = fx.b.stack({fx.kernel_sym("do_syscall_64"), gettime, fx.raw_user(),
-                            fx.resolved("main", nullptr)});
+  uint64_t st = fx.b.stack(
+      {fx.kernel_sym("do_syscall_64"), gettime, fx.raw_user(), fx.resolved("main", nullptr)});
   fx.b.add_sample(100, 100, st, 3);
   StackOptions o;
-  EXPECT_EQ(texts(fx.archive, o),
-            std::vector<std::string>{"app;main;(/usr/bin/app);__vdso_clock_gettime;do_syscall_64_[k] 3"});
+  EXPECT_EQ(
+      texts(fx.archive, o),
+      std::vector<std::string>{"app;main;(/usr/bin/app);__vdso_clock_gettime;do_syscall_64_[k] 3"});
   o.insert_dso_name = true;
   EXPECT_EQ(texts(fx.archive, o),
             std::vector<std::string>{"app;main (/usr/bin/app);(/usr/bin/app);"
