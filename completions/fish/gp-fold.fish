@@ -21,6 +21,7 @@ complete -c gp-fold -s U -l user-only -d 'folded, speedscope, --top: user-space 
 complete -c gp-fold -s K -l kernel-only -d 'folded, speedscope, --top: kernel frames only'
 complete -c gp-fold -l top -d 'Print a table of the N frames with the most self samples instead of a profile' -x
 complete -c gp-fold -l no-truncated-marker -d 'Do not put a '\''[truncated]'\'' frame at the root of stacks whose unwinding was cut (depth limit, unreadable stack, no unwind rule); every format'
+complete -c gp-fold -l insert-dso-name -d 'Name symbolized native frames '\''function (dso)'\'' as gProfiler'\''s --insert-dso-name (col, folded, speedscope, --top)'
 complete -c gp-fold -l weight -d 'What a sample weighs: '\''period'\'' (the default) weighs each perf sample by its recorded period, as perf report does, counted in samples; '\''samples'\'' counts every sample as 1. pprof carries both' -x -a 'samples period'
 complete -c gp-fold -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-fold -s q -l quiet -d 'Only errors on stderr'

@@ -6,7 +6,7 @@ complete -c gp-profile -l config -d 'Config file: one '\''option = value'\'' per
 complete -c gp-profile -s f -s F -l profiling-frequency -d 'Samples per second per CPU (cpu mode only)' -x
 complete -c gp-profile -s d -l profiling-duration -d 'Seconds of one profiling session' -x
 complete -c gp-profile -l min-duration -d 'Runtime profilers leave out processes younger than this when found' -x
-complete -c gp-profile -l insert-dso-name -d 'Add the DSO name to frames (not implemented)'
+complete -c gp-profile -l insert-dso-name -d 'Name native frames '\''function (dso)'\'' in the .col and flamegraph'
 complete -c gp-profile -s o -l output-dir -d 'Write profile_<time>.col (and .html) here, with the links last_profile.col and last_flamegraph.html' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l flamegraph -d 'Write the .html flamegraph with -o (the default)'
 complete -c gp-profile -l no-flamegraph -d 'Do not write the .html flamegraph'
@@ -94,7 +94,7 @@ complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x
 complete -c gp-profile -l external-metadata -d 'JSON {"static": {...}, "application": {"PID": {...}}}: static goes in every header, each entry into that process'\''s app metadata (used while at most 5 minutes old)' -r -F
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'
 complete -c gp-profile -l diagnostics -d 'Log extra diagnostics (not implemented)'
-complete -c gp-profile -l heartbeat-file -d 'Touched after every session' -r -F
+complete -c gp-profile -l heartbeat-file -d 'Touched as each --continuous session starts' -r -F
 complete -c gp-profile -l enable-heartbeat-server -d 'Profile only as --api-server'\''s commands say: a heartbeat every --heartbeat-interval seconds, start/stop commands acknowledged (needs -u, --token, --service-name)'
 complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats' -x
 complete -c gp-profile -l enable-hw-metrics-collection -d 'PerfSpect metrics (not implemented)'

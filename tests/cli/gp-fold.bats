@@ -147,6 +147,21 @@ assert_golden() {
   assert_golden out.folded fold-basic.folded
 }
 
+@test "--insert-dso-name names symbolized native frames 'function (dso)' as gProfiler" {
+  # gProfiler's collapse_stack (gprofiler/utils/perf.py) with insert_dso_name: a symbolized user
+  # frame gets " (dso)" appended; an unsymbolized one stays "(dso)", kernel frames take none,
+  # and frames that are not perf's (Python, Java) are not touched.
+  run -0 --separate-stderr gp-fold -f folded --insert-dso-name "$ARCHIVE"
+  assert_equal "$output" "$(cat <<'EOF'
+java;[Profiling skipped: profiled-oom];Fib.main([Ljava/lang/String|)V 2
+python3;main (/srv/app.py:10) 4
+python3;main (/srv/app.py:10);Worker.run|step (/srv/app.py:20) 12
+server;main (/usr/bin/server);serve (/usr/bin/server);(/usr/bin/server) 5
+server;main (/usr/bin/server);serve (/usr/bin/server);(/usr/bin/server);ksys_read;[unknown] 7
+EOF
+)"
+}
+
 @test "-o with a .folded extension picks the folded format" {
   gp-fold "$ARCHIVE" -o picked.folded
   gp-fold -f folded "$ARCHIVE" | cmp - picked.folded

@@ -644,6 +644,39 @@ PY
   [ -z "$(ls -A tmp)" ] || fail "left after the next run: $(ls -R tmp)"
 }
 
+@test "--heartbeat-file is touched as a continuous session starts; core files are off unless --dont-disable-core-files" {
+  start_venv_target
+  PIDS+=("$PY_PID")
+  # gProfiler's GProfiler.run_continuous (gprofiler/main.py) touches the heartbeat file before
+  # each snapshot; its setup_env sets RLIMIT_CORE to 0 (utils/linux.py disable_core_files)
+  # unless --dont-disable-core-files. The shell's soft limit is raised to its hard one first.
+  local hard
+  hard=$(ulimit -H -c)
+  [ "$hard" != 0 ] || fail "the hard core-file limit is 0 here: nothing to tell apart"
+  (ulimit -S -c "$hard" && exec gp-profile -c -d 60 -o out --pids "$PY_PID" --perf-mode disabled \
+    --no-flamegraph --heartbeat-file "$PWD/beat") 2>beat.err &
+  local gp=$!
+  PIDS+=("$gp")
+  wait_for 120 children_running
+  [ -f beat ] || fail "no heartbeat file while session 1 runs: $(cat beat.err)"
+  grep -qE '^Max core file size +0 +0 ' "/proc/$gp/limits" || fail "$(grep core "/proc/$gp/limits")"
+  kill -INT "$gp"
+  wait "$gp"
+  wait_for 30 no_children
+  (ulimit -S -c "$hard" && exec gp-profile -c -d 60 -o out --pids "$PY_PID" --perf-mode disabled \
+    --no-flamegraph --dont-disable-core-files) 2>core.err &
+  gp=$!
+  PIDS+=("$gp")
+  wait_for 120 children_running
+  local want
+  want=$hard
+  [ "$want" = unlimited ] || want=$((want * 1024))
+  grep -qE "^Max core file size +$want +$want " "/proc/$gp/limits" ||
+    fail "$(grep core "/proc/$gp/limits") (wanted $want)"
+  kill -INT "$gp"
+  wait "$gp"
+}
+
 @test "--no-flamegraph writes the .col only" {
   # bats test_tags=root,bpf
   require_root_bpf

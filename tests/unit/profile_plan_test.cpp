@@ -208,6 +208,10 @@ TEST(ProfilePlan, FoldPassesTheColVariants) {
   EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
             (Args{"-f", "col", "-o", "p.col", "--profile-api-version", "v1", "--no-app-metadata",
                   "--no-truncated-marker", "in.gpa"}));
+  o.insert_dso_name = true;
+  EXPECT_EQ(gp::profile::fold_command(o, "in.gpa", "p.col").args,
+            (Args{"-f", "col", "-o", "p.col", "--profile-api-version", "v1", "--no-app-metadata",
+                  "--no-truncated-marker", "--insert-dso-name", "in.gpa"}));
 }
 
 TEST(ProfilePlan, UploadCarriesTheStudioOptionsAndSessionTimes) {

@@ -104,6 +104,34 @@ TEST(FoldStacks, SpellsBracketedDsosAsPerfDoes) {
   EXPECT_EQ(texts(fx.archive), std::vector<std::string>{"app;(vdso) 1"});
 }
 
+// --insert-dso-name, spelled as gProfiler's collapse_stack (gprofiler/utils/perf.py) does with
+// insert_dso_name: a symbolized user frame "sym (dso)", a bracketed DSO without its brackets
+// ("[vdso]" → "vdso"); an unsymbolized frame stays "(dso)" and kernel frames take no DSO.
+TEST(FoldStacks, InsertDsoNameSpellsNativeFramesAsGProfiler) {
+  Fixture fx;
+  model::Mapping v;
+  v.pid = 100;
+  v.start = 0x7fff0000;
+  v.end = 0x7fff2000;
+  v.path = "[vdso]";
+  v.kind = model::MappingKind::vdso;
+  uint64_t vdso = fx.b.mapping(v);
+  uint64_t gettime = fx.b.address_location(vdso, 0x7fff0100, FrameKind::native, true);
+  fx.s.location(gettime).status = model::SymbolStatus::resolved;
+  fx.s.location(gettime).lines.push_back({fx.b.function("__vdso_clock_gettime"), 0, 0, false});
+  uint64_t st = fx.b.stack(
+      {fx.kernel_sym("do_syscall_64"), gettime, fx.raw_user(), fx.resolved("main", nullptr)});
+  fx.b.add_sample(100, 100, st, 3);
+  StackOptions o;
+  EXPECT_EQ(
+      texts(fx.archive, o),
+      std::vector<std::string>{"app;main;(/usr/bin/app);__vdso_clock_gettime;do_syscall_64_[k] 3"});
+  o.insert_dso_name = true;
+  EXPECT_EQ(texts(fx.archive, o),
+            std::vector<std::string>{"app;main (/usr/bin/app);(/usr/bin/app);"
+                                     "__vdso_clock_gettime (vdso);do_syscall_64_[k] 3"});
+}
+
 TEST(FoldStacks, NamesPythonFunctionsLikePySpy) {
   Fixture fx;
   uint64_t f = fx.b.function("Burner.burn", "/app/lister.py", 12);

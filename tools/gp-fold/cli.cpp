@@ -91,6 +91,9 @@ void add_cli(CLI::App& app, FoldArgs& args) {
   app.add_flag("--no-truncated-marker", args.no_truncated_marker,
                "Do not put a '[truncated]' frame at the root of stacks whose unwinding was cut "
                "(depth limit, unreadable stack, no unwind rule); every format");
+  app.add_flag("--insert-dso-name", args.insert_dso_name,
+               "Name symbolized native frames 'function (dso)' as gProfiler's --insert-dso-name "
+               "(col, folded, speedscope, --top)");
   gp::cli::choices(app.add_option("--weight", args.weight,
                                   "What a sample weighs: 'period' (the default) weighs each perf "
                                   "sample by its recorded period, as perf report does, counted in "

@@ -36,6 +36,7 @@ struct FoldArgs {
   bool kernel_only = false;
   size_t top = 0;                    // --top N: summary table instead of a format
   bool no_truncated_marker = false;  // no "[truncated]" root frame on cut stacks
+  bool insert_dso_name = false;      // native frames "name (dso)"
   std::string weight = "period";     // samples | period (gp/fold/weight.h)
   gp::cli::CommonArgs common;
 };

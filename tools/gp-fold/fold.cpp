@@ -110,6 +110,7 @@ fold::StackOptions stack_options(const FoldArgs& a) {
   o.user_only = a.user_only;
   o.kernel_only = a.kernel_only;
   o.truncated_marker = !a.no_truncated_marker;
+  o.insert_dso_name = a.insert_dso_name;
   return o;
 }
 
@@ -126,6 +127,7 @@ Status write_format(const std::string& format, const model::Archive& archive, co
     o.profile_api_version = a.profile_api_version;
     o.application_metadata = !a.no_app_metadata;
     o.truncated_marker = !a.no_truncated_marker;
+    o.insert_dso_name = a.insert_dso_name;
     o.external_metadata = external_static;
     o.container_names = !a.no_container_names;
     o.metadata_collection = !a.no_metadata;

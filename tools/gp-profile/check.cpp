@@ -349,6 +349,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.application_identifiers = !k.flag("disable-application-identifiers");
   o.application_metadata = !k.flag("disable-application-metadata");
   o.truncated_marker = !k.flag("no-truncated-marker");
+  o.insert_dso_name = k.flag("insert-dso-name");
   o.profile_spawned_processes = k.flag("profile-spawned-processes");
   o.python_versions = !k.flag("no-python-versions");
   if (k.given("php-proc-filter")) {

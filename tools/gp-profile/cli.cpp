@@ -92,7 +92,7 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
           "SECONDS", "Seconds of one profiling session", "60");
   b.value("--min-duration", "--min-duration", ValueType::positive_integer, "SECONDS",
           "Runtime profilers leave out processes younger than this when found", "0");
-  b.unimplemented(b.flag("--insert-dso-name", "Add the DSO name to frames (not implemented)"));
+  b.flag("--insert-dso-name", "Name native frames 'function (dso)' in the .col and flamegraph");
   gp::cli::hint_value(app.add_option("-o,--output-dir", o.output_dir,
                                      "Write profile_<time>.col (and .html) here, with the links "
                                      "last_profile.col and last_flamegraph.html")
@@ -340,7 +340,7 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
          "its start)");
   b.unimplemented(b.flag("--diagnostics", "Log extra diagnostics" + ni));
   gp::cli::hint_value(b.value("--heartbeat-file", "--heartbeat-file", ValueType::text, "FILE",
-                              "Touched after every session"),
+                              "Touched as each --continuous session starts"),
                       ValueHint::file);
   b.flag("--enable-heartbeat-server",
          "Profile only as --api-server's commands say: a heartbeat every --heartbeat-interval "

@@ -143,12 +143,13 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     auto started = std::chrono::steady_clock::now();
     // gProfiler's cycle ids: the run's id for a single session, a new one per continuous one.
     log.set_cycle_id(o.continuous ? gp::upload::random_uuid4() : run_id);
+    // As gProfiler's run_continuous: touched as each continuous session starts.
+    if (o.continuous && !args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     auto outcome = run_session(context, number);
     log.set_cycle_id(std::nullopt);
     if (outcome == SessionOutcome::stopped || stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;
     if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
-    if (!args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     sleep_until(gp::profile::next_session_start(started, std::chrono::seconds(o.duration_s),
                                                 std::chrono::steady_clock::now()),
                 args.controller_pid, stop);

@@ -44,6 +44,7 @@ Status write_col(const model::Archive& archive, const ColOptions& options, std::
   detail::StackView view;
   view.include_idle = options.include_idle;
   view.truncated_marker = options.truncated_marker;
+  view.insert_dso_name = options.insert_dso_name;
   for (const model::Session& s : archive.sessions) {
     detail::ProcessTable procs(s);
     detail::SessionStacks(s, table, view)

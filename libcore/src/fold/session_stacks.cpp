@@ -8,7 +8,7 @@ SessionStacks::SessionStacks(const model::Session& s, StackTable& table, const S
     : s_(s),
       table_(table),
       view_(view),
-      namer_(s),
+      namer_(s, view.insert_dso_name),
       stack_seq_(s.stacks.size() + 1, StackTable::kNone),
       locations_(s.locations.size() + 1) {
   if (view.kernel_delimiter) delimiter_ = table.frame("-", FrameKind::pseudo);

@@ -20,6 +20,7 @@ struct StackView {
   bool kernel_delimiter = false;  // a "-" frame where the user part ends and the kernel begins
   bool include_idle = true;       // pid 0 (swapper) samples
   bool truncated_marker = true;   // kTruncatedFrame at the root of truncated stacks
+  bool insert_dso_name = false;   // native frames "name (dso)" (StackNamer)
 };
 
 class SessionStacks {

@@ -11,6 +11,14 @@ void dso_frame_name(const std::string& path, std::string& out) {
   out += ')';
 }
 
+void dso_symbol_frame_name(const std::string& name, const std::string& path, std::string& out) {
+  std::string dso;
+  dso_frame_name(path, dso);
+  out = name;
+  out += ' ';
+  out += dso;
+}
+
 bool is_kernel_mapping(const model::Mapping& m) {
   return m.kind == model::MappingKind::kernel || m.kind == model::MappingKind::module;
 }
@@ -52,6 +60,13 @@ const std::string& StackNamer::python_name(uint64_t function_id, const model::Li
   uint32_t at = f.start_line != 0 ? f.start_line : line.line;
   auto [it, inserted] = python_names_.try_emplace((function_id << 32) | at);
   if (inserted) python_frame_name(f, line, it->second);
+  return it->second;
+}
+
+const std::string& StackNamer::name_with_dso(const std::string& name, uint64_t function_id,
+                                             uint64_t mapping_id) {
+  auto [it, inserted] = dso_symbols_.try_emplace({function_id, mapping_id});
+  if (inserted) dso_symbol_frame_name(name, s_.mapping(mapping_id).path, it->second);
   return it->second;
 }
 

@@ -4,6 +4,7 @@
 // format. Names follow gProfiler/perf (reference/gprofiler.md §2.5, §3.4).
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,7 +23,10 @@ struct NamedLocation {
 
 class StackNamer {
  public:
-  explicit StackNamer(const model::Session& s) : s_(s), dso_names_(s.mappings.size() + 1) {}
+  // insert_dso_name: symbolized native frames are "name (dso)", as gProfiler's
+  // --insert-dso-name spells perf's frames.
+  explicit StackNamer(const model::Session& s, bool insert_dso_name = false)
+      : s_(s), insert_dso_name_(insert_dso_name), dso_names_(s.mappings.size() + 1) {}
 
   // The frames of location `id` (cached); an invalid id gives "[unknown]".
   const NamedLocation& location(uint64_t id);
@@ -38,17 +42,23 @@ class StackNamer {
   const model::Mapping* mapping_of(const model::Location& loc) const;
   const std::string& dso_name(uint64_t mapping_id);
   const std::string& python_name(uint64_t function_id, const model::Line& line);
+  const std::string& name_with_dso(const std::string& name, uint64_t function_id,
+                                   uint64_t mapping_id);
 
   const model::Session& s_;
+  bool insert_dso_name_;
   std::vector<NamedLocation> locations_;  // sized on first use: for_each_frame needs none
   // Composed names, kept for the namer's lifetime (see for_each_frame).
   std::vector<std::string> dso_names_;                      // by mapping id; "" = not yet
   std::unordered_map<uint64_t, std::string> python_names_;  // (function id, line) → name
+  std::map<std::pair<uint64_t, uint64_t>, std::string> dso_symbols_;  // (function, mapping)
 };
 
 // Composed names, written into out (replacing its content).
 void dso_frame_name(const std::string& path, std::string& out);
 void python_frame_name(const model::Function& f, const model::Line& line, std::string& out);
+// gProfiler's --insert-dso-name spelling of a symbolized native frame: "name (dso)".
+void dso_symbol_frame_name(const std::string& name, const std::string& path, std::string& out);
 bool is_kernel_mapping(const model::Mapping& m);
 
 template <typename Emit>
@@ -87,7 +97,14 @@ bool StackNamer::for_each_frame(uint64_t id, Emit&& emit) {
       continue;
     }
     const std::string& name = f.name.empty() ? f.system_name : f.name;
-    emit(name.empty() ? std::string_view("[unknown]") : std::string_view(name), kind);
+    if (name.empty()) {
+      emit(std::string_view("[unknown]"), kind);
+    } else if (insert_dso_name_ && base == FrameKind::native && m != nullptr && !kernel &&
+               !m->path.empty()) {
+      emit(std::string_view(name_with_dso(name, line.function_id, loc.mapping_id)), kind);
+    } else {
+      emit(std::string_view(name), kind);
+    }
   }
   return kernel;
 }

@@ -13,7 +13,8 @@ namespace detail {
 
 void add_stacks(const model::Archive& archive, const StackOptions& o, bool kernel_delimiter,
                 StackTable& table) {
-  StackView view{o.user_only, o.kernel_only, kernel_delimiter, o.include_idle, o.truncated_marker};
+  StackView view{o.user_only,    o.kernel_only,      kernel_delimiter,
+                 o.include_idle, o.truncated_marker, o.insert_dso_name};
   for (const model::Session& s : archive.sessions) {
     ProcessTable procs(s);
     SessionStacks(s, table, view)

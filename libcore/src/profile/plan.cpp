@@ -169,6 +169,7 @@ Command fold_command(const Options& o, const std::string& in, const std::string&
   if (!o.application_metadata) c.args.push_back("--no-app-metadata");
   // The page is drawn from this .col, so it follows: no marker in the file, none in the page.
   if (!o.truncated_marker) c.args.push_back("--no-truncated-marker");
+  if (o.insert_dso_name) c.args.push_back("--insert-dso-name");
   if (!o.container_names) c.args.push_back("--no-container-names");
   if (!o.metadata_collection) c.args.push_back("--no-metadata");
   if (!o.external_metadata.empty() && o.application_metadata)

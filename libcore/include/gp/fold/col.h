@@ -24,6 +24,7 @@ struct ColOptions {
   bool application_metadata = true;  // the index frame and the header's list
   bool include_idle = true;          // gProfiler keeps swapper stacks
   bool truncated_marker = true;      // "[truncated]" after the prefix frames of cut stacks
+  bool insert_dso_name = false;      // native frames "name (dso)", gProfiler's --insert-dso-name
   // metadata.external_metadata (the static part of gProfiler's --external-metadata file); null
   // keeps the recorded one, if any.
   json::Value external_metadata;

@@ -34,6 +34,8 @@ struct StackOptions {
   // (kind pseudo) after the line's process and error frames, so its outermost real frame is
   // not taken for a root. Kernel-only views never show it: the kernel stack is whole.
   bool truncated_marker = true;
+  // Symbolized native frames are "name (dso)", as gProfiler's --insert-dso-name.
+  bool insert_dso_name = false;
 };
 
 // The pseudo-frame that stands at the root end of a truncated stack.

@@ -46,6 +46,7 @@ struct Options {
   bool application_metadata = true;      // false: --disable-application-metadata
   std::string profile_api_version = "v2";
   bool truncated_marker = true;             // false: gp-fold --no-truncated-marker
+  bool insert_dso_name = false;             // true: gp-fold --insert-dso-name
   bool profile_spawned_processes = false;   // gProfiler's default: only the session's processes
   bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
   std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
