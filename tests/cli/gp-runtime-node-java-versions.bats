@@ -15,17 +15,9 @@ bats_require_minimum_version 1.5.0
 
 # The roots are made (or found in the cache) once per run, the four suites in parallel.
 setup_file() {
-  [ "$(id -u)" -eq 0 ] || return 0
-  local spec pids=()
-  for spec in "bullseye nodejs openjdk-11-jdk-headless" \
-              "trixie nodejs openjdk-21-jdk-headless openjdk-25-jdk-headless" \
-              "sid nodejs openjdk-8-jdk-headless" "bookworm nodejs"; do
-    set -- $spec
-    bash "$GP_SOURCE_DIR/scripts/debian-root.sh" "$@" >"$BATS_FILE_TMPDIR/root-$1" \
-      2>"$BATS_FILE_TMPDIR/root-$1.err" &
-    pids+=($!)
-  done
-  for spec in "${pids[@]}"; do wait "$spec" || true; done
+  make_roots "bullseye nodejs openjdk-11-jdk-headless" \
+    "trixie nodejs openjdk-21-jdk-headless openjdk-25-jdk-headless" \
+    "sid nodejs openjdk-8-jdk-headless" "bookworm nodejs"
   # Compiled once, for Java 8: every JDK of the matrix runs the same class file.
   if command -v javac >/dev/null; then
     mkdir -p "$BATS_FILE_TMPDIR/classes"
@@ -44,23 +36,9 @@ setup() {
 }
 
 teardown() {
-  # Killing the namespace's init (the runtime) ends the namespace; unshare then exits.
-  [ -n "$TARGET_PID" ] && kill -KILL "$TARGET_PID" 2>/dev/null || true
-  if [ -n "$UNSHARE_PID" ]; then
-    kill -KILL "$UNSHARE_PID" 2>/dev/null || true
-    wait "$UNSHARE_PID" 2>/dev/null || true
-  fi
+  end_container "$TARGET_PID" "$UNSHARE_PID"
   [ -n "$JOB_DIR" ] && rm -rf "$JOB_DIR"
   return 0
-}
-
-# The cached root of a suite (made by setup_file); "/" for this host.
-root_of() {
-  [ "$1" = host ] && { echo /; return 0; }
-  local root
-  root=$(cat "$BATS_FILE_TMPDIR/root-$1")
-  [ -n "$root" ] && [ -d "$root" ] || fail "no $1 root: $(cat "$BATS_FILE_TMPDIR/root-$1.err")"
-  echo "$root"
 }
 
 # in_root ROOT COMMAND...: COMMAND in new mount and pid namespaces chrooted to ROOT, with a /proc

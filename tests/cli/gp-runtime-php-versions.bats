@@ -16,15 +16,7 @@ bats_require_minimum_version 1.5.0
 # The roots (the same package sets scripts/gen-interp-layouts.sh uses, so one root per suite),
 # made or found in the cache once per run, in parallel.
 setup_file() {
-  [ "$(id -u)" -eq 0 ] || return 0
-  local spec pids=()
-  for spec in "bullseye php7.4-cli" "trixie php8.4-cli" "experimental php-common/sid php8.5-cli"; do
-    set -- $spec
-    bash "$GP_SOURCE_DIR/scripts/debian-root.sh" "$@" >"$BATS_FILE_TMPDIR/root-$1" \
-      2>"$BATS_FILE_TMPDIR/root-$1.err" &
-    pids+=($!)
-  done
-  for spec in "${pids[@]}"; do wait "$spec" || true; done
+  make_roots "bullseye php7.4-cli" "trixie php8.4-cli" "experimental php-common/sid php8.5-cli"
 }
 
 setup() {
@@ -36,22 +28,9 @@ setup() {
 }
 
 teardown() {
-  # Killing the namespace's init (the interpreter) ends the namespace; unshare then exits.
-  [ -n "$PHP_PID" ] && kill -KILL "$PHP_PID" 2>/dev/null || true
-  if [ -n "$UNSHARE_PID" ]; then
-    kill -KILL "$UNSHARE_PID" 2>/dev/null || true
-    wait "$UNSHARE_PID" 2>/dev/null || true
-  fi
+  end_container "$PHP_PID" "$UNSHARE_PID"
   rm -rf "${JOB_DIR:-}" "${PATCHED_DIR:-}"
   return 0
-}
-
-# The cached root of a suite (made by setup_file).
-root_of() {
-  local root
-  root=$(cat "$BATS_FILE_TMPDIR/root-$1")
-  [ -n "$root" ] && [ -d "$root" ] || fail "no $1 root: $(cat "$BATS_FILE_TMPDIR/root-$1.err")"
-  echo "$root"
 }
 
 # start_target ROOT PHP [ARG...]: runs target.php under ROOT's PHP (a path inside ROOT, with

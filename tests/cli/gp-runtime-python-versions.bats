@@ -15,15 +15,7 @@ bats_require_minimum_version 1.5.0
 
 # The roots are made (or found in the cache) once per run, the three suites in parallel.
 setup_file() {
-  [ "$(id -u)" -eq 0 ] || return 0
-  local spec pids=()
-  for spec in "bullseye python3.9" "trixie python3.13" "sid python3.14 python3.15"; do
-    set -- $spec
-    bash "$GP_SOURCE_DIR/scripts/debian-root.sh" "$@" >"$BATS_FILE_TMPDIR/root-$1" \
-      2>"$BATS_FILE_TMPDIR/root-$1.err" &
-    pids+=($!)
-  done
-  for spec in "${pids[@]}"; do wait "$spec" || true; done
+  make_roots "bullseye python3.9" "trixie python3.13" "sid python3.14 python3.15"
 }
 
 setup() {
@@ -34,22 +26,9 @@ setup() {
 }
 
 teardown() {
-  # Killing the namespace's init (the interpreter) ends the namespace; unshare then exits.
-  [ -n "$PY_PID" ] && kill -KILL "$PY_PID" 2>/dev/null || true
-  if [ -n "$UNSHARE_PID" ]; then
-    kill -KILL "$UNSHARE_PID" 2>/dev/null || true
-    wait "$UNSHARE_PID" 2>/dev/null || true
-  fi
+  end_container "$PY_PID" "$UNSHARE_PID"
   rm -rf "${JOB_DIR:-}" "${PATCHED_DIR:-}"
   return 0
-}
-
-# The cached root of a suite (made by setup_file).
-root_of() {
-  local root
-  root=$(cat "$BATS_FILE_TMPDIR/root-$1")
-  [ -n "$root" ] && [ -d "$root" ] || fail "no $1 root: $(cat "$BATS_FILE_TMPDIR/root-$1.err")"
-  echo "$root"
 }
 
 # start_chain ROOT PYTHON: runs chain.py under ROOT's PYTHON (a path inside ROOT) in new mount

@@ -49,3 +49,38 @@ kill_workloads() {
   local pid
   for pid in "${WORKLOADS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
+
+# make_roots "SUITE PACKAGE..." ...: the Debian roots of other suites (scripts/debian-root.sh,
+# cached under /var/cache/gp/roots), made or found once per file in setup_file, in parallel; each
+# one's path is read back with root_of SUITE. Nothing to do without root.
+make_roots() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  local spec pids=() pid
+  for spec in "$@"; do
+    set -- $spec
+    bash "$GP_SOURCE_DIR/scripts/debian-root.sh" "$@" >"$BATS_FILE_TMPDIR/root-$1" \
+      2>"$BATS_FILE_TMPDIR/root-$1.err" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || true; done
+}
+
+# The cached root of SUITE (made by make_roots); "/" for "host".
+root_of() {
+  [ "$1" = host ] && { echo /; return 0; }
+  local root
+  root=$(cat "$BATS_FILE_TMPDIR/root-$1")
+  [ -n "$root" ] && [ -d "$root" ] || fail "no $1 root: $(cat "$BATS_FILE_TMPDIR/root-$1.err")"
+  echo "$root"
+}
+
+# end_container TARGET_PID UNSHARE_PID: kills a runtime started as a container's init (killing it
+# ends the namespace) and reaps its unshare; either pid may be empty.
+end_container() {
+  [ -n "$1" ] && kill -KILL "$1" 2>/dev/null
+  if [ -n "$2" ]; then
+    kill -KILL "$2" 2>/dev/null
+    wait "$2" 2>/dev/null
+  fi
+  return 0
+}
