@@ -57,20 +57,6 @@ start_target() {
   [ -n "$PHP_PID" ] || fail "no php process under unshare $UNSHARE_PID"
 }
 
-# The frames phpspy would print for the stack in $TRACE, root first, with gProfiler's suffix,
-# joined by ';' (as tests/cli/gp-runtime-php.bats builds them from debug_backtrace()).
-expected_frames() {
-  jq -r '
-    .trace as $t | .file as $f | .line as $l
-    | def loc($e): if $e.file then "\($e.file):\($e.line)" else "<internal>:-1" end;
-      [range(0; $t | length) as $k | $t[$k]
-       | ((if .class then .class + "::" else "" end)
-          + (if (.function | test("^(include|require)(_once)?$")) then "<main>" else .function end)
-          + " " + (if $k == 0 then "\($f):\($l)" else loc($t[$k - 1]) end))]
-      + ["<main> " + loc($t[-1])]
-    | reverse | map(. + "_[php]") | join(";")' "$TRACE"
-}
-
 # check_version SUITE PHP [ARG...]: every sample gp-runtime takes of the container's php is the
 # stack PHP's own debug_backtrace() reports (max() as the leaf while the spin loop calls it).
 check_version() {
@@ -78,7 +64,7 @@ check_version() {
   root=$(root_of "$1")
   shift
   start_target "$root" "$@"
-  want=$(expected_frames)
+  want=$(php_expected_frames "$TRACE")
   [[ "$want" == "<main> $SCRIPT:39_[php];Shop::checkout $SCRIPT:13_[php];"*";record_and_spin $SCRIPT:36_[php]" ]] ||
     fail "unexpected trace: $want"
   run -0 gp-runtime --php-mode gp --php-proc-filter php -F 99 -p "$PHP_PID" -d 2 -o "$OUT/rt.gpa"

@@ -43,26 +43,10 @@ start_target() {
   fail "target.php did not start: $(cat "$OUT/target.err")"
 }
 
-# The frames phpspy would print for the stack in $TRACE, root first, each with gProfiler's
-# suffix, joined by ';': a frame's name from its debug_backtrace() entry ("include" is the
-# included file's "<main>"), its location from the entry of the frame it called ("<internal>:-1"
-# when that entry has no file: the frame is an internal function), the leaf at the spin line.
-expected_frames() {
-  jq -r '
-    .trace as $t | .file as $f | .line as $l
-    | def loc($e): if $e.file then "\($e.file):\($e.line)" else "<internal>:-1" end;
-      [range(0; $t | length) as $k | $t[$k]
-       | ((if .class then .class + "::" else "" end)
-          + (if (.function | test("^(include|require)(_once)?$")) then "<main>" else .function end)
-          + " " + (if $k == 0 then "\($f):\($l)" else loc($t[$k - 1]) end))]
-      + ["<main> " + loc($t[-1])]
-    | reverse | map(. + "_[php]") | join(";")' "$TRACE"
-}
-
 @test "--php-mode gp: frames as phpspy names them, equal to PHP's own debug_backtrace()" {
   start_target
   local want
-  want=$(expected_frames)
+  want=$(php_expected_frames "$TRACE")
   # The chain the fixture builds, spelled out once so a wrong conversion cannot hide it.
   [[ "$want" == "<main> $SCRIPT:39_[php];Shop::checkout $SCRIPT:13_[php];array_map <internal>:-1_[php];Shop::{closure} $SCRIPT:13_[php];Shop::price $SCRIPT:17_[php];sort_prices $SCRIPT:22_[php];usort <internal>:-1_[php];{closure} $SCRIPT:22_[php];compare $SCRIPT:27_[php];<main> ${SCRIPT%/*}/spin.php:3_[php];record_and_spin $SCRIPT:36_[php]" ]] ||
     fail "unexpected trace: $want"

@@ -84,3 +84,19 @@ end_container() {
   fi
   return 0
 }
+
+# The frames phpspy would print for the stack in the debug_backtrace() dump $1 (JSON), root
+# first, each with gProfiler's suffix, joined by ';': a frame's name from its debug_backtrace() entry ("include" is the
+# included file's "<main>"), its location from the entry of the frame it called ("<internal>:-1"
+# when that entry has no file: the frame is an internal function), the leaf at the spin line.
+php_expected_frames() {
+  jq -r '
+    .trace as $t | .file as $f | .line as $l
+    | def loc($e): if $e.file then "\($e.file):\($e.line)" else "<internal>:-1" end;
+      [range(0; $t | length) as $k | $t[$k]
+       | ((if .class then .class + "::" else "" end)
+          + (if (.function | test("^(include|require)(_once)?$")) then "<main>" else .function end)
+          + " " + (if $k == 0 then "\($f):\($l)" else loc($t[$k - 1]) end))]
+      + ["<main> " + loc($t[-1])]
+    | reverse | map(. + "_[php]") | join(";")' "$1"
+}
