@@ -60,7 +60,7 @@ start_target() {
 # check_version SUITE PHP [ARG...]: every sample gp-runtime takes of the container's php is the
 # stack PHP's own debug_backtrace() reports (max() as the leaf while the spin loop calls it).
 check_version() {
-  local root want line total=0
+  local root want
   root=$(root_of "$1")
   shift
   start_target "$root" "$@"
@@ -71,15 +71,7 @@ check_version() {
   assert_output --partial "pid $PHP_PID ("
   assert_output --partial "php via gp-php:"
   run -0 gp-fold "$OUT/rt.gpa"
-  while IFS= read -r line; do
-    [[ "$line" == \#* ]] && continue
-    [[ "$line" =~ ^[0-9]*\;\;php\;(.*)\ ([0-9]+)$ ]] || fail "not a php line: $line"
-    case "${BASH_REMATCH[1]}" in
-      "$want" | "$want;max <internal>:-1_[php]") total=$((total + BASH_REMATCH[2])) ;;
-      *) fail "unexpected stack: $line (want $want)" ;;
-    esac
-  done <<<"$output"
-  [ "$total" -ge 100 ] || fail "only $total samples at 99 Hz for 2 s"
+  php_samples_are "$want" 100
 }
 
 @test "PHP 7.4 (bullseye, in a container): gp's frames are PHP's own debug_backtrace()" {

@@ -53,17 +53,7 @@ start_target() {
   run -0 gp-runtime --php-mode gp --php-proc-filter php -F 99 -p "$PHP_PID" -d 2 -o "$OUT/rt.gpa"
   assert_output --partial "pid $PHP_PID (php8.2): php via gp-php:"
   run -0 gp-fold "$OUT/rt.gpa"
-  # Every sample is that stack, with max() (the spin loop's call) as the leaf while it runs.
-  local line total=0
-  while IFS= read -r line; do
-    [[ "$line" == \#* ]] && continue
-    [[ "$line" =~ ^[0-9]*\;\;php\;(.*)\ ([0-9]+)$ ]] || fail "not a php line: $line"
-    case "${BASH_REMATCH[1]}" in
-      "$want" | "$want;max <internal>:-1_[php]") total=$((total + BASH_REMATCH[2])) ;;
-      *) fail "unexpected stack: $line (want $want)" ;;
-    esac
-  done <<<"$output"
-  [ "$total" -ge 100 ] || fail "only $total samples at 99 Hz for 2 s"
+  php_samples_are "$want" 100
   # App metadata: the version the engine announces, as `php -v` prints it.
   assert_output --partial "\"php_version\": \"PHP $("$PHP" -n -r 'echo PHP_VERSION;') (cli)"
 }

@@ -100,3 +100,18 @@ php_expected_frames() {
       + ["<main> " + loc($t[-1])]
     | reverse | map(. + "_[php]") | join(";")' "$1"
 }
+
+# php_samples_are STACK MIN: every sample of gp-fold's .col output in $output is the folded PHP
+# STACK, with max() (the spin fixture's call) as the leaf while it runs, and there are MIN or more.
+php_samples_are() {
+  local want="$1" min="$2" line total=0
+  while IFS= read -r line; do
+    [[ "$line" == \#* ]] && continue
+    [[ "$line" =~ ^[0-9]*\;\;php\;(.*)\ ([0-9]+)$ ]] || fail "not a php line: $line"
+    case "${BASH_REMATCH[1]}" in
+      "$want" | "$want;max <internal>:-1_[php]") total=$((total + BASH_REMATCH[2])) ;;
+      *) fail "unexpected stack: $line (want $want)" ;;
+    esac
+  done <<<"$output"
+  [ "$total" -ge "$min" ] || fail "only $total samples, fewer than $min"
+}
