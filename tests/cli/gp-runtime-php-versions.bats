@@ -16,7 +16,8 @@ bats_require_minimum_version 1.5.0
 # The roots (the same package sets scripts/gen-interp-layouts.sh uses, so one root per suite),
 # made or found in the cache once per run, in parallel.
 setup_file() {
-  make_roots "bullseye php7.4-cli" "trixie php8.4-cli" "experimental php-common/sid php8.5-cli"
+  make_roots "bullseye php7.4-cli ruby2.7" "trixie php8.4-cli ruby3.3" \
+    "experimental php-common/sid php8.5-cli ruby3.4"
 }
 
 setup() {
@@ -88,7 +89,7 @@ check_version() {
 }
 
 @test "the PHP layout tables equal what each version's Zend headers give" {
-  run -0 bash "$GP_SOURCE_DIR/scripts/gen-interp-layouts.sh" --check
+  run -0 bash "$GP_SOURCE_DIR/scripts/gen-interp-layouts.sh" --check php
   assert_output --partial "matches the headers"
 }
 

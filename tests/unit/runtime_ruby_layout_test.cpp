@@ -29,18 +29,35 @@ TEST(RuntimeRubyLayout, ParsesRubyVersion) {
 
 TEST(RuntimeRubyLayout, OnlyVersionsWithATableHaveALayout) {
   for (int teeny : {0, 2, 7}) EXPECT_TRUE(layout_for_version({3, 1, teeny}));
+  EXPECT_TRUE(layout_for_version({2, 7, 4}));
+  EXPECT_TRUE(layout_for_version({3, 3, 8}));
+  EXPECT_TRUE(layout_for_version({3, 4, 1}));
   EXPECT_FALSE(layout_for_version({3, 0, 6}));
   EXPECT_FALSE(layout_for_version({3, 2, 0}));
-  EXPECT_FALSE(layout_for_version({2, 7, 8}));
-  EXPECT_EQ(supported_versions(), "3.1");
-  auto l = *layout_for_version({3, 1, 2});
-  // Internal consistency: the body read covers every body field read from it.
-  for (uint32_t field :
-       {l.body_iseq_size, l.body_iseq_encoded, l.body_pathobj, l.body_label, l.body_first_lineno,
-        l.body_insns_body, l.body_insns_positions, l.body_insns_size, l.body_insns_succ_table})
-    EXPECT_LE(field + 8, l.body_read_size);
-  EXPECT_GE(l.cfp_size, l.cfp_ep + 8);
-  EXPECT_FALSE(l.known_ids.empty());
+  EXPECT_FALSE(layout_for_version({2, 6, 10}));
+  EXPECT_FALSE(layout_for_version({3, 5, 0}));
+  EXPECT_EQ(supported_versions(), "2.7, 3.1, 3.3, 3.4");
+}
+
+TEST(RuntimeRubyLayout, EveryTableIsConsistent) {
+  for (auto [major, minor] : {std::pair{2, 7}, {3, 1}, {3, 3}, {3, 4}}) {
+    SCOPED_TRACE(std::to_string(major) + "." + std::to_string(minor));
+    auto l = *layout_for_version({major, minor, 0});
+    EXPECT_EQ(l.major, major);
+    EXPECT_EQ(l.minor, minor);
+    // The body read covers every body field read from it.
+    for (uint32_t field :
+         {l.body_iseq_size, l.body_iseq_encoded, l.body_pathobj, l.body_label, l.body_first_lineno,
+          l.body_insns_body, l.body_insns_positions, l.body_insns_size, l.body_insns_succ_table})
+      EXPECT_LE(field + 4, l.body_read_size);
+    EXPECT_GE(l.cfp_size, l.cfp_ep + 8);
+    EXPECT_FALSE(l.known_ids.empty());
+    // Where the threads are: the main ractor's (3.0+) or the VM's own list; a tid to read.
+    EXPECT_NE(l.threads_head, 0u);
+    EXPECT_EQ(major >= 3, l.vm_main_ractor != 0);
+    EXPECT_EQ(major >= 3, l.running_ec != 0);
+    EXPECT_TRUE(l.thread_tid != 0 || l.thread_pthread != 0);
+  }
 }
 
 TEST(RuntimeRubyLines, InstructionIndexIsThePcMinusOne) {

@@ -186,7 +186,7 @@ uint64_t control_frame_of(pid_t pid, int32_t tid, size_t above_leaf) {
   uint64_t vm = 0, ractor = 0, node = 0;
   mem.read_value(*syms->address("ruby_current_vm_ptr"), vm);
   mem.read_value(vm + layout.vm_main_ractor, ractor);
-  uint64_t head = ractor + layout.ractor_threads_head;
+  uint64_t head = ractor + layout.threads_head;
   mem.read_value(head, node);
   for (int i = 0; i < 64 && node != head && node != 0; ++i) {
     int32_t t = 0;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "gp/proc/process.h"
 #include "runtime/remote/mapped_symbols.h"
 #include "runtime/ruby/line_numbers.h"
 
@@ -30,6 +31,11 @@ uint32_t u32_at(const std::string& bytes, size_t offset) {
 
 bool is_heap_object(uint64_t v) { return v != 0 && (v & 7) == 0; }
 
+// glibc's struct pthread (nptl/descr.h, no public header) keeps the kernel tid after its
+// tcbhead_t (0x2c0 bytes) and list node on x86-64, since glibc 2.26. Ruby before 3.1 has only
+// the pthread_t; attach checks this offset against the main thread before trusting it.
+constexpr uint32_t kGlibcPthreadTid = 0x2d0;
+
 bool is_libruby(std::string_view name) { return name.starts_with("libruby"); }
 bool is_ruby_exe(std::string_view name) { return name.starts_with("ruby"); }
 
@@ -47,20 +53,22 @@ std::variant<std::unique_ptr<RubySampler>, AttachFailure> RubySampler::attach(
   const remote::MapsEntry* m = remote::lowest_mapping(*maps, is_libruby);
   if (m == nullptr) m = remote::lowest_mapping(*maps, is_ruby_exe);
   if (m == nullptr) return AttachFailure{Kind::not_ruby, "no ruby executable or libruby is mapped"};
-  auto syms = remote::mapped_symbols(
-      pid, *m, {"ruby_current_vm_ptr", "ruby_version", "ruby_global_symbols", "rb_id2str"},
-      proc_root);
+  auto syms = remote::mapped_symbols(pid, *m,
+                                     {"ruby_current_vm_ptr", "ruby_version", "ruby_global_symbols",
+                                      "rb_id2str", "ruby_vm_at_exit"},
+                                     proc_root);
   if (!syms) {
     if (!process_alive(pid)) return gone;
     return AttachFailure{Kind::not_ruby, syms.error().message};
   }
   auto vm_ptr = syms->address("ruby_current_vm_ptr");
   auto version_at = syms->address("ruby_version");
-  if (!vm_ptr || !version_at) {
-    return AttachFailure{Kind::not_ruby, "'" + m->path +
-                                             "' has no ruby_current_vm_ptr / ruby_version symbol "
-                                             "(not CRuby 2.5+, or stripped)"};
-  }
+  auto at_exit = syms->address("ruby_vm_at_exit");
+  const AttachFailure stripped{Kind::not_ruby,
+                               "'" + m->path +
+                                   "' has no ruby_current_vm_ptr / ruby_version symbol "
+                                   "(not CRuby 2.5+, or stripped)"};
+  if ((!vm_ptr && !at_exit) || !version_at) return stripped;
   remote::RemoteMemory memory(pid);
   char text[16] = {};
   ReadStatus st = memory.read(*version_at, text, sizeof text - 1);
@@ -79,16 +87,43 @@ std::variant<std::unique_ptr<RubySampler>, AttachFailure> RubySampler::attach(
                                                 " is not supported by gp's sampler (" +
                                                 supported_versions() + ")"};
   }
+  if (!vm_ptr) {
+    // 3.3+ libruby exports only the C API: the VM pointer is the one ruby_vm_at_exit reads.
+    uint64_t found = find_vm_ptr(memory, *layout, *at_exit);
+    if (found == 0) return stripped;
+    vm_ptr = found;
+  }
   RubyInterpreter info;
   info.path = m->path;
   info.version = *version;
   info.vm_ptr_address = *vm_ptr;
+  if (layout->thread_pthread != 0) {
+    info.pthread_tid_offset = pthread_tid_offset(memory, *layout, *vm_ptr, pid, proc_root);
+  }
   if (auto s = syms->address("ruby_global_symbols")) {
     info.symbols_address = *s;
   } else if (auto id2str = syms->address("rb_id2str")) {
     info.symbols_address = find_global_symbols(memory, *layout, *id2str);
   }
   return std::make_unique<RubySampler>(pid, std::move(info), std::move(*layout), limits);
+}
+
+uint32_t RubySampler::pthread_tid_offset(remote::RemoteMemory& memory, const RubyLayout& layout,
+                                         uint64_t vm_ptr_address, pid_t pid,
+                                         const std::string& proc_root) {
+  proc::SnapshotOptions options;
+  options.proc_root = proc_root;
+  options.resolve_container_names = false;
+  auto process = proc::snapshot_process(pid, options);
+  uint64_t vm = 0, main = 0, pthread = 0;
+  int32_t tid = 0;
+  if (!process || process->ns_pid <= 0 || !memory.read_value(vm_ptr_address, vm) ||
+      !is_heap_object(vm) || !memory.read_value(vm + layout.vm_main_thread, main) ||
+      !is_heap_object(main) || !memory.read_value(main + layout.thread_pthread, pthread) ||
+      pthread == 0 || !memory.read_value(pthread + kGlibcPthreadTid, tid)) {
+    return 0;
+  }
+  return tid == process->ns_pid ? kGlibcPthreadTid : 0;
 }
 
 WalkStatus RubySampler::sample(std::vector<RubyThreadSample>& out, int retries) {
@@ -113,26 +148,52 @@ bool RubySampler::over_time() const { return std::chrono::steady_clock::now() > 
 WalkStatus RubySampler::walk(std::vector<RubyThreadSample>& out) {
   out.clear();
   deadline_ = std::chrono::steady_clock::now() + limits_.max_snapshot_time;
-  uint64_t vm = 0, ractor = 0, running_ec = 0, node = 0;
+  uint64_t vm = 0, owner = 0, running = 0, node = 0;
   if (!memory_.read_value(info_.vm_ptr_address, vm) || !is_heap_object(vm)) {
     return torn("no VM");
   }
-  if (!memory_.read_value(vm + layout_.vm_main_ractor, ractor) || !is_heap_object(ractor)) {
+  // The threads hang off the main ractor (3.0+) or the VM itself (2.x).
+  owner = vm;
+  if (layout_.vm_main_ractor != 0 &&
+      (!memory_.read_value(vm + layout_.vm_main_ractor, owner) || !is_heap_object(owner))) {
     return torn("no main ractor");
   }
-  memory_.read_value(ractor + layout_.ractor_running_ec, running_ec);
-  const uint64_t head = ractor + layout_.ractor_threads_head;
+  // Who holds the GVL: an ec (3.0+) or a thread (2.x).
+  memory_.read_value(
+      owner + (layout_.running_ec != 0 ? layout_.running_ec : layout_.running_thread), running);
+  const uint64_t head = owner + layout_.threads_head;
   if (!memory_.read_value(head, node)) return torn("no thread list");
+  const size_t thread_bytes =
+      std::max({layout_.thread_ec, layout_.thread_nt, layout_.thread_pthread,
+                layout_.thread_nt == 0 ? layout_.thread_tid : 0}) +
+      8;
   for (size_t n = 0; node != head; ++n) {
     if (n >= limits_.max_threads || !is_heap_object(node)) return torn("thread list does not end");
-    std::string thread(std::max(layout_.thread_ec, layout_.thread_tid) + 8, '\0');
+    std::string thread(thread_bytes, '\0');
     if (memory_.read(node, thread.data(), thread.size()) != ReadStatus::ok) {
       return torn("thread unreadable");
     }
     RubyThreadSample& t = out.emplace_back();
-    t.tid = static_cast<int32_t>(u32_at(thread, layout_.thread_tid));
+    if (layout_.thread_pthread != 0) {
+      // Before 3.1: the tid in the thread's glibc struct pthread, when attach found it there.
+      uint64_t pthread = u64_at(thread, layout_.thread_pthread);
+      if (info_.pthread_tid_offset != 0 && pthread != 0 &&
+          !memory_.read_value(pthread + info_.pthread_tid_offset, t.tid)) {
+        return torn("thread's pthread unreadable");
+      }
+    } else if (layout_.thread_nt == 0) {
+      t.tid = static_cast<int32_t>(u32_at(thread, layout_.thread_tid));
+    } else {
+      // 3.3+: the tid is the native thread's (none while the thread waits for one).
+      uint64_t nt = u64_at(thread, layout_.thread_nt);
+      uint32_t tid = 0;
+      if (is_heap_object(nt) && !memory_.read_value(nt + layout_.thread_tid, tid)) {
+        return torn("native thread unreadable");
+      }
+      t.tid = static_cast<int32_t>(tid);
+    }
     uint64_t ec = u64_at(thread, layout_.thread_ec);
-    t.holds_gvl = ec != 0 && ec == running_ec;
+    t.holds_gvl = layout_.running_ec != 0 ? ec != 0 && ec == running : node == running;
     if (ec != 0) {
       if (WalkStatus st = walk_thread(ec, t); st != WalkStatus::ok) return st;
     }
@@ -143,7 +204,8 @@ WalkStatus RubySampler::walk(std::vector<RubyThreadSample>& out) {
 }
 
 WalkStatus RubySampler::walk_thread(uint64_t ec, RubyThreadSample& out) {
-  std::string head(24, '\0');
+  std::string head(std::max({layout_.ec_vm_stack, layout_.ec_vm_stack_size, layout_.ec_cfp}) + 8,
+                   '\0');
   if (memory_.read(ec, head.data(), head.size()) != ReadStatus::ok) return torn("ec unreadable");
   uint64_t stack = u64_at(head, layout_.ec_vm_stack);
   uint64_t stack_size = u64_at(head, layout_.ec_vm_stack_size);
@@ -190,7 +252,7 @@ WalkStatus RubySampler::walk_thread(uint64_t ec, RubyThreadSample& out) {
     if (slot.ruby) {
       uint64_t flags = u64_at(slot.head, 0);
       if ((flags & layout_.flags_type_mask) != layout_.type_imemo ||
-          ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != 7 /* imemo_iseq */) {
+          ((flags >> layout_.imemo_shift) & layout_.imemo_mask) != layout_.imemo_iseq) {
         return torn("a frame's iseq is not an iseq");
       }
       slot.body = u64_at(slot.head, layout_.iseq_body);
@@ -281,9 +343,15 @@ bool RubySampler::load_iseq(uint64_t body, const std::string& header, IseqInfo& 
     if (read_array_entry(pathobj, 1, real) && type_is(real, layout_.type_string)) path = real;
   }
   if (!read_string(path, info.path)) return false;
-  uint64_t first = u64_at(header, layout_.body_first_lineno);
-  if ((first & 1) == 0) return false;  // a Fixnum
-  info.first_line = static_cast<uint32_t>(static_cast<int64_t>(first) >> 1);
+  if (layout_.body_first_lineno_size == 8) {
+    uint64_t first = u64_at(header, layout_.body_first_lineno);
+    if ((first & 1) == 0) return false;  // a Fixnum
+    info.first_line = static_cast<uint32_t>(static_cast<int64_t>(first) >> 1);
+  } else {
+    auto first = static_cast<int32_t>(u32_at(header, layout_.body_first_lineno));
+    if (first < 0) return false;
+    info.first_line = static_cast<uint32_t>(first);
+  }
   uint32_t size = u32_at(header, layout_.body_insns_size);
   uint64_t entries = u64_at(header, layout_.body_insns_body);
   uint64_t positions = u64_at(header, layout_.body_insns_positions);
@@ -320,16 +388,27 @@ bool RubySampler::read_string(uint64_t value, std::string& out) {
   }
   uint64_t flags = u64_at(obj, 0);
   if ((flags & layout_.flags_type_mask) != layout_.type_string) return false;
-  if ((flags & layout_.string_noembed) == 0) {
-    size_t len = (flags >> layout_.string_embed_len_shift) & layout_.string_embed_len_mask;
-    if (layout_.string_embed_data + len > obj.size()) return false;
-    out.assign(obj.data() + layout_.string_embed_data, std::min(len, limits_.max_string));
-    return true;
-  }
+  const bool embedded = (flags & layout_.string_noembed) == 0;
   int64_t len = static_cast<int64_t>(u64_at(obj, layout_.string_heap_len));
+  if (embedded && layout_.string_embed_len_mask != 0) {
+    len = static_cast<int64_t>((flags >> layout_.string_embed_len_shift) &
+                               layout_.string_embed_len_mask);
+  }
+  if (len < 0) return false;
+  const size_t n = std::min(static_cast<size_t>(len), limits_.max_string);
+  if (embedded) {
+    // Since 3.2 an embedded string may be longer than the bytes read (a larger heap slot).
+    if (layout_.string_embed_data + n <= obj.size()) {
+      out.assign(obj.data() + layout_.string_embed_data, n);
+      return true;
+    }
+    if (layout_.string_embed_len_mask != 0) return false;
+    out.resize(n);
+    return memory_.read(value + layout_.string_embed_data, out.data(), n) == ReadStatus::ok;
+  }
   uint64_t ptr = u64_at(obj, layout_.string_heap_ptr);
-  if (len < 0 || ptr == 0) return false;
-  out.resize(std::min(static_cast<size_t>(len), limits_.max_string));
+  if (ptr == 0) return false;
+  out.resize(n);
   return memory_.read(ptr, out.data(), out.size()) == ReadStatus::ok;
 }
 
@@ -371,6 +450,37 @@ bool RubySampler::id_name(uint64_t id, std::string& out) {
   }
   if (id_names_.size() < 65536) id_names_[id] = out;
   return true;
+}
+
+uint64_t find_vm_ptr(remote::RemoteMemory& memory, const RubyLayout& layout,
+                     uint64_t ruby_vm_at_exit) {
+  // ruby_vm_at_exit(func) is `vm = ruby_current_vm_ptr; ...; vm->at_exit = node`: its first
+  // RIP-relative 64-bit load (REX.W 8B, ModRM mod=00 rm=101) is of ruby_current_vm_ptr, and
+  // the code stores at vm->at_exit (a disp32 of this version's offset). Both or nothing.
+  std::string code(64, '\0');
+  if (layout.vm_at_exit == 0 ||
+      memory.read(ruby_vm_at_exit, code.data(), code.size()) != ReadStatus::ok) {
+    return 0;
+  }
+  char disp[4];
+  std::memcpy(disp, &layout.vm_at_exit, sizeof disp);
+  if (code.find(std::string_view(disp, sizeof disp)) == std::string::npos) return 0;
+  for (size_t i = 0; i + 7 <= code.size(); ++i) {
+    auto rex = static_cast<uint8_t>(code[i]);
+    auto modrm = static_cast<uint8_t>(code[i + 2]);
+    if ((rex & 0xf8) != 0x48 || static_cast<uint8_t>(code[i + 1]) != 0x8b ||
+        (modrm & 0xc7) != 0x05) {
+      continue;
+    }
+    int32_t rel = 0;
+    std::memcpy(&rel, code.data() + i + 3, sizeof rel);
+    uint64_t target = ruby_vm_at_exit + i + 7 + static_cast<int64_t>(rel);
+    uint64_t vm = 0;
+    // A live VM: the pointer holds a heap address whose first word is the VM object.
+    if (!memory.read_value(target, vm) || !is_heap_object(vm)) return 0;
+    return target;
+  }
+  return 0;
 }
 
 uint64_t find_global_symbols(remote::RemoteMemory& memory, const RubyLayout& layout,

@@ -2,8 +2,9 @@
 // RubySampler: gp's CRuby sampler for one process. It finds the interpreter (libruby*.so, or a
 // ruby executable that has the VM linked in) among the process's mappings, reads its version
 // (the ruby_version constant) and picks that version's layout (ruby_layout.h); then each
-// snapshot follows ruby_current_vm_ptr -> main ractor -> its thread list -> each thread's
-// execution context -> the control frames between ec->cfp and the end of the VM stack, read
+// snapshot follows ruby_current_vm_ptr -> main ractor (3.0+; before, the VM itself) -> its
+// thread list -> each thread's execution context -> the control frames between ec->cfp and the
+// end of the VM stack, read
 // with process_vm_readv while the target runs (runtime/remote). Every frame is named as
 // Thread#backtrace_locations names it: Ruby frames by their iseq's label, path and the line of
 // their pc (line_numbers.h); C-function frames by their method entry's original_id, resolved
@@ -59,6 +60,9 @@ struct RubyInterpreter {
   RubyVersion version;
   uint64_t vm_ptr_address = 0;   // &ruby_current_vm_ptr
   uint64_t symbols_address = 0;  // &ruby_global_symbols; 0 when not found (cfuncs unnamed)
+  // Before 3.1 (layout.thread_pthread): where glibc's struct pthread keeps the kernel tid, once
+  // the main thread's was found there at attach; 0: the tids are unknown (reported as 0).
+  uint32_t pthread_tid_offset = 0;
 };
 
 struct AttachFailure {
@@ -67,6 +71,11 @@ struct AttachFailure {
 };
 
 using remote::SamplerStats;
+
+// &ruby_current_vm_ptr for a libruby that does not export it (3.3+), read from the code of
+// the exported ruby_vm_at_exit (see ruby_sampler.cpp); 0 when that code is not as expected.
+uint64_t find_vm_ptr(remote::RemoteMemory& memory, const RubyLayout& layout,
+                     uint64_t ruby_vm_at_exit);
 
 class RubySampler;
 uint64_t find_global_symbols(remote::RemoteMemory& memory, const struct RubyLayout& layout,
@@ -90,6 +99,11 @@ class RubySampler {
   RubySampler(pid_t pid, RubyInterpreter info, RubyLayout layout, WalkLimits limits);
 
  private:
+  // attach: kGlibcPthreadTid if the VM's main thread's struct pthread holds the process's own
+  // tid (in its namespace) there, else 0.
+  static uint32_t pthread_tid_offset(remote::RemoteMemory& memory, const RubyLayout& layout,
+                                     uint64_t vm_ptr_address, pid_t pid,
+                                     const std::string& proc_root);
   struct IseqInfo {
     std::string body_header;  // raw body bytes the fields came from, for revalidation
     uint64_t body = 0;
