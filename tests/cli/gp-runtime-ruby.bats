@@ -102,21 +102,24 @@ start_ruby() {
   stderr_has "ruby sampling frequency limited to 100 Hz (asked 500 Hz), as gProfiler does"
 }
 
-# A copy of the system libruby in $OUT/lib, under its soname, with the bytes "\0$1\0" (found
-# exactly once) replaced by "\0$2\0" (same length); ruby runs on it with LD_LIBRARY_PATH=$OUT/lib.
+# A copy of the system libruby in $OUT/lib, under its soname, with the bytes "\0OLD\0" (each
+# found exactly once) replaced by "\0NEW\0" (same length) for each OLD NEW pair of arguments;
+# ruby runs on it with LD_LIBRARY_PATH=$OUT/lib.
 patched_libruby() {
   local lib soname
   lib=$(ldd /usr/bin/ruby | awk '/libruby/ { print $3 }')
   soname=$(ldd /usr/bin/ruby | awk '/libruby/ { print $1 }')
   mkdir -p "$OUT/lib"
-  python3 - "$lib" "$OUT/lib/$soname" "$1" "$2" <<'PY'
+  python3 - "$lib" "$OUT/lib/$soname" "$@" <<'PY'
 import sys
-src, dst, old, new = sys.argv[1], sys.argv[2], sys.argv[3].encode(), sys.argv[4].encode()
-assert len(old) == len(new)
+src, dst, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
 data = open(src, "rb").read()
-old, new = b"\0" + old + b"\0", b"\0" + new + b"\0"
-assert data.count(old) == 1, data.count(old)
-open(dst, "wb").write(data.replace(old, new))
+for old, new in zip(pairs[0::2], pairs[1::2]):
+    assert len(old) == len(new)
+    old, new = b"\0" + old.encode() + b"\0", b"\0" + new.encode() + b"\0"
+    assert data.count(old) == 1, data.count(old)
+    data = data.replace(old, new)
+open(dst, "wb").write(data)
 PY
 }
 
@@ -134,9 +137,10 @@ PY
 }
 
 @test "a libruby stripped of the VM's symbol is skipped naming what is missing, never guessed" {
-  # Its exported ruby_current_vm_ptr renamed: "vm" -> "wL" keeps the name's GNU hash (33 * 1 - 33
-  # = 0), so libruby's own references to it still resolve and ruby runs.
-  patched_libruby ruby_current_vm_ptr ruby_current_wL_ptr
+  # Its exported ruby_current_vm_ptr renamed, and ruby_vm_at_exit (whose code leads to it when
+  # it is not exported): "vm" -> "wL" keeps a name's GNU hash (33 * 1 - 33 = 0), so libruby's
+  # own references still resolve and ruby runs.
+  patched_libruby ruby_current_vm_ptr ruby_current_wL_ptr ruby_vm_at_exit ruby_wL_at_exit
   LD_LIBRARY_PATH="$OUT/lib" start_ruby /usr/bin/ruby --disable-gems -e 'loop { }'
   run -1 --separate-stderr gp-runtime --ruby-mode gp -p "$RB_PID" -d 1 -o "$OUT/rt.gpa"
   stderr_has "[Profiling skipped: '$OUT/lib/libruby"
