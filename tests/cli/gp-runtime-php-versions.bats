@@ -45,17 +45,8 @@ start_target() {
   cp "$GP_SOURCE_DIR"/tests/fixtures/runtime/php/{target,spin}.php "$JOB_DIR/"
   SCRIPT="$inner/target.php"
   TRACE="$JOB_DIR/trace.json"
-  unshare --mount --pid --fork chroot "$root" "$php" -n "$@" "$SCRIPT" "$inner/trace.json" \
-    >"$OUT/target.err" 2>&1 &
-  UNSHARE_PID=$!
-  for _ in $(seq 600); do
-    [ -e "$TRACE" ] && break
-    sleep 0.1
-  done
-  [ -e "$TRACE" ] || fail "target.php did not start under $php: $(cat "$OUT/target.err")"
-  PHP_PID=$(cat "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children")
-  PHP_PID=${PHP_PID%% *}
-  [ -n "$PHP_PID" ] || fail "no php process under unshare $UNSHARE_PID"
+  start_in_root "$root" "$TRACE" "$php" -n "$@" "$SCRIPT" "$inner/trace.json"
+  PHP_PID=$TARGET_PID
 }
 
 # check_version SUITE PHP [ARG...]: every sample gp-runtime takes of the container's php is the

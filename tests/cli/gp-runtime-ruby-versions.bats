@@ -46,17 +46,8 @@ start_target() {
   cp "$GP_SOURCE_DIR/tests/fixtures/runtime/ruby/chain.rb" "$JOB_DIR/chain.rb"
   SCRIPT="$inner/chain.rb"
   REPORT="$JOB_DIR/report"
-  unshare --mount --pid --fork chroot "$root" env "$@" "$ruby" --disable-gems "$SCRIPT" "$inner/report" \
-    >"$OUT/target.err" 2>&1 &
-  UNSHARE_PID=$!
-  for _ in $(seq 600); do
-    [ -e "$REPORT" ] && break
-    sleep 0.1
-  done
-  [ -e "$REPORT" ] || fail "chain.rb did not start under $ruby: $(cat "$OUT/target.err")"
-  RB_PID=$(cat "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children")
-  RB_PID=${RB_PID%% *}
-  [ -n "$RB_PID" ] || fail "no ruby process under unshare $UNSHARE_PID"
+  start_in_root "$root" "$REPORT" env "$@" "$ruby" --disable-gems "$SCRIPT" "$inner/report"
+  RB_PID=$TARGET_PID
 }
 
 # The stack in REPORT as gp folds it, root first, joined by ';': a Ruby frame

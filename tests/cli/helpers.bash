@@ -74,6 +74,24 @@ root_of() {
   echo "$root"
 }
 
+# start_in_root ROOT READY CMD...: runs CMD (its paths as ROOT sees them) chrooted into ROOT in
+# new mount and pid namespaces, as in a container, its output in $OUT/target.err, and waits (up
+# to 60 s) for the host path READY to appear. Sets UNSHARE_PID and TARGET_PID (CMD's host pid).
+start_in_root() {
+  local root="$1" ready="$2"
+  shift 2
+  unshare --mount --pid --fork chroot "$root" "$@" >"$OUT/target.err" 2>&1 &
+  UNSHARE_PID=$!
+  for _ in $(seq 600); do
+    [ -e "$ready" ] && break
+    sleep 0.1
+  done
+  [ -e "$ready" ] || fail "$* did not start in $root: $(cat "$OUT/target.err")"
+  TARGET_PID=$(cat "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children")
+  TARGET_PID=${TARGET_PID%% *}
+  [ -n "$TARGET_PID" ] || fail "no process under unshare $UNSHARE_PID"
+}
+
 # end_container TARGET_PID UNSHARE_PID: kills a runtime started as a container's init (killing it
 # ends the namespace) and reaps its unshare; either pid may be empty.
 end_container() {
