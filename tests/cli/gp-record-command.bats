@@ -49,19 +49,27 @@ folded() {
 @test "a command that lives 30 ms without frame pointers is recorded with whole stacks" {
   # bats test_tags=root,bpf
   require_root_bpf
-  run -0 timeout -s KILL 60 gp-record -F 999 -o "$OUT/rec.gpa" -- "$FIX/shortlived_nofp" 30
-  run -0 folded "$OUT/rec.gpa"
-  assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
-  # No sample shows a frame of the program as its root.
-  run -0 bash -c "grep -E '^shortlived_nofp;' | grep -vE '^shortlived_nofp;(_start;|\\[truncated\\];)' || true" <<<"$output"
-  assert_output ''
+  # Its samples in short_lived_work: each whole from _start or under [truncated], never a frame of
+  # the program as a root. On a loaded host a 30-ms process gets few samples: up to three runs
+  # for one whole stack.
+  local attempt
+  for attempt in 1 2 3; do
+    run -0 timeout -s KILL 60 gp-record -F 999 -o "$OUT/rec.gpa" -- "$FIX/shortlived_nofp" 30
+    run -0 folded "$OUT/rec.gpa"
+    printf '%s\n' "$output" | grep -E '^shortlived_nofp;.*short_lived_work [0-9]+$' >"$OUT/work" || true
+    run -0 bash -c "grep -vE '^shortlived_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work|\\[truncated\\];)' \"\$0\" || true" "$OUT/work"
+    assert_output ''
+    grep -qE '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$' "$OUT/work" &&
+      return 0
+  done
+  fail "no whole stack of short_lived_work in 3 runs: $(cat "$OUT/work")"
 }
 
 @test "the processes a command forks and execs are recorded, and nothing outside it" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # A busy process that is not the command's.
-  timeout 60 sha256sum /dev/zero &
+  # A busy process that is not the command's (killed by teardown; none of bats' descriptors).
+  sha256sum /dev/zero >/dev/null 2>&1 3>&- &
   WORKLOADS+=($!)
   run -0 timeout -s KILL 60 gp-record -F 499 -o "$OUT/rec.gpa" -- \
     sh -c "$FIX/chain_nofp 0.5 & $FIX/shortlived_nofp 500; wait"
@@ -74,19 +82,22 @@ folded() {
 @test "SIGINT to gp-record reaches the command, and the archive is complete" {
   # bats test_tags=root,bpf
   require_root_bpf
-  timeout -s KILL 60 gp-record -v -F 99 -o "$OUT/rec.gpa" -- \
-    bash -c 'trap "exit 42" INT; while :; do :; done' 2>"$OUT/rec.err" &
+  # The command says when its trap is set; it runs until SIGINT, then exits 42.
+  timeout -s KILL 60 gp-record -F 99 -o "$OUT/rec.gpa" -- \
+    bash -c 'trap "exit 42" INT; touch "$0"; while :; do :; done' "$OUT/ready" 2>"$OUT/rec.err" 3>&- &
   local recorder=$! i status=0
   for i in $(seq 300); do
-    grep -q 'sampling with' "$OUT/rec.err" 2>/dev/null && break
+    [ -e "$OUT/ready" ] && break
     sleep 0.1
   done
-  sleep 1
+  [ -e "$OUT/ready" ] || fail "the command did not start: $(cat "$OUT/rec.err")"
+  sleep 0.5
   kill -INT "$recorder"
   wait "$recorder" || status=$?
   [ "$status" -eq 42 ] || fail "gp-record exited $status, not the command's 42: $(cat "$OUT/rec.err")"
+  # Read whole: no warning of a cut archive or session.
   run -0 --separate-stderr gp-symbolize "$OUT/rec.gpa" -o "$OUT/named.gpa"
-  assert_equal "$stderr" ''
+  [[ "$stderr" != *warning* && "$stderr" != *error* ]] || fail "$stderr"
   run -0 gp-fold -f folded "$OUT/named.gpa"
   assert_line --regexp '^bash;'
 }
@@ -105,7 +116,7 @@ folded() {
   run -2 --separate-stderr gp-record -p 1 -o "$OUT/rec.gpa" -- true
   assert_equal "$stderr" "gp-record: error: a command cannot be combined with -p, -t, --cgroup or -c"
   run -2 --separate-stderr gp-record -o - -- true
-  assert_line --index 0 "gp-record: error: with a command the archive cannot go to standard output: it is the command's"
+  assert_equal "$(head -n 1 <<<"$stderr")" "gp-record: error: with a command the archive cannot go to standard output: it is the command's"
 }
 
 @test "on a terminal the progress line and the hottest functions are shown, in a pipe never" {
