@@ -23,8 +23,9 @@ bats_require_minimum_version 1.5.0
   run -0 awk -F';' '$3 == "xz" && ($4 ~ /^_start/ || ($4 ~ /^\(/ && $5 ~ /^__libc_start_main/)) { n++ }
                     END { print n + 0 }' "$col"
   [ "$output" -gt 0 ] || fail "no whole xz stack: $(grep -m 5 ';xz;' "$col")"
-  grep -q -E ';count_words \([^;]*busy\.py[^;]*\)_\[p\];tokenize \(' "$col" ||
-    grep -q -E ';count_words[^;]*_\[p\]' "$col" || fail "no Python frames of the demo: $(grep -m 5 '_\[p\]' "$col")"
+  # The Python demo's call chain, named by gp's Python sampler.
+  grep -q -E ';main \([^;]*busy\.py:[0-9]+\)_\[p\];build_report \([^;]*busy\.py:[0-9]+\)_\[p\];count_words \(' "$col" ||
+    fail "no Python frames of the demo: $(grep -m 5 '_\[p\]' "$col")"
   grep -q '_\[k\]' "$col" || fail "no kernel frames"
   # The page shows them.
   local dir
