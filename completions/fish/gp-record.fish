@@ -12,7 +12,7 @@ complete -c gp-record -s U -l user-only -d 'User stacks only (no kernel frames)'
 complete -c gp-record -s K -l kernel-only -d 'Kernel stacks only, and only samples taken in the kernel'
 complete -c gp-record -s I -l include-idle -d 'Keep samples of the idle task (pid 0)'
 complete -c gp-record -l stack-storage-size -d 'Unique stacks (and sample slots) per flush interval in the kernel' -x
-complete -c gp-record -s o -l output -d 'Archive to write, '\''-'\'' for stdout (default; never a terminal); %h host, %t time' -r -F
+complete -c gp-record -s o -l output -d 'Archive to write, '\''-'\'' for stdout (default; never a terminal; with a command: gp.gpa); %h host, %t time' -r -F
 complete -c gp-record -s c -l continuous -d 'Record session after session, one per --duration (SIGUSR2 ends one early)'
 complete -c gp-record -l output-dir -d 'With -c: one archive file per session here' -x -a '(__fish_complete_directories)'
 complete -c gp-record -l rotating-output -d 'With --output-dir: keep only the newest session'\''s file'

@@ -246,9 +246,12 @@ check_bash_completion_loads() {
   for_each_tool check_bash_completion_loads
 }
 
-# The README opens with one fenced block of two lines: the main job, then the test command.
+# The README's first screen has one fenced block of two lines, the first fenced block that starts
+# with 'bash scripts/': the main job, then the test command.
 readme_command() {
-  awk -v want="$1" '/^```/ { n++; next } n == 1 && NF { if (++line == want) { print; exit } }' \
+  awk -v want="$1" '/^```/ { inside = !inside; if (inside) { n++; first = 1 } next }
+                    inside && NF && first { first = 0; if ($0 ~ /^bash scripts\//) block = n }
+                    inside && NF && n == block { if (++line == want) { print; exit } }' \
     "$GP_SOURCE_DIR/README.md"
 }
 

@@ -181,14 +181,8 @@ gp-flame: hint: name them first: 'gp-symbolize raw.gpa -o named.gpa', then use n
 }
 
 @test "the page works in headless Chromium: render, search, zoom, reset, tooltip, diff, 100k stacks" {
-  require_command node
-  require_command npm
-  require_command chromium
-  # The test runs from a copy in the build tree so that node_modules stays out of the sources.
-  local dir="$GP_BUILD_DIR/browser-tests"
-  mkdir -p "$dir"
-  cp "$GP_SOURCE_DIR"/tests/browser/{package.json,package-lock.json,*.mjs} "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  local dir
+  dir=$(browser_tests_dir)
   GP_FLAME="$GP_BUILD_DIR/bin/gp-flame" GP_ARTIFACTS_DIR="$GP_BUILD_DIR/artifacts" GP_CHROMIUM="$(command -v chromium)" \
     run node --test "$dir/flame.test.mjs"
   echo "$output" | grep -E '^# (100k|tests|pass|fail)' >&3 || true

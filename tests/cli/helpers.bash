@@ -133,3 +133,17 @@ php_samples_are() {
   done <<<"$output"
   [ "$total" -ge "$min" ] || fail "only $total samples, fewer than $min"
 }
+
+# The headless-Chromium tests (tests/browser), copied to the build tree with their node modules
+# (so node_modules stays out of the sources), one copy per suite (ctest runs suites in parallel,
+# and npm ci starts by removing node_modules); prints the directory.
+browser_tests_dir() {
+  require_command node
+  require_command npm
+  require_command chromium
+  local dir="$GP_BUILD_DIR/browser-tests/$(basename "$BATS_TEST_FILENAME" .bats)"
+  mkdir -p "$dir"
+  cp "$GP_SOURCE_DIR"/tests/browser/{package.json,package-lock.json,*.mjs} "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$dir"
+}

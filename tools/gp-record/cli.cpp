@@ -98,7 +98,8 @@ void add_cli(CLI::App& app, RecordArgs& args) {
   gp::cli::hint_value(
       app.add_option(
              "-o,--output", args.output,
-             "Archive to write, '-' for stdout (default; never a terminal); %h host, %t time")
+             "Archive to write, '-' for stdout (default; never a terminal; with a command: "
+             "gp.gpa); %h host, %t time")
           ->type_name("FILE"),
       ValueHint::archive);
   auto* cont =
@@ -157,6 +158,10 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0u, 100000u));
+  app.add_option("command", args.command,
+                 "Run this command (after --, with its arguments) and record it and the "
+                 "processes it starts until it exits; gp-record exits with its status")
+      ->type_name("COMMAND");
   gp::cli::add_common_options(app, args.common);
 }
 

@@ -38,7 +38,11 @@ struct RecordArgs {
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
   uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
   uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
+  std::vector<std::string> command;   // `-- COMMAND [ARGS...]`: run it and record it
 };
+
+// The archive of `gp-record -- COMMAND` without -o (as perf writes perf.data).
+inline constexpr const char* kCommandOutput = "gp.gpa";
 
 void add_cli(CLI::App& app, RecordArgs& args);
 

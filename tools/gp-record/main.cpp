@@ -6,6 +6,7 @@
 // folded on another machine:
 //
 //   gp-record -d 30 -o host.gpa        # on the production host (root)
+//   gp-record -- ./prog args           # one command and what it starts, into gp.gpa
 //   gp-symbolize host.gpa | gp-fold    # anywhere
 //
 // User stacks of code built without frame pointers are unwound in the kernel with tables compiled
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   gp::record_tool::RecordArgs args;
   auto app = gp::cli::make_app(
       "gp-record", "Sample CPU stacks of the whole system (eBPF) into a gp archive.",
+      "  gp-record -F 999 -- ./prog --its-args # prog and what it starts -> gp.gpa,\n"
+      "                                          # exits with its status\n"
       "  gp-record -d 30 -o host.gpa           # 30 s, all CPUs, 11 Hz\n"
       "  gp-record -F 99 -p 1234 -d 10 > app.gpa\n"
       "  gp-record -c -d 60 --output-dir /var/lib/gp --rotating-output\n"

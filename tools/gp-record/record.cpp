@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -20,6 +22,8 @@
 #include "gp/cli/tool.h"
 #include "gp/proc/process.h"
 #include "gp/record/assembler.h"
+#include "gp/record/command.h"
+#include "gp/record/summary.h"
 #include "gp/record/target_watch.h"
 #include "gp/util/version.h"
 #include "sampler.h"
@@ -32,15 +36,18 @@ using Clock = std::chrono::steady_clock;
 using gp::cli::kExitFailure;
 using gp::cli::kExitOk;
 using gp::cli::kExitUsage;
+// A command that cannot be started, as shells report it.
+constexpr int kExitCannotRun = 127;
 
 volatile sig_atomic_t g_signals = 0;
 // SIGUSR2: end the current session now (as perf's --switch-output=signal); with -c the next one
 // starts at once, with the same sampler, so no sample falls between the two.
 volatile sig_atomic_t g_switch = 0;
 
-// First SIGINT/SIGTERM: finish the session normally. Second: die by the signal (the archive
-// keeps every chunk flushed so far).
-void on_signal(int sig) {
+// First SIGINT/SIGTERM: finish the session normally (with a command: pass it on, and finish when
+// the command exits). Second: die by the signal (the archive keeps every chunk flushed so far).
+void on_signal(int sig, siginfo_t* info, void*) {
+  record::forward_to_command(sig, info);
   g_signals = g_signals + 1;
   if (g_signals >= 2) {
     signal(sig, SIG_DFL);
@@ -52,10 +59,12 @@ void on_switch(int) { g_switch = 1; }
 
 void install_signal_handlers() {
   struct sigaction sa {};
-  sa.sa_handler = on_signal;  // no SA_RESTART: poll() returns at once
+  sa.sa_sigaction = on_signal;  // no SA_RESTART: poll() returns at once
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_flags = 0;
   sa.sa_handler = on_switch;
   sigaction(SIGUSR2, &sa, nullptr);
 }
@@ -158,12 +167,20 @@ struct Totals {
   uint64_t sessions = 0;
 };
 
+// What a session ends with besides its duration: the -p/-t targets' exit (looked for in /proc
+// four times a second: cheaper than waking the sampler), or the command's (a waitpid).
+struct Targets {
+  std::function<bool()> alive;
+  std::chrono::milliseconds every{250};
+  bool signals_end = true;  // false with a command: a signal is passed on; its exit ends
+};
+
 // One recording session, written to `out` until `deadline` or a signal.
 class SessionRecorder {
  public:
   SessionRecorder(const RecordArgs& args, double flush_interval, Sampler& sampler,
                   record::SessionAssembler& assembler, HostCaptures& captures, Totals& totals,
-                  const record::TargetWatch* targets)
+                  const Targets* targets)
       : args_(args),
         flush_interval_(flush_interval),
         shows_progress_(!args.common.quiet && gp::cli::is_terminal(STDERR_FILENO)),
@@ -200,11 +217,12 @@ class SessionRecorder {
   record::SessionAssembler& assembler_;
   HostCaptures& captures_;
   Totals& totals_;
-  const record::TargetWatch* targets_;  // null: the session does not end with its targets
+  const Targets* targets_;  // null: the session does not end with its targets
   bool targets_exited_ = false;
   model::Session session_;
   uint64_t session_samples_ = 0;
   bool progress_shown_ = false;
+  Clock::time_point deadline_ = Clock::time_point::max();
   EventSink on_event_ = [this](const ProcessEvent& e) { on_process_event(e); };
 };
 
@@ -256,8 +274,11 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 void SessionRecorder::progress(Clock::time_point start, bool final) {
   if (!shows_progress_) return;
   double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  std::fprintf(stderr, "\r%s: %.0fs, %llu samples, %llu processes%s", gp::cli::program().c_str(),
-               elapsed, static_cast<unsigned long long>(session_samples_),
+  char of[32] = "";  // "of 30s" when the session has a duration
+  if (deadline_ != Clock::time_point::max())
+    std::snprintf(of, sizeof of, " of %.0fs", std::chrono::duration<double>(deadline_ - start).count());
+  std::fprintf(stderr, "\r%s: %.0fs%s, %llu samples, %llu processes%s", gp::cli::program().c_str(),
+               elapsed, of, static_cast<unsigned long long>(session_samples_),
                static_cast<unsigned long long>(assembler_.sampled_process_count()),
                final ? "\n" : "\033[K");
   progress_shown_ = !final;
@@ -281,6 +302,7 @@ void SessionRecorder::report_counters() {
 int SessionRecorder::record(archive::OutputStream& out, model::Header header,
                             Clock::time_point deadline) {
   session_.header = std::move(header);
+  deadline_ = deadline;
   assembler_.begin_session(session_);
   captures_.begin_session();
   archive::Writer writer(out, archive::WriterOptions{512u << 10, "gp-record", kVersion});
@@ -303,9 +325,9 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
   // On a terminal the progress line moves every second, between flushes too (with the samples
   // drained so far); elsewhere the recorder never wakes for it.
   auto next_tick = shows_progress_ ? start + one_second : Clock::time_point::max();
-  // Targets are looked for four times a second: /proc reads, cheaper than waking the sampler.
-  const auto target_check =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::milliseconds(250));
+  const auto target_check = std::chrono::duration_cast<Clock::duration>(
+      targets_ ? targets_->every : std::chrono::milliseconds(250));
+  const bool signals_end = targets_ == nullptr || targets_->signals_end;
   auto next_target_check = targets_ ? start + target_check : Clock::time_point::max();
   // The stop signals are blocked from the check of g_signals until the wait, which unblocks
   // them: one that comes in between ends the wait at once. The recorder wakes only for a flush,
@@ -319,7 +341,8 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
   sigdelset(&wait_mask, SIGUSR2);
   for (;;) {
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
-    if (g_signals != 0 || g_switch != 0 || targets_exited_ || Clock::now() >= deadline) {
+    if ((g_signals != 0 && signals_end) || g_switch != 0 || targets_exited_ ||
+        Clock::now() >= deadline) {
       pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
       break;
     }
@@ -341,7 +364,7 @@ int SessionRecorder::record(archive::OutputStream& out, model::Header header,
             .count());
     const auto now = Clock::now();
     if (now >= next_target_check) {
-      targets_exited_ = !targets_->any_alive();
+      targets_exited_ = !targets_->alive();
       next_target_check = now + target_check;
     }
     if (early_drains && assembler_.snapshots() != snapshots_before)
@@ -476,9 +499,57 @@ int check_output(const RecordArgs& args) {
   return kExitOk;
 }
 
+// `gp-record -- COMMAND`: what a command cannot be combined with, and the archive it defaults to.
+int check_command_args(RecordArgs& args) {
+  if (args.command.empty()) return kExitOk;
+  if (!args.pids.empty() || !args.tids.empty() || !args.cgroup.empty() || args.continuous) {
+    gp::cli::error("a command cannot be combined with -p, -t, --cgroup or -c");
+    return kExitUsage;
+  }
+  if (args.output == "-") {
+    gp::cli::error("with a command the archive cannot go to standard output: it is the command's");
+    gp::cli::hint("use -o FILE (default: " + std::string(kCommandOutput) + ")");
+    return kExitUsage;
+  }
+  if (args.output.empty()) args.output = kCommandOutput;
+  return kExitOk;
+}
+
+// Starts the command held before exec and points the recording at its cgroup (at its pid alone
+// when no cgroup can be made).
+Result<record::RecordedCommand> start_command(RecordArgs& args) {
+  auto command = record::RecordedCommand::start(args.command);
+  if (!command) return command.error();
+  if (!command->cgroup().empty()) {
+    args.cgroup = command->cgroup();
+  } else {
+    args.pids = {command->pid()};
+    gp::cli::warning("only the command's own process is recorded, not the processes it starts (" +
+                     command->no_cgroup_reason() + ")");
+  }
+  return command;
+}
+
+// After a recording to a file on a terminal: the hottest functions.
+void show_top_functions(const RecordArgs& args, const std::string& path) {
+  if (args.common.quiet || !args.output_dir.empty() || path == "-" ||
+      !gp::cli::is_terminal(STDERR_FILENO))
+    return;
+  std::ostringstream table;
+  if (auto st = record::write_top_functions(path, 10, table); !st) {
+    gp::cli::warning("no summary: " + st.error().message);
+    return;
+  }
+  if (!table.str().empty())
+    std::cerr << "\nhottest functions (gp-symbolize " << path << " | gp-fold --top 10):\n"
+              << table.str() << std::flush;
+}
+
 }  // namespace
 
-int run(const RecordArgs& args, const std::vector<std::string>& argv) {
+int run(const RecordArgs& args_in, const std::vector<std::string>& argv) {
+  RecordArgs args = args_in;
+  if (int st = check_command_args(args); st != kExitOk) return st;
   auto config = make_config(args);
   if (!config) {
     gp::cli::error(config.error().message);
@@ -487,6 +558,22 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   if (int st = check_targets(args); st != kExitOk) return st;
   if (int st = check_output(args); st != kExitOk) return st;
   install_signal_handlers();
+  // The command waits before its exec until the sampler is attached.
+  std::optional<record::RecordedCommand> command;
+  if (!args.command.empty()) {
+    auto started = start_command(args);
+    if (!started) {
+      gp::cli::error(started.error().message);
+      return kExitCannotRun;
+    }
+    command.emplace(std::move(*started));
+    config = make_config(args);  // its cgroup or pid
+    if (!config) {
+      gp::cli::error(config.error().message);
+      return kExitFailure;
+    }
+    config->before_sampling = nullptr;  // the held process is gp-record's image, not the command's
+  }
   model::HostInfo host = proc::host_info();
   // The sampler first: a run that cannot sample leaves no empty output file behind (nor
   // truncates the one it would have replaced).
@@ -496,6 +583,12 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     gp::cli::error(sampler.error().message);
     if (!hint.empty()) gp::cli::hint(hint);
     return kExitFailure;
+  }
+  if (command) {
+    if (auto st = command->release(); !st) {
+      gp::cli::error(st.error().message);
+      return kExitCannotRun;
+    }
   }
   Output output(args, host.hostname);
   auto first_out = output.next();  // an unwritable output fails before the first drain
@@ -516,12 +609,17 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   Totals totals;
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
   // As perf record -p: a recording of given processes or threads ends once all have exited. A
-  // continuous one goes on (its controller decides; gp-profile keeps it across sessions).
-  std::optional<record::TargetWatch> targets;
-  if (!args.continuous && (!args.pids.empty() || !args.tids.empty())) {
+  // continuous one goes on (its controller decides; gp-profile keeps it across sessions). A
+  // command's ends when it exits.
+  std::optional<record::TargetWatch> watch;
+  std::optional<Targets> targets;
+  if (command) {
+    targets.emplace(Targets{[&] { return !command->exited(); }, std::chrono::milliseconds(50), false});
+  } else if (!args.continuous && (!args.pids.empty() || !args.tids.empty())) {
     std::vector<int32_t> ids = args.pids;
     ids.insert(ids.end(), args.tids.begin(), args.tids.end());
-    targets.emplace(ids);
+    watch.emplace(ids);
+    targets.emplace(Targets{[&] { return watch->any_alive(); }});
   }
   bool first = true;
   do {
@@ -539,7 +637,7 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
     int st = recorder.record(**out, make_header(args, argv, host, (*sampler)->name(), duration),
                              deadline);
     if (st != kExitOk) return st;
-    if (recorder.targets_exited())
+    if (recorder.targets_exited() && !command)
       gp::cli::info(0, "every process and thread given with -p/-t has exited: recording ended");
     if (auto fin = output.finish_session(); !fin) {
       gp::cli::error(fin.error().message);
@@ -549,9 +647,14 @@ int run(const RecordArgs& args, const std::vector<std::string>& argv) {
   gp::cli::info(0, "recorded " + std::to_string(totals.samples) + " samples in " +
                        std::to_string(totals.sessions) +
                        (totals.sessions == 1 ? " session" : " sessions") + " (" +
-                       (*sampler)->name() + " sampler)");
+                       (*sampler)->name() + " sampler)" +
+                       (output.last_name() != "-" ? " to " + output.last_name() : ""));
   if ((*sampler)->unwinder() != nullptr) gp::cli::info(0, unwind_summary((*sampler)->counters()));
-  return kExitOk;
+  show_top_functions(args, output.last_name());
+  if (!command) return kExitOk;
+  // -d ended the recording: the command still runs, and gp-record still exits with its status.
+  command->wait();
+  return command->exit_code();
 }
 
 }  // namespace gp::record_tool

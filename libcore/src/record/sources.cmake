@@ -6,3 +6,7 @@ target_sources(gp_core PRIVATE
 )
 # Samples whose user stack the BPF sampler copied before their tables: unwound in user space.
 target_sources(gp_core PRIVATE src/record/deferred_stacks.cpp)
+# The command of `gp-record -- COMMAND`: started held, in a cgroup of its own.
+target_sources(gp_core PRIVATE src/record/command.cpp)
+# The hottest functions of a recording, for the terminal.
+target_sources(gp_core PRIVATE src/record/summary.cpp)

@@ -52,6 +52,8 @@ struct Prepared {
   char* const* argv = nullptr;
   char* const* envp = nullptr;
   int stream_fd[3] = {-1, -1, -1};  // pipe write ends / caller fds, by stream
+  int hold = -1;                     // the release pipe's read end (SpawnOptions::hold)
+  int hold_write = -1;               // and its write end, which the child closes
   pid_t parent = 0;
 };
 
@@ -63,6 +65,15 @@ struct Prepared {
     const int moved = ::fcntl(report, F_DUPFD_CLOEXEC, 3);
     if (moved < 0) ::_exit(127);
     report = moved;
+  }
+  // The release pipe's read end too; its write end is the parent's alone (EOF: give up).
+  int hold = p.hold;
+  if (hold >= 0) {
+    ::close(p.hold_write);
+    if (hold <= 2) {
+      hold = ::fcntl(hold, F_DUPFD_CLOEXEC, 3);
+      if (hold < 0) ::_exit(127);
+    }
   }
   auto fail = [&report](int stage) {
     int msg[2] = {stage, errno};
@@ -113,6 +124,13 @@ struct Prepared {
   }
   for (int i = 0; i < 3; ++i) {
     if (source[i] >= 0 && ::dup2(source[i], i) < 0) fail(kRedirect);
+  }
+  if (hold >= 0) {  // released by one byte; the parent's end closed without it: give up
+    char go = 0;
+    ssize_t n;
+    do n = ::read(hold, &go, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) ::_exit(127);
   }
   // No other descriptor reaches the program (the report pipe closes itself at exec).
   if (report > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(report - 1), 0u);
@@ -312,18 +330,36 @@ Result<Child> spawn(const SpawnOptions& o) {
     close_all();
     return make_error(std::string("pipe: ") + std::strerror(e));
   }
+  int hold[2] = {-1, -1};
+  if (o.hold && ::pipe2(hold, O_CLOEXEC) != 0) {
+    int e = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    close_all();
+    return make_error(std::string("pipe: ") + std::strerror(e));
+  }
+  p.hold = hold[0];
+  p.hold_write = hold[1];
   child.pid = ::fork();
   if (child.pid == 0) exec_child(p, report[1]);
   const int fork_errno = errno;
   ::close(report[1]);
+  if (o.hold) ::close(hold[0]);
   for (int& fd : write_end) close_fd(fd);
   if (child.pid < 0) {
     ::close(report[0]);
+    if (o.hold) ::close(hold[1]);
     close_all();
     return make_error(std::string("fork: ") + std::strerror(fork_errno));
   }
   // Also from the parent, so that kill(-pid) works at once (fails harmlessly after exec).
   if (o.new_process_group) ::setpgid(child.pid, child.pid);
+  if (o.hold) {
+    child.release = hold[1];
+    child.report = report[0];
+    child.program = program;
+    return child;
+  }
   int msg[2];
   ssize_t n;
   do n = ::read(report[0], msg, sizeof msg);
@@ -335,6 +371,27 @@ Result<Child> spawn(const SpawnOptions& o) {
   }
   close_all();
   return make_error(start_error(o, program, msg[0], msg[1]));
+}
+
+Status release(Child& child) {
+  if (child.release < 0 || child.report < 0) return make_error("the child is not held");
+  const char go = 1;
+  ssize_t n;
+  do n = ::write(child.release, &go, 1);
+  while (n < 0 && errno == EINTR);
+  close_fd(child.release);
+  int msg[2];
+  do n = ::read(child.report, msg, sizeof msg);
+  while (n < 0 && errno == EINTR);
+  close_fd(child.report);
+  if (n != static_cast<ssize_t>(sizeof msg)) return ok_status();  // exec succeeded
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  close_fd(child.out);
+  close_fd(child.err);
+  return make_error(msg[0] == kExec ? "cannot run '" + child.program + "': " + std::strerror(msg[1])
+                                    : "cannot start '" + child.program + "': " + std::strerror(msg[1]));
 }
 
 ExitStatus ExitStatus::from_wait_status(int status) {

@@ -54,6 +54,9 @@ struct SpawnOptions {
   int parent_death_signal = 0;       // PR_SET_PDEATHSIG (tied to the calling thread); 0 = none
   uint64_t address_space_bytes = 0;  // RLIMIT_AS; 0 = no limit
   uint64_t cpu_seconds = 0;          // RLIMIT_CPU; 0 = no limit
+  // The child stops just before exec until release() (a recorder attaches to it first, or moves
+  // it into a cgroup): spawn() then returns without knowing whether exec will succeed.
+  bool hold = false;
 };
 
 // A started child. out/err are the read ends of Stdio::pipe() streams (else -1); whoever holds
@@ -62,9 +65,17 @@ struct Child {
   pid_t pid = -1;
   int out = -1;
   int err = -1;
+  // A held child (SpawnOptions::hold): the pipes release() writes and reads, and the program.
+  int release = -1;
+  int report = -1;
+  std::string program;
 };
 
 Result<Child> spawn(const SpawnOptions& options);
+
+// Lets a held child exec. An Error (and the child reaped) when exec failed; closing `release`
+// without calling it makes the child exit with status 127 instead.
+Status release(Child& child);
 
 // The absolute path of `name` on PATH (or `name` itself when it contains '/' and is
 // executable); empty when not found.
