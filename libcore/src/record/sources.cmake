@@ -6,3 +6,5 @@ target_sources(gp_core PRIVATE
 )
 # Samples whose user stack the BPF sampler copied before their tables: unwound in user space.
 target_sources(gp_core PRIVATE src/record/deferred_stacks.cpp)
+# Python frames the BPF program recorded in native stacks: split, spliced and named.
+target_sources(gp_core PRIVATE src/record/python_frames.cpp)
