@@ -80,7 +80,8 @@ python_percent() {
   # bats test_tags=root,bpf
   require_root_bpf
   record_python reader
-  assert_line --regexp ';gpyext_work\.reader_py_func \([^;]*\)_\[p\];([^;]+_\[pn\];)+([^;]+_\[k\];)*do_syscall_64_\[k\];'
+  # Native frames (glibc's read inlined into its wrapper: _[i]), then the system call.
+  assert_line --regexp ';gpyext_work\.reader_py_func \([^;]*\)_\[p\];([^;]+_\[(pn|i)\];)+([^;]+_\[k\];)*do_syscall_64_\[k\];'
   # The thread starts at clone3, with the threading module's frames above it.
   assert_line --regexp '^python3;clone3_\[pn\];.*;threading\.Thread\._bootstrap \([^;]*\)_\[p\];.*reader_py_func'
 }
