@@ -126,3 +126,19 @@ python_percent() {
   assert_line --regexp '^sh;'
   refute_output --partial '_[p'
 }
+
+@test "gp-profile --python-mode pyperf gives PyPerf stacks from gp-record" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-profile
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 120 ext &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  cd "$OUT"
+  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$pid" \
+    --python-mode pyperf --no-flamegraph -vv
+  [[ "$stderr" == *"--python-frames"* ]] || fail "gp-record ran without --python-frames: $stderr"
+  # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
+  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
+    fail "$(head -c 2000 out/last_profile.col)"
+}
