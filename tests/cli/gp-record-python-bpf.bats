@@ -3,7 +3,8 @@
 # stacks, as gProfiler's PyPerf shows them (Python frames _[p], native frames of the Python
 # process _[pn], kernel frames _[k]). Records Debian's python3 running a script and a C extension
 # built here against python3-dev, and checks what a user sees after `gp-symbolize | gp-fold`.
-# Recording tests need root with BPF and BTF (tagged root,bpf); every recorder runs under
+# CPython 3.9 and 3.13 run in Debian roots (scripts/debian-root.sh) as containers. Recording
+# tests need root with BPF and BTF (tagged root,bpf); every recorder runs under
 # `timeout`.
 # bats file_tags=gp-record
 
@@ -20,6 +21,9 @@ setup_file() {
     -o "$PYFIX/gpyext$(/usr/bin/python3-config --extension-suffix)" "$src/gpyext.c"
   cp "$src/gpyext_work.py" "$PYFIX/"
   chmod 755 "$PYFIX" "$PYFIX"/*
+  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables) and 3.13
+  # (offsets published in _Py_DebugOffsets).
+  make_roots "bullseye python3.9" "trixie python3.13"
 }
 
 teardown_file() {
@@ -29,10 +33,35 @@ teardown_file() {
 setup() {
   OUT="$BATS_TEST_TMPDIR"
   WORKLOADS=()
+  CONTAINERS=()
+  ROOT_DIRS=()
 }
 
 teardown() {
   kill_workloads
+  local c
+  for c in "${CONTAINERS[@]}"; do end_container "" "$c"; done
+  rm -rf "${ROOT_DIRS[@]}"
+}
+
+# start_in_root SUITE PYTHON: the class workload under the SUITE root's PYTHON in its own mount
+# and pid namespaces (a container); prints its host pid.
+start_in_root() {
+  local root dir pid
+  root=$(root_of "$1")
+  dir=$(mktemp -d "$root/tmp/gp-pyframes-XXXXXX")
+  ROOT_DIRS+=("$dir")
+  cp "$GP_SOURCE_DIR/tests/fixtures/src/gpyext_work.py" "$dir/"
+  unshare --mount --pid --fork chroot "$root" "$2" "${dir#"$root"}/gpyext_work.py" 60 class \
+    >/dev/null 2>&1 &
+  CONTAINERS+=($!)
+  for _ in $(seq 100); do
+    pid=$(cat "/proc/$!/task/$!/children" 2>/dev/null)
+    [ -z "$pid" ] || break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || fail "$2 did not start in the $1 root"
+  echo "${pid%% *}"
 }
 
 # Runs the workload $1 of gpyext_work.py in the background, records it by pid for 2 s
@@ -141,4 +170,22 @@ python_percent() {
   # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
   grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
     fail "$(head -c 2000 out/last_profile.col)"
+}
+
+@test "CPython 3.9 and 3.13 in containers get their Python frames too" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local p9 p13
+  start_in_root bullseye /usr/bin/python3.9 >"$OUT/p9"
+  start_in_root trixie /usr/bin/python3.13 >"$OUT/p13"
+  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13")
+  WORKLOADS+=("$p9" "$p13")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13" --python-frames -o "$OUT/rec.gpa" \
+    2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  # 3.9's code objects have no qualified name: the method alone.
+  assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
 }
