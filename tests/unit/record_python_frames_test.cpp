@@ -63,7 +63,7 @@ TEST(PythonFrames, EachLoopIsFollowedByItsFramesRootFirst) {
       {0x1, 0, true, false}, {0x2, 0, true, true}, {0x3, 0, true, true}};
   auto spliced = gp::record::splice_python_frames(native, frames, eval);
   ASSERT_TRUE(spliced);
-  std::vector<SplicedFrame> want = {{false, 0}, {true, 0}, {true, 1}, {false, 1},
+  std::vector<SplicedFrame> want = {{false, 0}, {true, 0}, {true, 1},  {false, 1},
                                     {false, 2}, {true, 2}, {false, 3}, {false, 4}};
   EXPECT_EQ(*spliced, want);
 }

@@ -20,8 +20,8 @@
 #include "gp/record/deferred_stacks.h"
 #include "gp/record/stack_copies.h"
 #include "perf_events.h"
-#include "python_maps.h"
 #include "profile.skel.h"
+#include "python_maps.h"
 #include "sampler.h"
 #include "unwind_announcer.h"
 #include "unwind_maps.h"
@@ -142,9 +142,7 @@ class BpfSampler final : public Sampler {
   void stop() override { disable_events(perf_fds_); }
   std::vector<model::Counter> counters() override;
   Unwinder* unwinder() override { return unwinder_.get(); }
-  record::PythonProcesses* python() override {
-    return python_ ? &python_->processes() : nullptr;
-  }
+  record::PythonProcesses* python() override { return python_ ? &python_->processes() : nullptr; }
 
  private:
   Status configure_and_load(std::string* hint);

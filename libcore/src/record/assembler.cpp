@@ -238,8 +238,7 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 }
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
-                                         bool is_return, FrameFacts& facts,
-                                         model::FrameKind kind) {
+                                         bool is_return, FrameFacts& facts, model::FrameKind kind) {
   // The cache holds native frames only: a Python process's are interned by the builder.
   auto known = is_return && kind == model::FrameKind::native ? p.return_locations.find(ip)
                                                              : p.return_locations.end();
@@ -341,8 +340,8 @@ std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const 
     const PyStackParts parts = split_python_frames(user);
     const std::span<const uint64_t> native = user.first(parts.native);
     if (!python_user_frames(p, sample.pid, parts, native, ids, facts)) {
-      const auto kind = python_->walked(sample.pid) ? model::FrameKind::python_native
-                                                    : model::FrameKind::native;
+      const auto kind =
+          python_->walked(sample.pid) ? model::FrameKind::python_native : model::FrameKind::native;
       for (size_t i = 0; i < native.size(); ++i)
         ids.push_back(user_location(p, sample.pid, native[i], i > 0, facts, kind));
     }
@@ -357,8 +356,7 @@ std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const 
   return stack_id;
 }
 
-bool SessionAssembler::python_user_frames(TrackedProcess& p, int32_t pid,
-                                          const PyStackParts& parts,
+bool SessionAssembler::python_user_frames(TrackedProcess& p, int32_t pid, const PyStackParts& parts,
                                           std::span<const uint64_t> native,
                                           std::vector<uint64_t>& ids, FrameFacts& facts) {
   if (parts.frames.empty() || !python_->walked(pid)) return false;

@@ -39,15 +39,15 @@ constexpr uint64_t kPyCodeMask = (1ULL << kPyOffsetShift) - 1;
 
 // One Python frame as the BPF program recorded it.
 struct PyFrameRef {
-  uint64_t code = 0;         // PyCodeObject address in the process
-  uint32_t offset = 0;       // instruction offset in code units (2 bytes)
+  uint64_t code = 0;    // PyCodeObject address in the process
+  uint32_t offset = 0;  // instruction offset in code units (2 bytes)
   bool offset_known = false;
   bool entry = false;  // the outermost frame of its evaluation loop call
   bool operator==(const PyFrameRef&) const = default;
 };
 
 struct PyStackParts {
-  size_t native = 0;  // the native frames: ips[0, native)
+  size_t native = 0;               // the native frames: ips[0, native)
   std::vector<PyFrameRef> frames;  // leaf first; empty when the stack has no marker
   bool cut = false;                // the chain went on past what was recorded
   bool read_failed = false;        // a frame could not be read

@@ -32,8 +32,8 @@ Result<InterpreterInfo> locate_interpreter(pid_t pid, RemoteMemory& memory,
   if (!maps) return maps.error();
   const remote::MapsEntry* m = pick_interpreter_mapping(*maps);
   if (m == nullptr) return make_error("no python executable or libpython is mapped");
-  auto syms =
-      remote::mapped_symbols(pid, *m, {"_PyRuntime", "PyCode_Type", "Py_Version", "_PyEval_EvalFrameDefault"}, proc_root);
+  auto syms = remote::mapped_symbols(
+      pid, *m, {"_PyRuntime", "PyCode_Type", "Py_Version", "_PyEval_EvalFrameDefault"}, proc_root);
   if (!syms) return syms.error();
   auto runtime = syms->address("_PyRuntime");
   if (!runtime) {

@@ -63,7 +63,7 @@ struct PyLayout {
   uint32_t iframe_owner = 0;   // char
   std::optional<uint32_t> iframe_is_entry;  // 3.11: bool, set on the frame an evaluation loop call
                                             // starts with
-  uint32_t iframe_size = 0;    // bytes to read for one frame
+  uint32_t iframe_size = 0;                 // bytes to read for one frame
   // PyCodeObject
   uint32_t code_name = 0;
   std::optional<uint32_t> code_qualname;  // 3.11+
