@@ -164,8 +164,9 @@ python_percent() {
   local pid=$!
   WORKLOADS+=("$pid")
   cd "$OUT"
-  run -0 --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$pid" \
+  run --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$pid" \
     --python-mode pyperf --no-flamegraph -vv
+  [ "$status" -eq 0 ] || fail "gp-profile failed: $stderr"
   [[ "$stderr" == *"--python-frames"* ]] || fail "gp-record ran without --python-frames: $stderr"
   # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
   grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
