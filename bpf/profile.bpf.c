@@ -363,6 +363,8 @@ static __always_inline __u64 hash_end(struct stack_hash *h, struct gp_stack *st,
 	return h->key ? h->key : 1;
 }
 
+#include "python_walk.h"
+
 /* The state of a frame walk between steps (bpf_loop's context). */
 struct walk_ctx {
 	struct gp_walk_state *walk;
@@ -1335,6 +1337,8 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		key->user_error = GP_NO_STACK;
 	else
 		key->user_stack = user_stack(ctx, state, walk, key, loops, &copy);
+	if (loops && key->user_stack) /* Python frames after the native ones (python_walk.h) */
+		key->user_stack = python_frames(walk, key->pid, key->tid, key->user_stack);
 
 	count_on(state, GP_COUNTER_SAMPLES);
 	if (copy) {

@@ -294,4 +294,70 @@ struct gp_stack_copy {
 };
 #define GP_STACK_COPY_HEADER 80 /* offsetof(struct gp_stack_copy, bytes) */
 
+/*
+ * Python frames (--python-frames): for a CPython process user space names in `python_procs`, the
+ * BPF program walks the sampled thread's frame chain after its native stack and appends one
+ * entry per Python frame to the user stack, after a marker:
+ *   ips[n] = GP_PY_MARKER | flags | count   (n: the native frames; flags: GP_PY_CUT, ...)
+ *   ips[n + 1 + i] = GP_PY_FRAME | entry << 62 | offset << 47 | code   (i = 0: the leaf frame)
+ * code: the PyCodeObject's address (user addresses are below 2^47); offset: the instruction's
+ * offset in code units (2 bytes), GP_PY_OFFSET_UNKNOWN when unknown or too large; entry: the
+ * frame is the outermost one its evaluation loop call (_PyEval_EvalFrameDefault) runs. Code
+ * objects are named by user space (libcore/src/record/python_stacks.cpp).
+ */
+#define GP_PY_MARKER 0xfffe000000000000ULL
+#define GP_PY_MARKER_MASK 0xffff000000000000ULL
+#define GP_PY_CUT 0x100ULL	 /* the chain went on past the room left or GP_PY_MAX_FRAMES */
+#define GP_PY_READ_FAILED 0x200ULL /* a frame could not be read: the chain stops there */
+#define GP_PY_FRAME (1ULL << 63)
+#define GP_PY_ENTRY (1ULL << 62)
+#define GP_PY_OFFSET_SHIFT 47
+#define GP_PY_OFFSET_UNKNOWN 0x7fffULL
+#define GP_PY_CODE_MASK ((1ULL << GP_PY_OFFSET_SHIFT) - 1)
+#define GP_PY_MAX_FRAMES 96  /* frames read per sample at most */
+#define GP_PY_MAX_THREADS 64 /* thread states looked through to find the sampled thread's */
+#define GP_PY_FRAME_READ 128 /* bytes of a frame read at once: every field gp uses is inside */
+
+enum gp_py_model {
+	GP_PY_FRAME_OBJECT = 0, /* 3.8 - 3.10: PyFrameObject chain (f_back), f_lasti */
+	GP_PY_INTERPRETER_FRAME = 1, /* 3.11+: _PyInterpreterFrame chain, instruction pointer */
+};
+
+/* A value of `python_procs` (by pid): where CPython keeps what the walk reads, in bytes from
+ * the start of each struct (from _Py_DebugOffsets or gp's tables: runtime/python/python_layout.h). */
+struct gp_python_proc {
+	__u64 runtime;	     /* &_PyRuntime in the process */
+	__u64 code_tag_mask; /* low bits of a frame's code pointer that are tags (3.14+) */
+	__u32 model;	     /* enum gp_py_model */
+	__u32 interpreters_head; /* _PyRuntimeState.interpreters.head */
+	__u32 threads_head;	 /* PyInterpreterState.threads.head */
+	__u32 tstate_next;
+	__u32 tstate_thread_id; /* pthread_t: the thread's TLS base on x86-64 */
+	__u32 tstate_frame;	/* frame (3.8-3.10), cframe (3.11-3.12), current_frame (3.13+) */
+	__u32 cframe_frame;	/* 3.11-3.12: _PyCFrame.current_frame; GP_PY_NONE otherwise */
+	__u32 frame_previous;	/* f_back or previous */
+	__u32 frame_code;	/* f_code or f_executable */
+	__u32 frame_instr;	/* f_lasti (int) or prev_instr / instr_ptr */
+	__u32 frame_owner;	/* 3.12+: owner (char); GP_PY_NONE before */
+	__u32 frame_is_entry;	/* 3.11: is_entry (char); GP_PY_NONE otherwise */
+	__u32 code_adaptive;	/* 3.11+: PyCodeObject.co_code_adaptive */
+	__u32 lasti_bytes;	/* 3.8-3.9: f_lasti counts bytes (1), 3.10: code units (0) */
+	__u32 owner_shim;	/* owner values from this up are not Python code (entry shims) */
+	__u32 frame_read;	/* bytes of a frame that hold those fields (<= GP_PY_FRAME_READ) */
+};
+#define GP_PY_NONE 0xffffffffu
+
+/* Counters of the per-CPU `python_stats` array (summed by user space). */
+enum gp_py_counter {
+	GP_PY_SAMPLES = 0, /* samples of processes in python_procs */
+	GP_PY_WALKED,	   /* ...that got Python frames */
+	GP_PY_NO_THREAD,   /* no thread state of the sampled thread (not a Python thread, or the
+			    * list was unreadable or longer than GP_PY_MAX_THREADS) */
+	GP_PY_NO_FRAME,	   /* the thread had no current frame */
+	GP_PY_NO_ROOM,	   /* the native stack left no room for a frame */
+	GP_PY_CUT_CHAINS,  /* chains cut (GP_PY_CUT) */
+	GP_PY_READ_ERRORS, /* chains stopped at an unreadable frame (GP_PY_READ_FAILED) */
+	GP_PY_COUNTER_MAX,
+};
+
 #endif /* GP_PROFILE_H */

@@ -138,6 +138,16 @@ TEST(ProfilePlan, PerfEventAndPeriodReachGpRecord) {
                   "auto"}));
 }
 
+// --python-mode pyperf: gp-record walks the Python frames (gp-runtime is told --no-python by the
+// runtime list).
+TEST(ProfilePlan, PythonFramesReachGpRecord) {
+  Options o = with_output();
+  o.duration_s = 5;
+  o.python_frames = true;
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args,
+            (Args{"-F", "11", "-d", "5", "-o", "s.gpa", "--unwind", "auto", "--python-frames"}));
+}
+
 // Continuous mode runs one gp-record for the whole run, as gProfiler runs perf: sessions in a
 // directory, each ended by SIGUSR2, and -d three sessions long as the safety net.
 TEST(ProfilePlan, ContinuousRecordKeepsTheSessionOptionsAndSwitchesBySignal) {

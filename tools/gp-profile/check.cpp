@@ -207,6 +207,20 @@ void set_runtimes(const Checked& k, Options& o) {
   }
 }
 
+// --python-mode pyperf: gProfiler's eBPF Python profiler. gp-record walks Python frames in its BPF
+// program (--python-frames) and gp-runtime leaves Python processes alone; without gp-record's BPF
+// sampler (no system recorder, --rootless) Python goes to gp-runtime's own choice (auto).
+void set_python_frames(const Checked& k, Options& o) {
+  for (size_t i = 0; i < o.runtimes.size() && i < k.args.runtimes.size(); ++i) {
+    auto& r = o.runtimes[i];
+    if (r.option != "python" || r.mode == "disabled" || k.args.runtimes[i].mode != "pyperf")
+      continue;
+    if (o.perf_mode == gp::profile::PerfMode::disabled || o.rootless) continue;
+    o.python_frames = true;
+    r.mode = "disabled";
+  }
+}
+
 std::vector<int> pids_of(const Checked& k) {
   std::vector<int> pids;
   for (const std::string& item : k.args.lists["pids"]) {
@@ -345,6 +359,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
     o.perf_mode = gp::profile::PerfMode::disabled;
     for (auto& r : o.runtimes) r.mode = "disabled";
   }
+  set_python_frames(k, o);
   o.pids = pids_of(k);
   o.application_identifiers = !k.flag("disable-application-identifiers");
   o.application_metadata = !k.flag("disable-application-metadata");

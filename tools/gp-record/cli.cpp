@@ -158,6 +158,10 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0u, 100000u));
+  app.add_flag("--python-frames", args.python_frames,
+               "CPython 3.8-3.13 processes: walk their Python frames with the native stack and "
+               "put each evaluation loop's frames next to it (gProfiler's PyPerf stacks: _[p] "
+               "Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+)");
   app.add_option("command", args.command,
                  "Run this command (after --, with its arguments) and record it and the "
                  "processes it starts until it exits; gp-record exits with its status")

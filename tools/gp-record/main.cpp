@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
       "  kill -USR2 $(pidof gp-record)          # with -c: end this session now\n"
       "  gp-record -d 5 | gp-symbolize | gp-fold > out.col\n"
       "  gp-record --unwind fp -d 10 -o fp.gpa  # frame pointers only (whole stacks\n"
-      "                                          # without them are the default)\n");
+      "                                          # without them are the default)\n"
+      "  gp-record --python-frames -p $(pidof python3) -d 10 -o py.gpa  # PyPerf-style stacks\n");
   gp::record_tool::add_cli(*app, args);
   std::vector<std::string> argv_copy(argv, argv + argc);
   return gp::cli::run(*app, argc, argv, [&] {

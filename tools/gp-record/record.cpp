@@ -95,6 +95,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind = args.unwind;
   c.unwind_memory_mib = args.unwind_memory;
   c.unwind_copies = args.unwind_copies;
+  c.python_frames = args.python_frames;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
   c.before_sampling = [pids = args.pids](Unwinder& unwinder) {
@@ -124,6 +125,28 @@ Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const Samp
   if (!perf && !privileged && hint->empty())
     *hint = "run as root for system-wide sampling, or use --pids of your own processes";
   return perf;
+}
+
+// The end-of-run line on Python frames (--python-frames): the share of Python processes' samples
+// that got them, and why the others did not.
+std::string python_summary(const std::vector<model::Counter>& counters) {
+  auto get = [&](const std::string& name) -> int64_t {
+    for (const auto& c : counters)
+      if (c.name == name) return c.value;
+    return 0;
+  };
+  const int64_t samples = get("python.samples"), walked = get("python.walked");
+  char share[32];
+  std::snprintf(
+      share, sizeof(share), "%.1f%%",
+      samples > 0 ? 100.0 * static_cast<double>(walked) / static_cast<double>(samples) : 0.0);
+  return "python frames: " + std::to_string(get("python.processes")) + " processes, " +
+         std::to_string(walked) + " of " + std::to_string(samples) + " samples (" + share +
+         ") with Python frames; without: " + std::to_string(get("python.no_thread")) +
+         " no thread state, " + std::to_string(get("python.no_frame")) + " no frame, " +
+         std::to_string(get("python.no_room")) + " no room; chains cut " +
+         std::to_string(get("python.cut")) + ", unreadable " +
+         std::to_string(get("python.read_errors"));
 }
 
 // The end-of-run line on user stacks unwound with tables: how many were whole, cut (and why),
@@ -261,6 +284,11 @@ void SessionRecorder::set_counters() {
                        static_cast<int64_t>(assembler_.follow_up_snapshots()));
   session_.set_counter("processes.forgotten", static_cast<int64_t>(assembler_.forgotten()));
   session_.set_counter("interning.restarts", static_cast<int64_t>(assembler_.interning_restarts()));
+  if (sampler_.python() != nullptr) {
+    const auto& py = assembler_.python_stats();
+    session_.set_counter("python.stacks.spliced", static_cast<int64_t>(py.spliced));
+    session_.set_counter("python.stacks.unspliced", static_cast<int64_t>(py.unspliced));
+  }
 }
 
 // What was written is not kept: memory follows what live processes use, not the session's length.
@@ -605,6 +633,7 @@ int run(const RecordArgs& args_in, const std::vector<std::string>& argv) {
   record::PerfMapTails perf_maps;
   LiveProcessSource source(args.redact_cmdline, perf_maps, (*sampler)->unwinder());
   record::SessionAssembler assembler(source, host.kernel_build_id);
+  assembler.set_python((*sampler)->python());
   HostCaptures captures(perf_maps);
   Totals totals;
   double duration = args.duration > 0 ? args.duration : (args.continuous ? 60.0 : 0.0);
@@ -650,6 +679,7 @@ int run(const RecordArgs& args_in, const std::vector<std::string>& argv) {
                        (*sampler)->name() + " sampler)" +
                        (output.last_name() != "-" ? " to " + output.last_name() : ""));
   if ((*sampler)->unwinder() != nullptr) gp::cli::info(0, unwind_summary((*sampler)->counters()));
+  if ((*sampler)->python() != nullptr) gp::cli::info(0, python_summary((*sampler)->counters()));
   show_top_functions(args, output.last_name());
   if (!command) return kExitOk;
   // -d ended the recording: the command still runs, and gp-record still exits with its status.

@@ -14,6 +14,7 @@
 
 #include "gp/model/session.h"
 #include "gp/record/assembler.h"
+#include "gp/record/python_frames.h"
 #include "gp/util/result.h"
 
 namespace gp::record_tool {
@@ -38,6 +39,7 @@ struct SamplerConfig {
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
   uint32_t unwind_copies = 1000;      // --unwind-copies
+  bool python_frames = false;         // --python-frames
   int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.
@@ -93,6 +95,9 @@ class Sampler {
   virtual std::vector<model::Counter> counters() = 0;
   // The unwind tables, when this sampler unwinds with them; nullptr otherwise.
   virtual Unwinder* unwinder() { return nullptr; }
+  // The CPython processes whose frames are walked (--python-frames with the BPF sampler);
+  // nullptr otherwise.
+  virtual record::PythonProcesses* python() { return nullptr; }
 };
 
 // perf_event_attr type/config of an --event name; false when the name is unknown.

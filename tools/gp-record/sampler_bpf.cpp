@@ -21,6 +21,7 @@
 #include "gp/record/stack_copies.h"
 #include "perf_events.h"
 #include "profile.skel.h"
+#include "python_maps.h"
 #include "sampler.h"
 #include "unwind_announcer.h"
 #include "unwind_maps.h"
@@ -141,6 +142,7 @@ class BpfSampler final : public Sampler {
   void stop() override { disable_events(perf_fds_); }
   std::vector<model::Counter> counters() override;
   Unwinder* unwinder() override { return unwinder_.get(); }
+  record::PythonProcesses* python() override { return python_ ? &python_->processes() : nullptr; }
 
  private:
   Status configure_and_load(std::string* hint);
@@ -192,6 +194,7 @@ class BpfSampler final : public Sampler {
   std::unique_ptr<record::DeferredStacks> deferred_;  // copies of stacks before tables
   std::unique_ptr<BpfUnwinder> unwinder_;             // after deferred_: it calls it
   std::unique_ptr<UnwindAnnouncer> announcer_;        // after unwinder_: stopped before it goes
+  std::unique_ptr<PythonMaps> python_;                // --python-frames
 };
 
 Status BpfSampler::configure_and_load(std::string* hint) {
@@ -247,6 +250,14 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_map_flags(skel_->maps.unwind_rows, 0);
     bpf_map__set_map_flags(skel_->maps.unwind_pages, 0);
     bpf_map__set_max_entries(skel_->maps.unwind_cache, 1);
+  }
+  // Python frames are walked after the native stack, by gp's own walk (bpf_loop).
+  ro->python_frames_on = config_.python_frames && slot_handshake_;
+  if (ro->python_frames_on) {
+    bpf_map__set_max_entries(skel_->maps.python_procs, 4096);
+    bpf_map__set_max_entries(skel_->maps.python_threads, 16384);
+  } else if (config_.python_frames) {
+    gp::cli::warning("--python-frames: this kernel has no bpf_loop (Linux 5.17): no Python frames");
   }
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
@@ -397,6 +408,10 @@ Status BpfSampler::open(std::string* hint) {
     if (!announcer) return announcer.error();
     announcer_ = std::move(*announcer);
   }
+  if (skel_->rodata->python_frames_on) {
+    python_ = std::make_unique<PythonMaps>(skel_->maps.python_procs, skel_->maps.python_stats);
+    for (int32_t pid : config_.pids) python_->announced(pid);  // walked from their first sample
+  }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
   // New stacks wake no one: every consume of the events (and every drain) takes them too.
@@ -413,9 +428,15 @@ Status BpfSampler::open(std::string* hint) {
 
 int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   auto* self = static_cast<BpfSampler*>(ctx);
-  if (size < sizeof(gp_event) || self->sink_ == nullptr) return 0;
+  if (size < sizeof(gp_event)) return 0;
   gp_event event;
   std::memcpy(&event, data, sizeof(event));
+  if (self->python_) {
+    const auto pid = static_cast<int32_t>(event.pid);
+    if (event.type == GP_EVENT_NEW_PROCESS) self->python_->announced(pid);
+    else self->python_->gone(pid);
+  }
+  if (self->sink_ == nullptr) return 0;
   (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC,
                               event.type == GP_EVENT_EXIT});
   return 0;
@@ -686,6 +707,8 @@ std::vector<model::Counter> BpfSampler::counters() {
     }
     for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
   }
+  if (python_)
+    for (auto& counter : python_->counters()) list.push_back(std::move(counter));
   return list;
 }
 

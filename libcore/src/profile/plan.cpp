@@ -100,6 +100,7 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
   c.args.insert(c.args.end(), {"--unwind", o.perf_mode == PerfMode::fp      ? "fp"
                                            : o.perf_mode == PerfMode::dwarf ? "dwarf"
                                                                             : "auto"});
+  if (o.python_frames) c.args.push_back("--python-frames");
   return c;
 }
 

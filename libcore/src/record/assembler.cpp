@@ -238,10 +238,13 @@ const model::Mapping* SessionAssembler::find_mapping(const std::vector<model::Ma
 }
 
 uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_t ip,
-                                         bool is_return, FrameFacts& facts) {
-  auto known = is_return ? p.return_locations.find(ip) : p.return_locations.end();
+                                         bool is_return, FrameFacts& facts, model::FrameKind kind) {
+  // The cache holds native frames only: a Python process's are interned by the builder.
+  auto known = is_return && kind == model::FrameKind::native ? p.return_locations.find(ip)
+                                                             : p.return_locations.end();
   const TrackedProcess::KnownLocation location =
-      known != p.return_locations.end() ? known->second : locate_user(p, pid, ip, is_return, facts);
+      known != p.return_locations.end() ? known->second
+                                        : locate_user(p, pid, ip, is_return, facts, kind);
   if (location.jit) {
     jit_candidates_.insert(pid);
     facts.jit = true;
@@ -251,7 +254,8 @@ uint64_t SessionAssembler::user_location(TrackedProcess& p, int32_t pid, uint64_
 
 TrackedProcess::KnownLocation SessionAssembler::locate_user(TrackedProcess& p, int32_t pid,
                                                             uint64_t ip, bool is_return,
-                                                            FrameFacts& facts) {
+                                                            FrameFacts& facts,
+                                                            model::FrameKind kind) {
   const model::Mapping* m = find_mapping(p.mappings, ip);
   // A return address is often frame-pointer garbage (code built without frame pointers), new
   // in every drain of a busy process: it re-reads the mappings less and less often while the
@@ -284,10 +288,11 @@ TrackedProcess::KnownLocation SessionAssembler::locate_user(TrackedProcess& p, i
   if (m == nullptr && !p.unmapped_ips.contains(ip)) facts.unchecked_unmapped = true;
   uint64_t mapping_id = m ? builder_->mapping(*m) : 0;
   const TrackedProcess::KnownLocation location{
-      builder_->address_location(mapping_id, ip, model::FrameKind::native, is_return),
+      builder_->address_location(mapping_id, ip, kind, is_return),
       m != nullptr && m->kind == model::MappingKind::anonymous};
   // Only mapped addresses: an unmapped one takes the re-read rules above every time.
-  if (m != nullptr && is_return) p.return_locations.emplace(ip, location);
+  if (m != nullptr && is_return && kind == model::FrameKind::native)
+    p.return_locations.emplace(ip, location);
   return location;
 }
 
@@ -327,8 +332,20 @@ std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const 
   // Leaf first, kernel frames before user frames (formats/archive.capnp, Stack).
   for (size_t i = 0; i < frames->kernel_ips.size(); ++i)
     ids.push_back(kernel_location(frames->kernel_ips[i], i > 0));
-  for (size_t i = 0; i < frames->user_ips.size(); ++i)
-    ids.push_back(user_location(p, sample.pid, frames->user_ips[i], i > 0, facts));
+  std::span<const uint64_t> user(frames->user_ips);
+  if (python_ == nullptr) {
+    for (size_t i = 0; i < user.size(); ++i)
+      ids.push_back(user_location(p, sample.pid, user[i], i > 0, facts));
+  } else {
+    const PyStackParts parts = split_python_frames(user);
+    const std::span<const uint64_t> native = user.first(parts.native);
+    if (!python_user_frames(p, sample.pid, parts, native, ids, facts)) {
+      const auto kind =
+          python_->walked(sample.pid) ? model::FrameKind::python_native : model::FrameKind::native;
+      for (size_t i = 0; i < native.size(); ++i)
+        ids.push_back(user_location(p, sample.pid, native[i], i > 0, facts, kind));
+    }
+  }
   uint64_t stack_id = builder_->stack(ids, frames->user_end);
   // A stack whose mappings changed while it was interned is looked at again. One whose unmapped
   // frames a re-read has looked for (frame-pointer garbage, mostly) is kept: a later change of the
@@ -337,6 +354,32 @@ std::optional<uint64_t> SessionAssembler::intern_stack(TrackedProcess& p, const 
     p.known_stacks.try_insert(sample.user_stack_key, second,
                               TrackedProcess::KnownStack{stack_id, facts.jit});
   return stack_id;
+}
+
+bool SessionAssembler::python_user_frames(TrackedProcess& p, int32_t pid, const PyStackParts& parts,
+                                          std::span<const uint64_t> native,
+                                          std::vector<uint64_t>& ids, FrameFacts& facts) {
+  if (parts.frames.empty() || !python_->walked(pid)) return false;
+  auto spliced = splice_python_frames(native, parts.frames, python_->eval_ranges(pid));
+  std::vector<PyFrameName> names(parts.frames.size());
+  for (size_t i = 0; spliced && i < parts.frames.size(); ++i)
+    if (!python_->name(pid, parts.frames[i], names[i])) spliced.reset();
+  if (!spliced) {
+    ++python_stats_.unspliced;
+    return false;
+  }
+  ++python_stats_.spliced;
+  for (const SplicedFrame& f : *spliced) {
+    if (!f.python) {
+      ids.push_back(user_location(p, pid, native[f.index], f.index > 0, facts,
+                                  model::FrameKind::python_native));
+      continue;
+    }
+    const PyFrameName& n = names[f.index];
+    const uint64_t function = builder_->function(n.name, n.file, n.first_line);
+    ids.push_back(builder_->symbolic_location(model::FrameKind::python, function, n.line));
+  }
+  return true;
 }
 
 void SessionAssembler::add(const RawSample& sample) {

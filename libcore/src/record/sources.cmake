@@ -10,3 +10,5 @@ target_sources(gp_core PRIVATE src/record/deferred_stacks.cpp)
 target_sources(gp_core PRIVATE src/record/command.cpp)
 # The hottest functions of a recording, for the terminal.
 target_sources(gp_core PRIVATE src/record/summary.cpp)
+# Python frames the BPF program recorded in native stacks: split, spliced and named.
+target_sources(gp_core PRIVATE src/record/python_frames.cpp)

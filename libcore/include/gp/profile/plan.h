@@ -48,6 +48,8 @@ struct Options {
   bool truncated_marker = true;             // false: gp-fold --no-truncated-marker
   bool insert_dso_name = false;             // true: gp-fold --insert-dso-name
   bool profile_spawned_processes = false;   // gProfiler's default: only the session's processes
+  // --python-mode pyperf: Python frames walked by gp-record (--python-frames), not gp-runtime.
+  bool python_frames = false;
   bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
   std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
   bool collect_metrics = true;              // false: --disable-metrics-collection

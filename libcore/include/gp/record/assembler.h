@@ -31,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,6 +39,7 @@
 
 #include "gp/model/builder.h"
 #include "gp/model/session.h"
+#include "gp/record/python_frames.h"
 #include "gp/util/pair_map.h"
 #include "gp/util/result.h"
 
@@ -195,6 +197,17 @@ class SessionAssembler {
   uint64_t forgotten() const { return forgotten_; }
   uint64_t interning_restarts() const { return restarts_; }
 
+  // Python frames in native stacks (gp/record/python_frames.h): the user stacks of the processes
+  // `python` walks have their Python frames spliced in, named, and their native frames are of
+  // kind python_native. The assembler does not own it; nullptr: none (Python entries, if any, are
+  // dropped).
+  void set_python(PythonProcesses* python) { python_ = python; }
+  struct PythonStats {
+    uint64_t spliced = 0;    // new stacks of walked processes with their Python frames
+    uint64_t unspliced = 0;  // ...with Python frames that could not be placed or named
+  };
+  const PythonStats& python_stats() const { return python_stats_; }
+
  private:
   TrackedProcess& track(int32_t pid, const std::string& comm);
   void take_snapshot(TrackedProcess& p, int32_t pid);
@@ -205,11 +218,17 @@ class SessionAssembler {
   };
   // A user frame's location id: a return address interned before by address, else located.
   uint64_t user_location(TrackedProcess& p, int32_t pid, uint64_t ip, bool is_return,
-                         FrameFacts& facts);
+                         FrameFacts& facts, model::FrameKind kind = model::FrameKind::native);
   // Finds the mapping that holds ip (re-reading the mappings when the rules allow) and interns
   // the location; a mapped return address is remembered in p.return_locations.
   TrackedProcess::KnownLocation locate_user(TrackedProcess& p, int32_t pid, uint64_t ip,
-                                            bool is_return, FrameFacts& facts);
+                                            bool is_return, FrameFacts& facts,
+                                            model::FrameKind kind);
+  // The user frames of a walked Python process, Python frames spliced in; false when the stack
+  // has Python frames that cannot be placed or named (then nothing is added to `ids`).
+  bool python_user_frames(TrackedProcess& p, int32_t pid, const PyStackParts& parts,
+                          std::span<const uint64_t> native, std::vector<uint64_t>& ids,
+                          FrameFacts& facts);
   // The stack's id; none when the sample has no frames after all (load_frames found none).
   std::optional<uint64_t> intern_stack(TrackedProcess& p, const RawSample& sample);
   // p's mappings were replaced: stacks interned with the old ones may resolve otherwise now.
@@ -224,6 +243,8 @@ class SessionAssembler {
   void maybe_restart_interning();
 
   ProcessSource& source_;
+  PythonProcesses* python_ = nullptr;
+  PythonStats python_stats_;
   std::string kernel_build_id_;
   model::Session* session_ = nullptr;
   std::unique_ptr<model::SessionBuilder> builder_;

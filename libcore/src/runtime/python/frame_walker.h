@@ -54,6 +54,12 @@ class FrameWalker {
   // Fills `out` with one sample per thread (threads without a Python frame have none).
   WalkStatus sample(std::vector<ThreadSample>& out);
   size_t cached_code_objects() const { return code_cache_.size(); }
+  // The function, file and line of code object `code` at instruction byte offset `offset`
+  // (first line when !offset_known), as a frame of the walk names it; cached like the walk's.
+  WalkStatus describe(uint64_t code, uint64_t offset, bool offset_known, PyFrameInfo& out) {
+    return frame_of_code(code, offset, offset_known, out);
+  }
+  const PyLayout& layout() const { return layout_; }
 
  private:
   struct CodeInfo {

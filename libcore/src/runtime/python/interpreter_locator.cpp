@@ -32,8 +32,8 @@ Result<InterpreterInfo> locate_interpreter(pid_t pid, RemoteMemory& memory,
   if (!maps) return maps.error();
   const remote::MapsEntry* m = pick_interpreter_mapping(*maps);
   if (m == nullptr) return make_error("no python executable or libpython is mapped");
-  auto syms =
-      remote::mapped_symbols(pid, *m, {"_PyRuntime", "PyCode_Type", "Py_Version"}, proc_root);
+  auto syms = remote::mapped_symbols(
+      pid, *m, {"_PyRuntime", "PyCode_Type", "Py_Version", "_PyEval_EvalFrameDefault"}, proc_root);
   if (!syms) return syms.error();
   auto runtime = syms->address("_PyRuntime");
   if (!runtime) {
@@ -44,6 +44,13 @@ Result<InterpreterInfo> locate_interpreter(pid_t pid, RemoteMemory& memory,
   info.bias = syms->bias;
   info.runtime_address = *runtime;
   info.code_type_address = syms->address("PyCode_Type").value_or(0);
+  if (auto eval = syms->address("_PyEval_EvalFrameDefault")) {
+    auto size = syms->sizes.find("_PyEval_EvalFrameDefault");
+    if (size != syms->sizes.end() && size->second > 0) {
+      info.eval_start = *eval;
+      info.eval_end = *eval + size->second;
+    }
+  }
   uint32_t hex = 0;
   if (auto py_version = syms->address("Py_Version");
       py_version && memory.read_value(*py_version, hex)) {

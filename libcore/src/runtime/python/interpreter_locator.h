@@ -32,6 +32,10 @@ struct InterpreterInfo {
   uint64_t runtime_address = 0;    // &_PyRuntime in the target
   uint64_t code_type_address = 0;  // &PyCode_Type, 0 when the symbol is missing
   uint64_t bias = 0;
+  // The evaluation loop, _PyEval_EvalFrameDefault: [eval_start, eval_end) in the target; both 0
+  // when the symbol is missing.
+  uint64_t eval_start = 0;
+  uint64_t eval_end = 0;
   // Set when the offsets the interpreter publishes differ from gp's table of its version: what
   // differs, for a warning (the published ones are walked).
   std::string layout_note;

@@ -51,6 +51,7 @@ PyLayout layout_311() {
   l.iframe_code = 32;
   l.iframe_instr = 56;
   l.iframe_owner = 69;
+  l.iframe_is_entry = 68;
   l.iframe_size = 72;
   l.code_name = 120;
   l.code_qualname = 128;
@@ -76,6 +77,7 @@ PyLayout layout_312() {
   l.iframe_previous = 8;
   l.iframe_code = 0;
   l.iframe_owner = 70;
+  l.iframe_is_entry.reset();  // entry shims instead (FRAME_OWNED_BY_CSTACK)
   l.code_firstlineno = 68;
   l.code_code_adaptive = 192;
   l.ascii_data = 40;  // 3.12 dropped the wstr fields

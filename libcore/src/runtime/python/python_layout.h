@@ -61,7 +61,9 @@ struct PyLayout {
   uint64_t code_tag_mask = 0;  // low bits of iframe_code that tag a _PyStackRef (3.14+)
   uint32_t iframe_instr = 0;   // prev_instr (3.11-3.12), instr_ptr (3.13+)
   uint32_t iframe_owner = 0;   // char
-  uint32_t iframe_size = 0;    // bytes to read for one frame
+  std::optional<uint32_t> iframe_is_entry;  // 3.11: bool, set on the frame an evaluation loop call
+                                            // starts with
+  uint32_t iframe_size = 0;                 // bytes to read for one frame
   // PyCodeObject
   uint32_t code_name = 0;
   std::optional<uint32_t> code_qualname;  // 3.11+

@@ -37,6 +37,11 @@ class PythonSampler {
   const InterpreterInfo& interpreter() const { return info_; }
   const SamplerStats& stats() const { return stats_; }
   uint64_t reads() const { return memory_.reads(); }
+  // A code object seen in a frame by another walker (gp-record's BPF program), named.
+  WalkStatus describe(uint64_t code, uint64_t offset, bool offset_known, PyFrameInfo& out) {
+    return walker_.describe(code, offset, offset_known, out);
+  }
+  const PyLayout& layout() const { return walker_.layout(); }
 
   PythonSampler(pid_t pid, InterpreterInfo info, PyLayout layout);
 

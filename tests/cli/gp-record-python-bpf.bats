@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# gp-record --python-frames: CPython frames walked by the BPF program and spliced into the native
+# stacks, as gProfiler's PyPerf shows them (Python frames _[p], native frames of the Python
+# process _[pn], kernel frames _[k]). Records Debian's python3 running a script and a C extension
+# built here against python3-dev, and checks what a user sees after `gp-symbolize | gp-fold`.
+# CPython 3.9 and 3.13 run in Debian roots (scripts/debian-root.sh) as containers. Recording
+# tests need root with BPF and BTF (tagged root,bpf); every recorder runs under
+# `timeout`.
+# bats file_tags=gp-record
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  PYFIX=$(mktemp -d /tmp/gp-python-bpf.XXXXXX)
+  export PYFIX
+  local src="$GP_SOURCE_DIR/tests/fixtures/src"
+  # The extension as pip would build it: -O2, no frame pointers.
+  # Debian's python3 (not one a version manager puts first on PATH).
+  cc -O2 -g -fPIC -shared $(/usr/bin/python3-config --includes) \
+    -o "$PYFIX/gpyext$(/usr/bin/python3-config --extension-suffix)" "$src/gpyext.c"
+  cp "$src/gpyext_work.py" "$PYFIX/"
+  chmod 755 "$PYFIX" "$PYFIX"/*
+  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables) and 3.13
+  # (offsets published in _Py_DebugOffsets).
+  make_roots "bullseye python3.9" "trixie python3.13"
+}
+
+teardown_file() {
+  rm -rf "$PYFIX"
+}
+
+setup() {
+  OUT="$BATS_TEST_TMPDIR"
+  WORKLOADS=()
+  CONTAINERS=()
+  ROOT_DIRS=()
+}
+
+teardown() {
+  kill_workloads
+  local c
+  for c in "${CONTAINERS[@]}"; do end_container "" "$c"; done
+  rm -rf "${ROOT_DIRS[@]}"
+}
+
+# start_in_root SUITE PYTHON: the class workload under the SUITE root's PYTHON in its own mount
+# and pid namespaces (a container); prints its host pid.
+start_in_root() {
+  local root dir pid
+  root=$(root_of "$1")
+  dir=$(mktemp -d "$root/tmp/gp-pyframes-XXXXXX")
+  ROOT_DIRS+=("$dir")
+  cp "$GP_SOURCE_DIR/tests/fixtures/src/gpyext_work.py" "$dir/"
+  unshare --mount --pid --fork chroot "$root" "$2" "${dir#"$root"}/gpyext_work.py" 60 class \
+    >/dev/null 2>&1 &
+  CONTAINERS+=($!)
+  for _ in $(seq 100); do
+    pid=$(cat "/proc/$!/task/$!/children" 2>/dev/null)
+    [ -z "$pid" ] || break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || fail "$2 did not start in the $1 root"
+  echo "${pid%% *}"
+}
+
+# Runs the workload $1 of gpyext_work.py in the background, records it by pid for 2 s
+# with --python-frames at 199 Hz (and the remaining options), and folds the recording (kind
+# suffixes on) into $output; gp-record's stderr is in $OUT/record.err.
+record_python() {
+  local what=$1
+  shift
+  require_command gp-symbolize
+  require_command gp-fold
+  # Long enough for a recorder that starts slowly on a loaded host; killed once recorded.
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 60 "$what" &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$pid" --python-frames -o "$OUT/rec.gpa" "$@" \
+    2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
+  kill "$pid"
+  gp-symbolize "$OUT/rec.gpa" 2>"$OUT/symbolize.err" | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+}
+
+# Percent (integer, rounded down) of the samples of folded stacks on stdin that hold a Python
+# frame.
+python_percent() {
+  awk '{ n = $NF; total += n; if ($0 ~ /_\[p\];|_\[p\] [0-9]+$/) py += n }
+       END { if (total == 0) print 0; else print int(100 * py / total) }'
+}
+
+@test "--help names --python-frames" {
+  run -0 gp-record --help
+  assert_output --partial '--python-frames'
+}
+
+@test "a C extension that calls back into Python shows Python, native and Python frames in order" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_python ext
+  # main_py_func runs in an evaluation loop, calls ext_func through the interpreter's native
+  # frames, and ext_func runs callback_py_func in an evaluation loop of its own.
+  assert_line --regexp '^python3;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.main_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]( [^;]*)? [0-9]+$'
+}
+
+@test "a Python thread in read() shows the kernel's frames under its Python frames" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_python reader
+  # Native frames (glibc's read inlined into its wrapper: _[i]), then the system call.
+  assert_line --regexp ';gpyext_work\.reader_py_func \([^;]*\)_\[p\];([^;]+_\[(pn|i)\];)+([^;]+_\[k\];)*do_syscall_64_\[k\];'
+  # The thread starts at clone3, with the threading module's frames above it.
+  assert_line --regexp '^python3;clone3_\[pn\];.*;threading\.Thread\._bootstrap \([^;]*\)_\[p\];.*reader_py_func'
+}
+
+@test "99% of a CPU-bound script's samples carry Python frames, its method with its class" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_python class -v
+  assert_line --regexp ';gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  local share
+  share=$(python_percent <<<"$output")
+  [ "$share" -ge 99 ] || fail "only $share% of the samples have Python frames: $output"
+  grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+@test "a chain deeper than the walk keeps the native stack whole and is counted" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  record_python deep -v
+  # 300 frames of recursion: more than one walk reads. No stack shows a cut chain as whole.
+  refute_line --regexp 'deep_py_func'
+  assert_line --regexp '^python3;_start_\[pn\];.*_PyEval_EvalFrameDefault_\[pn\]'
+  grep -Eq 'chains cut [1-9]' "$OUT/record.err" || fail "no cut chain counted: $(cat "$OUT/record.err")"
+}
+
+@test "a process that is not Python is recorded as without --python-frames" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  sh -c 'while :; do :; done' &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  timeout -s KILL 60 gp-record -d 1 -F 199 -p "$pid" --python-frames -o "$OUT/rec.gpa" 2>"$OUT/record.err"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  assert_line --regexp '^sh;'
+  refute_output --partial '_[p'
+}
+
+@test "gp-profile --python-mode pyperf gives PyPerf stacks from gp-record" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-profile
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 120 ext &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  cd "$OUT"
+  run --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$pid" \
+    --python-mode pyperf --no-flamegraph -vv
+  [ "$status" -eq 0 ] || fail "gp-profile failed: $stderr"
+  [[ "$stderr" == *"--python-frames"* ]] || fail "gp-record ran without --python-frames: $stderr"
+  # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
+  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
+    fail "$(head -c 2000 out/last_profile.col)"
+}
+
+@test "CPython 3.9 and 3.13 in containers get their Python frames too" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  local p9 p13
+  start_in_root bullseye /usr/bin/python3.9 >"$OUT/p9"
+  start_in_root trixie /usr/bin/python3.13 >"$OUT/p13"
+  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13")
+  WORKLOADS+=("$p9" "$p13")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13" --python-frames -o "$OUT/rec.gpa" \
+    2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  # 3.9's code objects have no qualified name: the method alone.
+  assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+}
