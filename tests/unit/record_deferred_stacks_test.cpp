@@ -33,9 +33,10 @@ StackCopySample copy_of(int32_t pid, uint32_t slot) {
 }
 
 // Tables for the pids in `loaded`: walks that reach the outermost frame, or (for the pids in
-// `partial`: a library's table missing) stop short of it.
+// `partial`: a library's table missing) stop short of it, or (in `zero_end`) end at a zero frame
+// pointer after a frame-pointer step.
 struct FakeTables {
-  std::set<int32_t> loaded, partial;
+  std::set<int32_t> loaded, partial, zero_end;
   DeferredStacks::Unwind unwind() {
     return [this](int32_t pid, const gp::unwind::UserRegisters& regs, const gp::unwind::StackCopy&,
                   bool) -> std::optional<gp::unwind::WalkedStack> {
@@ -44,6 +45,10 @@ struct FakeTables {
       w.frames = {regs.rip, 0x2000};
       w.end = partial.count(pid) ? WalkEnd::truncated : WalkEnd::complete;
       w.stop = partial.count(pid) ? gp::unwind::WalkStop::no_rule : gp::unwind::WalkStop::complete;
+      if (zero_end.count(pid)) {
+        w.end = WalkEnd::unknown;
+        w.stop = gp::unwind::WalkStop::unknown_end;
+      }
       return w;
     };
   }
@@ -131,6 +136,29 @@ TEST(DeferredStacks, WithoutTablesInTimeACopyIsWalkedWithFramePointersAndCounted
   EXPECT_EQ(cut[0].user.frames.size(), 1u);
   EXPECT_EQ(cut[0].user.end, WalkEnd::truncated);
   EXPECT_EQ(d.stats().without_tables, 3u);
+}
+
+TEST(DeferredStacks, ACopyOfAMappingWhoseTableNeverCameIsTruncated) {
+  // The process has tables, but the BPF walk met a mapping without one (pending_mapping): a walk
+  // of the copy that took frame-pointer steps there to a zero rbp is cut, not an unknown end.
+  FakeTables tables;
+  tables.loaded = {7};
+  tables.zero_end = {7};
+  DeferredStacks d(tables.unwind());
+  auto pending = copy_of(7, 0);
+  pending.pending_mapping = true;
+  d.add(pending);
+  EXPECT_TRUE(d.waiting(0));
+  d.add(copy_of(7, 1));  // a copy taken before the process had tables: as the BPF walk ends
+  auto cut = d.take(0);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_TRUE(cut[0].with_tables);
+  EXPECT_EQ(cut[0].user.end, WalkEnd::truncated);
+  auto other = d.take(1);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].user.end, WalkEnd::unknown);
+  EXPECT_EQ(d.stats().pending_mapping, 1u);
+  EXPECT_EQ(d.stats().truncated, 1u);
 }
 
 }  // namespace

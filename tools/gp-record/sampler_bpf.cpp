@@ -449,6 +449,7 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   copy.comm.assign(head.key.comm, strnlen(head.key.comm, sizeof(head.key.comm)));
   copy.kernel_stack_key = head.key.kernel_stack;
   copy.slot = head.slot & 1;
+  copy.pending_mapping = head.pending != 0;
   copy.regs = unwind::UserRegisters{head.rip, head.rsp, head.rbp};
   copy.stack_start = head.rsp;
   const size_t bytes =
@@ -674,7 +675,8 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES]),
                          c("unwind.deferred", totals[GP_COUNTER_DEFERRED]),
                          c("unwind.deferred.bytes", totals[GP_COUNTER_DEFERRED_BYTES]),
-                         c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK])})
+                         c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK]),
+                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING])})
       list.push_back(counter);
     if (deferred_) {
       const auto d = deferred_->stats();
@@ -683,6 +685,7 @@ std::vector<model::Counter> BpfSampler::counters() {
       list.push_back(c("unwind.deferred.truncated", d.truncated));
       list.push_back(c("unwind.deferred.copy_end", d.copy_end));
       list.push_back(c("unwind.deferred.without_tables", d.without_tables));
+      list.push_back(c("unwind.deferred.pending_mapping", d.pending_mapping));
     }
     for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
   }

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -231,7 +232,9 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   if (mappings.empty()) return;
   bool changed = false;
   auto entries = tables_.update(pid, mappings, &changed);
-  if (!changed) return;
+  with_no_table(mappings, entries);
+  if (auto it = written_.find(pid); !changed && it != written_.end() && it->second == entries)
+    return;
   // A process whose binaries have no tables still gets an (empty) entry: its stacks are then
   // walked with frame pointers frame by frame, and not counted as taken before its tables.
   Range range{0, static_cast<uint32_t>(entries.size())};
@@ -257,11 +260,30 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   }
   next_generation();
   ++entries_written_;
+  written_[pid] = std::move(entries);
   auto [it, inserted] = ranges_.try_emplace(pid, range);
   if (!inserted) {
     release(it->second);
     it->second = range;
   }
+}
+
+void BpfUnwinder::with_no_table(const std::vector<model::Mapping>& mappings,
+                                std::vector<unwind::MappingTable>& entries) {
+  // The BPF walk copies the stack of a sample whose pc lies in a file mapping the entry does not
+  // list (its table is not loaded yet): the file mappings without a table are listed too, as
+  // such, so that their code takes frame-pointer steps at once.
+  const size_t with_tables = entries.size();
+  for (const auto& m : mappings) {
+    if (m.kind != model::MappingKind::user || entries.size() >= GP_UNWIND_MAX_MAPPINGS) continue;
+    bool listed = false;
+    for (size_t i = 0; i < with_tables && !listed; ++i)
+      listed = entries[i].start < m.end && m.start < entries[i].end;
+    if (!listed) entries.push_back(unwind::MappingTable{m.start, m.end, 0, GP_UNWIND_NO_TABLE, 0});
+  }
+  if (entries.size() == with_tables) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
 }
 
 void BpfUnwinder::next_generation() {
@@ -284,6 +306,7 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
 }
 
 void BpfUnwinder::retire(int32_t pid) {
+  written_.erase(pid);
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   if (auto it = ranges_.find(pid); it != ranges_.end()) {
@@ -309,6 +332,7 @@ void BpfUnwinder::retire_due() {
 }
 
 void BpfUnwinder::forget_now(int32_t pid) {
+  written_.erase(pid);
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   tables_.forget(pid);

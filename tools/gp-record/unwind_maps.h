@@ -103,6 +103,12 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   std::vector<uint32_t> keys_;  // the batch updates' keys
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;
+  // Adds the file mappings that have no table, as such (GP_UNWIND_NO_TABLE), to a process's
+  // entries (sorted by start again).
+  static void with_no_table(const std::vector<model::Mapping>& mappings,
+                            std::vector<unwind::MappingTable>& entries);
+  // Each process's entries as last written (those with tables and those without).
+  std::unordered_map<int32_t, std::vector<unwind::MappingTable>> written_;
   std::deque<std::pair<std::chrono::steady_clock::time_point, Range>> released_;
   // The queue between the recorder's thread and the loading thread: a load (the latest mappings
   // read for a pid) or a forget, in order.

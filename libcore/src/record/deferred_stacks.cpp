@@ -30,6 +30,9 @@ bool DeferredStacks::finish(StackCopySample& copy, bool fallback, bool wait) {
       walked->end = unwind::WalkEnd::truncated;
     ++stats_.without_tables;
   } else {
+    // The mapping the BPF walk met still has no table: its frames took frame-pointer steps.
+    if (copy.pending_mapping && walked->end != unwind::WalkEnd::complete)
+      walked->end = unwind::WalkEnd::truncated;
     ++stats_.unwound;
     if (walked->end == unwind::WalkEnd::complete) ++stats_.complete;
     if (walked->end == unwind::WalkEnd::truncated) ++stats_.truncated;
@@ -45,6 +48,7 @@ void DeferredStacks::add(StackCopySample copy) {
   std::lock_guard lock(mu_);
   ++stats_.received;
   stats_.bytes += copy.stack.size();
+  if (copy.pending_mapping) ++stats_.pending_mapping;
   if (finish(copy, false, false)) return;
   waiting_[copy.pid].push_back(std::move(copy));
 }

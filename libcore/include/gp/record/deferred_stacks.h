@@ -12,6 +12,8 @@
 // tables, is walked with frame pointers through the copy (no rules: what the BPF program would
 // have done, and marked as it marks such a walk: truncated unless the chain ended at a zero
 // frame pointer after one frame record at least), counted, never shown as more than it is.
+// A copy taken because the walk met a mapping whose table was not loaded yet (its process had
+// tables) that still does not reach the outermost frame then is truncated.
 // Thread-safe: copies come from the recorder's thread, loads and drops from the table loader's.
 
 #include <cstdint>
@@ -37,6 +39,9 @@ struct StackCopySample {
   unwind::UserRegisters regs;
   uint64_t stack_start = 0;  // = regs.rsp
   std::vector<uint8_t> stack;
+  // The process had tables, but a pc of the BPF walk lay in a file mapping without one loaded
+  // yet: a walk of the copy that does not reach the outermost frame is truncated there.
+  bool pending_mapping = false;
 };
 
 // A copied sample with its user stack unwound.
@@ -56,7 +61,8 @@ struct DeferredStats {
   uint64_t complete = 0;   // ...to the outermost frame
   uint64_t truncated = 0;  // ...truncated (of which past the copy's end: copy_end)
   uint64_t copy_end = 0;
-  uint64_t without_tables = 0;  // walked with frame pointers: no tables in time
+  uint64_t without_tables = 0;   // walked with frame pointers: no tables in time
+  uint64_t pending_mapping = 0;  // copies of processes with tables, of a mapping without
 };
 
 class DeferredStacks {
