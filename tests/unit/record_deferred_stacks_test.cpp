@@ -138,6 +138,44 @@ TEST(DeferredStacks, WithoutTablesInTimeACopyIsWalkedWithFramePointersAndCounted
   EXPECT_EQ(d.stats().without_tables, 3u);
 }
 
+TEST(DeferredStacks, ACopyWaitsOnForTheNextDrainUpToItsLimit) {
+  FakeTables tables;
+  DeferredStacks d(tables.unwind());
+  d.add(copy_of(7, 0));
+  auto old = copy_of(8, 0);
+  old.received = std::chrono::steady_clock::now() - DeferredStacks::kMaxWait;
+  d.add(old);
+  // Slot 0's drain: the young copy goes on to slot 1's, the old one is walked as it can be.
+  auto first = d.take(0, true);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].pid, 8);
+  EXPECT_TRUE(d.waiting(1));
+  tables.loaded = {7};
+  d.tables_changed(7);
+  auto next = d.take(1, true);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].pid, 7);
+  EXPECT_EQ(next[0].user.end, WalkEnd::complete);
+  EXPECT_EQ(d.stats().carried, 1u);
+}
+
+TEST(DeferredStacks, AfterAnExecOnlyTheOldImagesCopiesGoWithIt) {
+  FakeTables tables;
+  DeferredStacks d(tables.unwind());
+  d.add(copy_of(7, 0));  // the shell's fork, before its exec
+  d.image_replaced(7);
+  d.add(copy_of(7, 0));  // the new image
+  d.process_gone(7, false);  // the old image's tables go
+  EXPECT_TRUE(d.waiting(0));
+  tables.loaded = {7};
+  d.tables_changed(7);  // the new image's are in
+  auto got = d.take(0);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].with_tables + got[1].with_tables, 1);
+  EXPECT_EQ(d.stats().without_tables, 1u);
+  EXPECT_EQ(d.stats().complete, 1u);
+}
+
 TEST(DeferredStacks, ACopyOfAMappingWhoseTableNeverCameIsTruncated) {
   // The process has tables, but the BPF walk met a mapping without one (pending_mapping): a walk
   // of the copy that took frame-pointer steps there to a zero rbp is cut, not an unknown end.

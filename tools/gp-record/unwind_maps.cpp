@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "gp/unwind/store_rules.h"
 
@@ -119,12 +120,13 @@ void BpfUnwinder::run() {
       lock.lock();
       continue;
     }
-    Op op = std::move(ops_.front());
-    ops_.pop_front();
+    auto next = next_op();
+    Op op = std::move(*next);
+    ops_.erase(next);
     busy_ = true;
     lock.unlock();
     if (op.forget) {
-      if (listener_) listener_(op.pid, true);
+      if (listener_) listener_(op.pid, true, op.exited, false);
       std::lock_guard tables(tables_mu_);
       if (op.exited) {
         retire(op.pid);
@@ -139,13 +141,27 @@ void BpfUnwinder::run() {
         load(op.pid, op.mappings);
         retire_due();
       }
-      if (listener_) listener_(op.pid, false);
+      if (listener_) listener_(op.pid, false, false, false);
     }
     publish_counters();
     lock.lock();
     busy_ = false;
     if (ops_.empty()) idle_.notify_all();
   }
+}
+
+std::deque<BpfUnwinder::Op>::iterator BpfUnwinder::next_op() {
+  // A forget first (cheap: it frees tables). Else the newest load that is its pid's first op (a
+  // forget or an older load of the pid goes first): a process announced just now is likely to
+  // live briefly, and its first samples wait for its tables as copies; one that waited already
+  // (the processes running when the recorder started, a burst of new ones) has had its copies
+  // drained.
+  if (ops_.front().forget) return ops_.begin();
+  std::unordered_set<int32_t> seen;
+  auto chosen = ops_.begin();
+  for (auto it = ops_.begin(); it != ops_.end(); ++it)
+    if (seen.insert(it->pid).second && !it->forget) chosen = it;
+  return chosen;
 }
 
 void BpfUnwinder::wait_idle() {
@@ -297,6 +313,7 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
   // that may have been under way).
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
+  if (!exited && listener_) listener_(pid, false, false, true);
   {
     std::lock_guard lock(mu_);
     std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
