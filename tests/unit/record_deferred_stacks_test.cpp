@@ -164,7 +164,7 @@ TEST(DeferredStacks, AfterAnExecOnlyTheOldImagesCopiesGoWithIt) {
   DeferredStacks d(tables.unwind());
   d.add(copy_of(7, 0));  // the shell's fork, before its exec
   d.image_replaced(7);
-  d.add(copy_of(7, 0));  // the new image
+  d.add(copy_of(7, 0));      // the new image
   d.process_gone(7, false);  // the old image's tables go
   EXPECT_TRUE(d.waiting(0));
   tables.loaded = {7};

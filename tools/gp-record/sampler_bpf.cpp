@@ -191,7 +191,7 @@ class BpfSampler final : public Sampler {
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
-  bool stopped_ = false;  // stop() was called: the next drain is the last
+  bool stopped_ = false;                  // stop() was called: the next drain is the last
   bool unwind_tables_ = false;  // --unwind dwarf|auto with gp_sample: tables loaded, walked in BPF
   std::unique_ptr<record::DeferredStacks> deferred_;  // copies of stacks before tables
   std::unique_ptr<BpfUnwinder> unwinder_;             // after deferred_: it calls it
