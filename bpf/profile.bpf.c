@@ -57,6 +57,11 @@ struct task_struct {
 
 #define GP_PF_EXITING 0x00000004 /* task_struct.flags: the task is in do_exit */
 
+/* The field of a VMA that says whether a file is mapped there (bpf_find_vma's callback). */
+struct vm_area_struct {
+	void *vm_file;
+} __attribute__((preserve_access_index));
+
 /* Configuration, written by user space before load (rodata is frozen afterwards). */
 const volatile bool filter_pids = false;   /* only pids in `pid_filter` */
 const volatile bool filter_tids = false;   /* only tids in `tid_filter` */
@@ -609,15 +614,17 @@ __attribute__((noinline)) long gp_find_row(__u32 table_id, __u64 rel)
 }
 
 /* The rule in force at pc in the process's tables, and the addresses [*start, *end) that hold it
- * too (its row, within pc's page of the table and pc's mapping); NULL when none covers it. */
+ * too (its row, within pc's page of the table and pc's mapping); NULL when none covers it, with
+ * *listed false when no mapping of the process's entry holds pc either. */
 static __always_inline struct gp_unwind_rule *find_rule(struct gp_walk_state *w, __u64 pc,
-							__u64 *start, __u64 *end)
+							__u64 *start, __u64 *end, bool *listed)
 {
 	struct gp_unwind_regs *u = &w->unwind;
 	struct gp_unwind_mapping *m;
 	long index = gp_find_mapping(u->first, u->count, pc);
 	__u32 key;
 
+	*listed = index >= 0;
 	if (index < 0)
 		return NULL;
 	key = (__u32)index;
@@ -635,6 +642,22 @@ static __always_inline struct gp_unwind_rule *find_rule(struct gp_walk_state *w,
 		*end = m->end;
 	key = (__u32)index;
 	return bpf_map_lookup_elem(&unwind_rules, &key);
+}
+
+static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	*(__u32 *)data = vma->vm_file != NULL;
+	return 0;
+}
+
+/* 1 when pc lies in a file mapping of the current process (or its memory map is busy: assumed
+ * so), 0 in anonymous memory (JIT code) or none. */
+__attribute__((noinline)) long gp_file_mapped(__u64 pc)
+{
+	__u32 file = 0;
+	long err = bpf_find_vma(bpf_get_current_task_btf(), pc, vma_has_file, &file, 0);
+
+	return err == -EBUSY || (err == 0 && file);
 }
 
 /* This CPU's rule cache. */
@@ -678,7 +701,8 @@ static __always_inline struct gp_unwind_cached *cache_find(struct gp_unwind_cach
 
 /* The rule in force at pc (kind GP_UNWIND_NONE when no table covers it): from this CPU's rule
  * cache when an entry of the set of pc's 64-byte block holds a row that covers pc for this
- * process's current entry, else searched and cached. */
+ * process's current entry, else searched and cached. Kind GP_UNWIND_PENDING (never cached) when
+ * pc lies in a file mapping the entry does not list: its table is not loaded yet. */
 static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state *state, __u64 pc,
 				    struct gp_unwind_rule *rule)
 {
@@ -687,6 +711,7 @@ static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state
 	struct gp_unwind_cached *set = cache ? cache_set(cache, pc, u->serial) : NULL, *cached;
 	struct gp_unwind_rule *found;
 	__u64 start = pc, end = pc + 1;
+	bool listed;
 
 	if (set) {
 		cached = cache_find(set, pc, u->serial);
@@ -696,9 +721,12 @@ static __always_inline void rule_at(struct gp_walk_state *w, struct gp_cpu_state
 		}
 	}
 	count_on(state, GP_COUNTER_UNWIND_SEARCHES);
-	found = find_rule(w, pc, &start, &end);
+	found = find_rule(w, pc, &start, &end, &listed);
 	if (found) {
 		*rule = *found;
+	} else if (!listed && gp_file_mapped(pc)) {
+		rule->kind = GP_UNWIND_PENDING;
+		return;
 	} else {
 		rule->kind = GP_UNWIND_NONE;
 		rule->cfa_offset = 0;
@@ -815,6 +843,10 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 	kind = rule.kind;
 	if (kind == GP_UNWIND_END)
 		return unwind_stop(u, state, GP_STACK_END_COMPLETE, GP_COUNTER_UNWIND_COMPLETE);
+	if (kind == GP_UNWIND_PENDING) {
+		u->pending = 1; /* the frames so far, truncated, unless the stack is copied */
+		return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_UNWIND_PENDING);
+	}
 	if (kind == GP_UNWIND_SIGNAL) {
 		/* The interrupted code's registers, saved by the kernel in the signal frame; its pc
 		 * is where it was interrupted, not a return address. */
@@ -979,7 +1011,9 @@ static __always_inline bool user_registers(struct bpf_perf_event_data *ctx, __u6
 /*
  * Unwinds the user stack with the process's tables into walk->user.stack (leaf first) and returns
  * its hash, or 0 when it cannot: no tables loaded for the process yet (*no_tables: counted, and the
- * caller walks with frame pointers), or no user registers (*error = -EFAULT).
+ * caller walks with frame pointers), or no user registers (*error = -EFAULT). A walk that meets a
+ * file mapping with no table loaded yet ends there, truncated, with walk->unwind.pending set. In
+ * both cases walk->unwind holds the sample's registers, for a stack copy.
  */
 static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 						struct gp_cpu_state *state,
@@ -1012,6 +1046,7 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	    (proc->exited && !(bpf_get_current_task_btf()->flags & GP_PF_EXITING))) {
 		count_on(state, GP_COUNTER_UNWIND_BEFORE_TABLES);
 		*no_tables = true;
+		u->pending = 0;
 		u->pc = pc; /* for a stack copy */
 		u->sp = sp;
 		u->bp = bp;
@@ -1034,7 +1069,13 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	u->depth = 1;
 	u->end = GP_STACK_END_TRUNCATED;
 	u->ret_addr = 0;
+	u->pending = 0;
 	bpf_loop(GP_MAX_STACK_DEPTH, unwind_loop_step, NULL, 0);
+	if (u->pending) {
+		u->pc = pc;
+		u->sp = sp;
+		u->bp = bp;
+	}
 	h.key = u->hash_key;
 	h.check = u->hash_check;
 	walk->user.stack.end = u->end;
@@ -1225,7 +1266,9 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 			keep_stack(state, stacks, slot, &walk->kernel, key->kernel_stack,
 				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
 	__builtin_memcpy(&c->key, key, sizeof(*key));
+	c->key.user_stack = 0; /* a walk cut at a mapping without table: the copy replaces it */
 	c->slot = slot;
+	c->pending = walk->unwind.pending;
 	if (n > GP_STACK_COPY_BYTES)
 		n = GP_STACK_COPY_BYTES;
 	if (bpf_ringbuf_output(&stack_copies, c, GP_STACK_COPY_HEADER + n, 0) != 0)
@@ -1233,6 +1276,24 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 	count_on(state, GP_COUNTER_DEFERRED);
 	count_many(state, GP_COUNTER_DEFERRED_BYTES, n);
 	return true;
+}
+
+/* Asks user space to read pid's mappings again (a walk met a file mapping its entry does not
+ * list), at most once in GP_REREAD_NS per CPU: its next load brings the mapping's table. */
+#define GP_REREAD_NS 5000000ULL
+static __always_inline void ask_reread(struct gp_cpu_state *state, __u32 pid)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 *news;
+
+	if (now - state->reread_time < GP_REREAD_NS)
+		return;
+	state->reread_time = now;
+	news = bpf_ringbuf_reserve(&unwind_events, sizeof(*news), 0);
+	if (news) {
+		*news = pid;
+		bpf_ringbuf_submit(news, BPF_RB_FORCE_WAKEUP);
+	}
 }
 
 /* The user stack into walk->user.stack: unwound with tables when the process has them (--unwind),
@@ -1247,12 +1308,16 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 
 	if (loops && unwind_tables_on) {
 		hash = unwind_user_frames(ctx, state, walk, key->pid, &key->user_error, &no_tables);
-		if (!no_tables)
+		if (!no_tables && !walk->unwind.pending)
 			return hash;
+		if (walk->unwind.pending)
+			ask_reread(state, key->pid);
 		*copy = copy_user_stack(state, walk);
 		if (*copy)
-			return 0;
+			return hash; /* the cut walk, kept in case the ring has no room */
 		count_on(state, GP_COUNTER_DEFERRED_FALLBACK);
+		if (!no_tables)
+			return hash;
 	}
 	if (loops && in_user_mode(ctx) && own_user_walk(ctx))
 		return walk_user_frames(walk, PT_REGS_IP(&ctx->regs), PT_REGS_FP(&ctx->regs),
@@ -1344,9 +1409,11 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	if (copy) {
 		if (send_copy(state, copy, walk, key, stacks, slot))
 			return 0; /* counted by user space, with its unwound stack */
-		/* No room in the ring: frame pointers, as without copies. */
+		/* No room in the ring: frame pointers, as without copies (or the walk cut at a
+		 * mapping without table, truncated). */
 		count_on(state, GP_COUNTER_DEFERRED_FALLBACK);
-		key->user_stack = walk_user_frames(walk, copy->rip, copy->rbp, true);
+		if (!key->user_stack)
+			key->user_stack = walk_user_frames(walk, copy->rip, copy->rbp, true);
 	}
 	entry = tally_entry(tally, interval, key, &claim);
 	if (entry && !claim) {

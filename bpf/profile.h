@@ -87,6 +87,9 @@ enum gp_counter {
 	GP_COUNTER_DEFERRED_BYTES,     /* the stack bytes those copies hold */
 	GP_COUNTER_DEFERRED_FALLBACK,  /* samples before tables walked with frame pointers: over
 					* the copies' budget, or `stack_copies` full */
+	GP_COUNTER_UNWIND_PENDING,     /* table walks that met a file mapping with no table loaded
+					* yet (mapped since the process's mappings were read, or its
+					* table still being built): copied, else cut there, truncated */
 	GP_COUNTER_MAX,
 };
 
@@ -100,6 +103,8 @@ struct gp_cpu_state {
 	__u64 copy_window;     /* bpf_ktime_get_ns when this CPU's current second of stack copies
 				* began... */
 	__u64 copy_count;      /* ...and the copies sent in it (at most copy_budget) */
+	__u64 reread_time;     /* bpf_ktime_get_ns when this CPU last asked user space to read a
+				* process's mappings again (a walk met a mapping with no table) */
 	__u64 counters[GP_COUNTER_MAX];
 };
 
@@ -130,6 +135,8 @@ enum gp_unwind_kind {
 	GP_UNWIND_SIGNAL = 4, /* sigreturn trampoline: registers from the ucontext at rsp */
 	GP_UNWIND_END = 5,    /* return address undefined: the outermost frame */
 	GP_UNWIND_UNSUPPORTED = 6, /* CFI gp cannot follow: the stack ends here, truncated */
+	GP_UNWIND_PENDING = 7, /* never in a table: the address lies in a file mapping the process's
+				* entry does not list (its table is not loaded yet) */
 };
 
 /* A rule: how to find the caller's frame. Rules are one array shared by every table
@@ -181,9 +188,12 @@ struct gp_unwind_mapping {
 	__u64 start; /* [start, end) in the process's address space */
 	__u64 end;
 	__u64 bias;  /* the table's offset of address a is a - bias */
-	__u32 table; /* index in `unwind_tables` */
+	__u32 table; /* index in `unwind_tables`, or GP_UNWIND_NO_TABLE */
 	__u32 pad;
 };
+/* A mapping user space read but has no table for (no CFI, not an ELF file): frame-pointer steps.
+ * A file mapping the entry does not list at all is one whose table is not loaded yet. */
+#define GP_UNWIND_NO_TABLE 0xffffffffu
 
 /* A value of `unwind_procs` (by pid): where the process's mappings are in `unwind_mappings`. */
 struct gp_unwind_process {
@@ -236,7 +246,7 @@ struct gp_unwind_regs {
 	__u32 ret_addr;	    /* 1: pc is a return address (its call is at pc - 1) */
 	__u32 pid;	    /* the process and its entry's serial: the rule cache's key */
 	__u32 serial;
-	__u32 pad;
+	__u32 pending; /* 1: the walk stopped at a file mapping with no table loaded yet */
 	__u64 row_start, row_end; /* the last row found: its offsets in its table, [start, end) */
 };
 
@@ -278,7 +288,10 @@ struct gp_walk_state {
  * of its user stack to the `stack_copies` ring, with its sample key (the kernel stack kept in the
  * slot's stack map as usual, the user stack 0). User space unwinds the copy with the process's
  * tables once they are loaded (libcore/src/unwind/stack_walker.cpp: this program's rules) and
- * counts the sample at the drain of its slot. Copies are bounded: copy_budget a second per CPU,
+ * counts the sample at the drain of its slot. A process with tables is copied too when a pc of its
+ * walk lies in a file mapping its entry does not list (a library mapped since its mappings were
+ * read, a table still being built): `pending` is then 1, and user space reads its mappings
+ * again (asked on `unwind_events`). Copies are bounded: copy_budget a second per CPU,
  * and the ring's size in bytes in flight; past either the sample is walked with frame pointers
  * (GP_COUNTER_DEFERRED_FALLBACK).
  */
@@ -286,7 +299,8 @@ struct gp_walk_state {
 #define GP_STACK_COPY_PAGE 4096	  /* read a page at a time: the copy stops at the stack's end */
 struct gp_stack_copy {
 	struct gp_sample_key key; /* user_stack 0, user_error 0 */
-	__u32 slot;		  /* the slot the sample belongs to (its drain counts it) */
+	__u16 slot;		  /* the slot the sample belongs to (its drain counts it) */
+	__u16 pending;		  /* 1: the process had tables, but not for a pc of the walk */
 	__u32 size;		  /* bytes of stack copied */
 	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp */
 	__u8 bytes[GP_STACK_COPY_BYTES + GP_STACK_COPY_PAGE]; /* room for a page read past the

@@ -5,7 +5,7 @@
 #   tests/bench/unwind_bench.sh [-f "999 99"] [-s WINDOWS] [-S SECONDS] [-p "SAMPLERS"]
 #                               [-r SECONDS] [-L MINUTES] [-o "PARTS"]
 #
-# Parts (-o, default all of "cost stacks tables maps churn rss"), each a table of its own:
+# Parts (-o, default all of "cost stacks tables maps churn first rss"), each a table of its own:
 #   cost    For each frequency of -f (default 999) and each workload, -s windows (default 9) of
 #           -S seconds each (default 5; at least two of gp-record's flush intervals) in which the
 #           samplers of -p run at once, at frequencies 2 Hz apart around N, the stolen-time
@@ -52,6 +52,17 @@
 #           -r seconds, while a new short process (xz on 128 KiB, ~50 ms of CPU) starts about 10
 #           times a second; and the short processes' own samples: whole, truncated, or neither
 #           (walked with frame pointers before their tables were in place).
+#   first   The first samples of new processes (deferred unwinding): gp-record --unwind dwarf (stack
+#           copies, the default) and the same with --unwind-copies 0 record the whole system at
+#           once, 2 Hz apart, for -r seconds, while a program built without frame pointers starts
+#           for 30 ms about 10 times a second and a few big binaries start during the window
+#           (bpftrace, which maps libLLVM; python3; gzip -9; perl). Per recorder: the short and the
+#           big processes' whole stacks and [truncated] ones, the share of all samples taken
+#           before their tables (unwind.before_tables, plus unwind.pending_mapping: a pc in a
+#           mapping whose table was not loaded yet); for the copies: samples copied, their
+#           bytes per second, copies that fell back, and the deferred path's cost per copied
+#           sample: BPF ns (run time over the copying recorder's program minus the other's, per
+#           copy) and the recorder's own CPU ns (the same difference).
 #   rss     gp-record --unwind dwarf -F 99's RSS every 30 s (every 10 s under 3 minutes) over
 #           -L MINUTES (default 2; 10 for the full figure) of steady load (one busy process per
 #           core at nice 19) and churn (a new process of a few different binaries ~10/s).
@@ -70,7 +81,7 @@ settle_seconds=10  # after the samplers attach, before each window's probe start
 samplers="empty gp-fp gp-dwarf bpftrace perf-dwarf"
 record_seconds=10
 rss_minutes=2
-parts="cost stacks tables maps churn rss"
+parts="cost stacks tables maps churn first rss"
 while getopts "f:s:S:p:r:L:o:h" opt; do
   case "$opt" in
     f) freqs=$OPTARG ;;
@@ -100,7 +111,7 @@ for s in $samplers; do
 done
 [[ " $samplers " == *" empty "* ]] || { echo "$bench: error: -p needs 'empty' (the floor)" >&2; exit 2; }
 for p in $parts; do
-  [[ " cost stacks tables maps churn rss " == *" $p "* ]] || { echo "$bench: error: -o: unknown part '$p'" >&2; exit 2; }
+  [[ " cost stacks tables maps churn first rss " == *" $p "* ]] || { echo "$bench: error: -o: unknown part '$p'" >&2; exit 2; }
 done
 part() { [[ " $parts " == *" $1 "* ]]; }
 
@@ -476,6 +487,112 @@ if part churn; then
   fi
   echo
 fi
+
+# --- first --------------------------------------------------------------------------------------
+# Starts the first part's workload in the background (load_pids) for $1 seconds: the FP-less
+# 30-ms program ~10 times a second, and after 1, 3, 5 and 7 s one big program each.
+start_first_samples_load() {
+  local seconds=$1
+  (
+    end=$((SECONDS + seconds)) start=$SECONDS
+    while ((SECONDS < end)); do
+      "$tmp/shortlived_nofp" 30
+      case $((SECONDS - start)) in
+        1) [ -e "$tmp/big1" ] || { : >"$tmp/big1"; bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1; } ;;
+        3) [ -e "$tmp/big3" ] || { : >"$tmp/big3"; "$python" -c "$first_py" 1; } ;;
+        5) [ -e "$tmp/big5" ] || { : >"$tmp/big5"; gzip -9 -c "$tmp/gz2m" >/dev/null; } ;;
+        7) [ -e "$tmp/big7" ] || { : >"$tmp/big7"; perl -e 'my $t = time + 1; my $s = 0; while (time < $t) { $s += $_ for 1 .. 1000 }'; } ;;
+      esac
+      sleep 0.07
+    done
+  ) 2>/dev/null &
+  load_pids+=($!)
+}
+first_py='
+import sys, time
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end: fib(18)'
+
+# "whole total truncated" of the comms $2... in gp archive $1 (whole_stacks, summed).
+whole_of_comms() {
+  local a=$1 c w t cut sw=0 st=0 scut=0
+  shift
+  for c in "$@"; do
+    read -r w t _ _ cut < <(whole_stacks "$a" "$c")
+    sw=$((sw + w)) st=$((st + t)) scut=$((scut + cut))
+  done
+  echo "$sw $st $scut"
+}
+
+first_samples_part() {
+  local hz=$first_hz s pids=() ns0=() runs0=() cpu0=() ns1=() runs1=() cpu1=() j w0 w1
+  cc -O2 -g -fomit-frame-pointer -fno-inline -o "$tmp/shortlived_nofp" "$root/tests/fixtures/src/shortlived.c"
+  head -c 2M "$tmp/text" >"$tmp/gz2m"
+  rm -f "$tmp"/big?
+  sysctl -qw kernel.bpf_stats_enabled=1
+  "$bin/gp-record" -v -F "$hz" --unwind dwarf -o "$tmp/first-copies.gpa" 2>"$tmp/first-copies.err" &
+  pids+=($!)
+  "$bin/gp-record" -v -F $((hz - 2)) --unwind dwarf --unwind-copies 0 -o "$tmp/first-nocopies.gpa" \
+    2>"$tmp/first-nocopies.err" &
+  pids+=($!)
+  sampler_pid=${pids[*]}
+  for j in 0 1; do wait_attached "${pids[j]}"; done
+  sleep 3  # past the recorders' start-up (their first snapshots of every process)
+  for j in 0 1; do
+    read_bpf_stats "${pids[j]}"; ns0+=("$bpf_pe_ns"); runs0+=("$bpf_runs")
+    read_cpu_ns "${pids[j]}"; cpu0+=("$cpu_ns")
+  done
+  read_now_ns; w0=$now_ns
+  start_first_samples_load "$record_seconds"
+  wait "${load_pids[@]}" 2>/dev/null || true
+  load_pids=()
+  read_now_ns; w1=$now_ns
+  for j in 0 1; do
+    read_bpf_stats "${pids[j]}"; ns1+=("$bpf_pe_ns"); runs1+=("$bpf_runs")
+    read_cpu_ns "${pids[j]}"; cpu1+=("$cpu_ns")
+  done
+  sleep 2  # the last copies' drain
+  stop_sampler
+  sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"
+  printf 'first samples: gp-record --unwind dwarf with stack copies and with --unwind-copies 0 at once, whole system, %d Hz,\n' "$hz"
+  printf '  %ss of an FP-less 30-ms program ~10/s, and bpftrace (libLLVM), python3 (1 s), gzip -9 (2 MB), perl (1 s) once each\n' \
+    "$record_seconds"
+  printf '%-12s %22s %22s %10s %24s\n' "recorder" "short: whole (trunc.)" "big: whole (trunc.)" "samples" "before tables (+pending)"
+  for s in copies nocopies; do
+    "$bin/gp-symbolize" -q "$tmp/first-$s.gpa" -o "$tmp/first-$s.sym.gpa" || echo "$bench: warning: gp-symbolize failed" >&2
+    read -r sw st scut < <(whole_of_comms "$tmp/first-$s.sym.gpa" shortlived_nofp)
+    read -r bw bt bcut < <(whole_of_comms "$tmp/first-$s.sym.gpa" bpftrace python3 gzip perl)
+    samples=$(session_counter "$tmp/first-$s.err" samples.kernel)
+    before=$(session_counter "$tmp/first-$s.err" unwind.before_tables)
+    pending=$(session_counter "$tmp/first-$s.err" unwind.pending_mapping)
+    printf '%-12s %22s %22s %10d %24s\n' "$s" "$(pct "$sw" "$st")% of $st ($scut)" "$(pct "$bw" "$bt")% of $bt ($bcut)" \
+      "$samples" "$(pct $((before + pending)) "$samples")% ($pending)"
+  done
+  local copied bytes fell per_bpf per_cpu
+  copied=$(session_counter "$tmp/first-copies.err" unwind.deferred)
+  bytes=$(session_counter "$tmp/first-copies.err" unwind.deferred.bytes)
+  fell=$(session_counter "$tmp/first-copies.err" unwind.deferred.fallback)
+  # Over the window: the copying program's run time above the other's (per run, times its runs),
+  # and the recorders' CPU, per copied sample. Copies of the start-up are outside the window.
+  per_bpf=$(awk -v a="$((ns1[0] - ns0[0]))" -v ra="$((runs1[0] - runs0[0]))" -v b="$((ns1[1] - ns0[1]))" \
+    -v rb="$((runs1[1] - runs0[1]))" -v n="$copied" 'BEGIN { if (ra && rb && n) printf "%.0f", (a / ra - b / rb) * ra / n; else print "-" }')
+  per_cpu=$(awk -v a="$((cpu1[0] - cpu0[0]))" -v b="$((cpu1[1] - cpu0[1]))" -v n="$copied" \
+    'BEGIN { if (n) printf "%.0f", (a - b) / n; else print "-" }')
+  printf 'stack copies: %s samples, %s B (%s KiB/s over the %ss), %s fell back to frame pointers; per copied sample: BPF %s ns, recorder %s ns\n' \
+    "$copied" "$bytes" "$(awk -v b="$bytes" -v t="$((w1 - w0))" 'BEGIN { printf "%.0f", t ? b / 1024 / (t / 1e9) : 0 }')" \
+    "$record_seconds" "$fell" "$per_bpf" "$per_cpu"
+  printf 'deferred (copies recorder): unwound %s (complete %s, truncated %s), without tables %s, of a mapping without table %s\n' \
+    "$(session_counter "$tmp/first-copies.err" unwind.deferred.unwound)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.deferred.complete)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.deferred.truncated)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.deferred.without_tables)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.deferred.pending_mapping)"
+  echo "(whole: the root is _start, clone3 or a stripped executable's caller of __libc_start_main; the copies' counts"
+  echo " include the whole system's new processes, the recorders' start-up excluded from the cost)"
+  echo
+}
+if part first; then first_samples_part; fi
 
 # --- rss ----------------------------------------------------------------------------------------
 if part rss; then

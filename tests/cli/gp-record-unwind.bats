@@ -26,6 +26,7 @@ setup_file() {
   cc "${nofp[@]}" -fPIC -shared -o "$bin/libdlwork_nofp.so" "$src/libdlwork.c"
   cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
   cc "${nofp[@]}" -fno-toplevel-reorder -fno-reorder-functions -o "$bin/sameblock_nofp" "$src/sameblock.c"
+  cc "${nofp[@]}" -o "$bin/badstack" "$src/badstack.c"
   # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
   cc -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-inline -o "$bin/leaf" "$src/leaf.c"
   chmod 755 "$bin" "$bin"/*
@@ -43,6 +44,7 @@ setup() {
 
 teardown() {
   kill_workloads
+  [ -z "${CGROUP:-}" ] || rmdir "$CGROUP" 2>/dev/null || true
 }
 
 stderr_has() {
@@ -234,27 +236,44 @@ first_samples_are_never_roots() {
 
 # Per mille (rounded down) of the samples of folded stacks on stdin whose user stack is whole from
 # a process's start: its root is _start, a thread's clone3/clone, the loader's _dl_start, or
-# __libc_start_main under a stripped executable.
+# __libc_start_main under a stripped executable, or it is the loader's entry point alone (the
+# process's first instruction: the loader's _start, unnamed in Debian's stripped ld.so).
 whole_permille() {
-  awk '{ n = $NF; total += n; split($1, f, ";")
+  awk '{ n = $NF; total += n; k = split($1, f, ";"); sub(/ [0-9]+$/, "", f[k])
          if (f[2] == "_start" || f[2] == "clone3" || f[2] == "clone" || f[2] ~ /^_dl_start/ ||
-             (f[2] ~ /^\(/ && (f[3] ~ /^_dl_start/ || f[3] ~ /^__libc_start_main/))) whole += n }
+             (f[2] ~ /^\(/ && (f[3] ~ /^_dl_start/ || f[3] ~ /^__libc_start_main/)) ||
+             (f[2] ~ /^\(.*\/ld-linux[^\/]*\)$/ && (k == 2 || f[3] ~ /_\[k\]$/))) whole += n }
        END { if (total == 0) print 0; else print int(1000 * whole / total) }'
 }
 
-# Records the whole system for 8 s at 999 Hz (-v) while fixture $1 runs 50 times for 30 ms, one
-# after the other, from when the recorder samples (a loaded host can take seconds to load its
-# BPF program), and leaves in $OUT/selected the folded samples of comm $2 that match $3.
-record_short_runs() {
-  local fixture=$1 comm=$2 selected=$3 recorder i
-  timeout -s KILL 60 gp-record -d 8 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
+# Records at 999 Hz (-v) the remaining arguments, run in a cgroup of their own (--cgroup), from
+# when the recorder samples (a loaded host can take seconds to load its BPF program) until they
+# end, and leaves in $OUT/selected the folded samples of comm $1 that match $2 (at least 20). A
+# cgroup: a recorder of the whole system starts by loading every running process's tables, which
+# on a host busy with other work (builds) delays the tables of a process started meanwhile.
+record_while() {
+  local comm=$1 selected=$2 recorder i cgroup
+  shift 2
+  cgroup=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+  [ -n "$cgroup" ] || skip "needs a cgroup v2 hierarchy"
+  cgroup+="/gp-test-$$-$BATS_TEST_NUMBER"
+  mkdir "$cgroup"
+  CGROUP=$cgroup
+  timeout -s KILL 120 gp-record -d 90 -F 999 --cgroup "$cgroup" -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
   recorder=$!
-  for i in $(seq 300); do
+  for i in $(seq 600); do
     grep -q 'sampling with' "$OUT/rec.err" 2>/dev/null && break
     sleep 0.1
   done
-  for i in $(seq 50); do "$fixture" 30; done
+  grep -q 'sampling with' "$OUT/rec.err" || fail "gp-record did not start sampling: $(cat "$OUT/rec.err")"
+  (
+    echo "$BASHPID" >"$cgroup/cgroup.procs"
+    "$@"
+  )
+  pkill -INT -P "$recorder"  # gp-record, under timeout
   wait "$recorder"
+  rmdir "$cgroup"
+  CGROUP=
   run -0 fold "$OUT/rec.gpa"
   printf '%s\n' "$output" | grep -E "^$comm;$selected" >"$OUT/selected" || true
   # Samples, not lines: whole stacks fold into a few lines.
@@ -262,19 +281,85 @@ record_short_runs() {
     fail "too few samples of $comm match '$selected': $output"
 }
 
+# Runs $2... $1 times, one after the other.
+repeat() {
+  local n=$1 i
+  shift
+  for ((i = 0; i < n; i++)); do "$@"; done
+}
+
+# Records the whole system while fixture $1 runs 50 times for 30 ms (record_while), comm $2,
+# selected $3.
+record_short_runs() {
+  record_while "$2" "$3" repeat 50 "$1" 30
+}
+
+# Fails unless at least $1 per mille of the samples in $OUT/selected are whole from their
+# process's start and none is under [truncated]. Samples in an exec after the new address space
+# replaced the old (whose user registers point into a stack that is gone) and in an exit's
+# teardown of the address space have no user stack left to walk: they are left out.
+selected_whole() {
+  local permille
+  grep -vE '__x64_sys_execve_\[k\]|exit_mmap_\[k\]' "$OUT/selected" >"$OUT/walkable" || true
+  mv "$OUT/walkable" "$OUT/selected"
+  permille=$(whole_permille <"$OUT/selected")
+  [ "$permille" -ge "$1" ] || fail "only $permille per mille of the samples are whole stacks: $(sort -t' ' -k2 -nr "$OUT/selected" | head -8)
+$(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
+  run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" || true" "$OUT/selected"
+  assert_output ''
+}
+
 @test "50 processes without frame pointers that live 30 ms: copies of their first samples are unwound whole, never with a wrong root" {
   # bats test_tags=root,bpf
   require_root_bpf
   # Their first samples, taken before their tables, are copied and unwound once the tables are in.
-  # How many copies find their tables in time depends on the host's load (the tables are built
-  # while the process runs): tests/bench/unwind_bench.sh measures the share; this test checks
-  # that copies are unwound whole and that no sample shows a frame of the program as its root.
+  # How many copies find their tables in time depends on the host's load (on a host loaded by
+  # builds, a few of the 50 exit before the recorder has read their mappings):
+  # tests/bench/unwind_bench.sh measures the share; this test checks that copies are unwound whole
+  # and that no sample shows a frame of the program as its root.
   record_short_runs "$FIX/shortlived_nofp" shortlived_nofp '.*;?short_lived_work [0-9]+$'
   [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred\.complete=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
     fail "no stack copy unwound whole: $(cat "$OUT/rec.err")"
   run -0 bash -c "grep -vE '^shortlived_nofp;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work|\\[truncated\\];)' \"\$0\" || true" "$OUT/selected"
   assert_output ''
   [ "$(whole_permille <"$OUT/selected")" -ge 1 ] || fail "no sample is whole: $(cat "$OUT/selected")"
+}
+
+@test "Debian's python3 running for 2 s is whole from its first sample, none under [truncated]" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  [ -x /usr/bin/python3 ] || skip "needs Debian's /usr/bin/python3"
+  record_while python3 '' /usr/bin/python3 -c '
+import time
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+end = time.monotonic() + 2
+while time.monotonic() < end: fib(18)'
+  selected_whole 995
+}
+
+@test "a library loaded with dlopen is whole from its first sample, none under [truncated]" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The process has tables when it loads the library: a sample in the library is copied until
+  # the library's table is loaded (the walk meets a mapping its process's tables do not list).
+  # The samples in the library: its frames may be unnamed when the process exits before the
+  # recorder reads its mappings again (on a loaded host).
+  record_while dlopen_nofp '.*;(dl_inner|\[unknown\]) [0-9]+$' "$FIX/dlopen_nofp" "$FIX/libdlwork_nofp.so" 0.5 1.5
+  selected_whole 995
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.pending_mapping=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no walk met the library before its table: $(cat "$OUT/rec.err")"
+}
+
+@test "a stack copy whose registers point anywhere is truncated, never shown whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # rsp in a heap buffer of garbage, at a mapping's last bytes, or unmapped; rbp garbage. Every
+  # sample in the spin is walked (or copied, then unwound) into the garbage, and must say so.
+  record_while badstack '.*garbage_spin [0-9]+$' repeat 20 "$FIX/badstack" 30
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no stack copied: $(cat "$OUT/rec.err")"
+  run -0 bash -c "grep -vE '^badstack;\\[truncated\\];' \"\$0\" || true" "$OUT/selected"
+  assert_output ''
 }
 
 @test "a stack deeper than 127 frames is cut there and marked truncated" {

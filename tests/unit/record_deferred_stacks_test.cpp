@@ -33,9 +33,10 @@ StackCopySample copy_of(int32_t pid, uint32_t slot) {
 }
 
 // Tables for the pids in `loaded`: walks that reach the outermost frame, or (for the pids in
-// `partial`: a library's table missing) stop short of it.
+// `partial`: a library's table missing) stop short of it, or (in `zero_end`) end at a zero frame
+// pointer after a frame-pointer step.
 struct FakeTables {
-  std::set<int32_t> loaded, partial;
+  std::set<int32_t> loaded, partial, zero_end;
   DeferredStacks::Unwind unwind() {
     return [this](int32_t pid, const gp::unwind::UserRegisters& regs, const gp::unwind::StackCopy&,
                   bool) -> std::optional<gp::unwind::WalkedStack> {
@@ -44,6 +45,10 @@ struct FakeTables {
       w.frames = {regs.rip, 0x2000};
       w.end = partial.count(pid) ? WalkEnd::truncated : WalkEnd::complete;
       w.stop = partial.count(pid) ? gp::unwind::WalkStop::no_rule : gp::unwind::WalkStop::complete;
+      if (zero_end.count(pid)) {
+        w.end = WalkEnd::unknown;
+        w.stop = gp::unwind::WalkStop::unknown_end;
+      }
       return w;
     };
   }
@@ -131,6 +136,67 @@ TEST(DeferredStacks, WithoutTablesInTimeACopyIsWalkedWithFramePointersAndCounted
   EXPECT_EQ(cut[0].user.frames.size(), 1u);
   EXPECT_EQ(cut[0].user.end, WalkEnd::truncated);
   EXPECT_EQ(d.stats().without_tables, 3u);
+}
+
+TEST(DeferredStacks, ACopyWaitsOnForTheNextDrainUpToItsLimit) {
+  FakeTables tables;
+  DeferredStacks d(tables.unwind());
+  d.add(copy_of(7, 0));
+  auto old = copy_of(8, 0);
+  old.received = std::chrono::steady_clock::now() - DeferredStacks::kMaxWait;
+  d.add(old);
+  // Slot 0's drain: the young copy goes on to slot 1's, the old one is walked as it can be.
+  auto first = d.take(0, true);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].pid, 8);
+  EXPECT_TRUE(d.waiting(1));
+  tables.loaded = {7};
+  d.tables_changed(7);
+  auto next = d.take(1, true);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].pid, 7);
+  EXPECT_EQ(next[0].user.end, WalkEnd::complete);
+  EXPECT_EQ(d.stats().carried, 1u);
+}
+
+TEST(DeferredStacks, AfterAnExecOnlyTheOldImagesCopiesGoWithIt) {
+  FakeTables tables;
+  DeferredStacks d(tables.unwind());
+  d.add(copy_of(7, 0));  // the shell's fork, before its exec
+  d.image_replaced(7);
+  d.add(copy_of(7, 0));      // the new image
+  d.process_gone(7, false);  // the old image's tables go
+  EXPECT_TRUE(d.waiting(0));
+  tables.loaded = {7};
+  d.tables_changed(7);  // the new image's are in
+  auto got = d.take(0);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].with_tables + got[1].with_tables, 1);
+  EXPECT_EQ(d.stats().without_tables, 1u);
+  EXPECT_EQ(d.stats().complete, 1u);
+}
+
+TEST(DeferredStacks, ACopyOfAMappingWhoseTableNeverCameIsTruncated) {
+  // The process has tables, but the BPF walk met a mapping without one (pending_mapping): a walk
+  // of the copy that took frame-pointer steps there to a zero rbp is cut, not an unknown end.
+  FakeTables tables;
+  tables.loaded = {7};
+  tables.zero_end = {7};
+  DeferredStacks d(tables.unwind());
+  auto pending = copy_of(7, 0);
+  pending.pending_mapping = true;
+  d.add(pending);
+  EXPECT_TRUE(d.waiting(0));
+  d.add(copy_of(7, 1));  // a copy taken before the process had tables: as the BPF walk ends
+  auto cut = d.take(0);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_TRUE(cut[0].with_tables);
+  EXPECT_EQ(cut[0].user.end, WalkEnd::truncated);
+  auto other = d.take(1);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].user.end, WalkEnd::unknown);
+  EXPECT_EQ(d.stats().pending_mapping, 1u);
+  EXPECT_EQ(d.stats().truncated, 1u);
 }
 
 }  // namespace

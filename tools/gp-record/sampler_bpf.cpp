@@ -139,7 +139,10 @@ class BpfSampler final : public Sampler {
               const sigset_t* wait_mask = nullptr) override;
   Status drain(const EventSink& on_event, const SampleSink& on_sample) override;
   // Programs still running finish before the drain reads their slot (its RCU wait).
-  void stop() override { disable_events(perf_fds_); }
+  void stop() override {
+    disable_events(perf_fds_);
+    stopped_ = true;
+  }
   std::vector<model::Counter> counters() override;
   Unwinder* unwinder() override { return unwinder_.get(); }
   record::PythonProcesses* python() override { return python_ ? &python_->processes() : nullptr; }
@@ -190,6 +193,7 @@ class BpfSampler final : public Sampler {
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
+  bool stopped_ = false;                  // stop() was called: the next drain is the last
   bool unwind_tables_ = false;  // --unwind dwarf|auto with gp_sample: tables loaded, walked in BPF
   std::unique_ptr<record::DeferredStacks> deferred_;  // copies of stacks before tables
   std::unique_ptr<BpfUnwinder> unwinder_;             // after deferred_: it calls it
@@ -396,8 +400,9 @@ Status BpfSampler::open(std::string* hint) {
     deferred_ = std::make_unique<record::DeferredStacks>(
         [this](int32_t pid, const unwind::UserRegisters& regs, const unwind::StackCopy& stack,
                bool wait) { return unwinder_->unwind_copy(pid, regs, stack, wait); });
-    unwinder_->set_listener([this](int32_t pid, bool gone) {
-      if (gone) deferred_->process_gone(pid);
+    unwinder_->set_listener([this](int32_t pid, bool gone, bool exited, bool exec) {
+      if (exec) deferred_->image_replaced(pid);
+      else if (gone) deferred_->process_gone(pid, exited);
       else deferred_->tables_changed(pid);
     });
     if (config_.before_sampling) {
@@ -470,6 +475,7 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   copy.comm.assign(head.key.comm, strnlen(head.key.comm, sizeof(head.key.comm)));
   copy.kernel_stack_key = head.key.kernel_stack;
   copy.slot = head.slot & 1;
+  copy.pending_mapping = head.pending != 0;
   copy.regs = unwind::UserRegisters{head.rip, head.rsp, head.rbp};
   copy.stack_start = head.rsp;
   const size_t bytes =
@@ -486,7 +492,8 @@ void BpfSampler::emit_deferred(uint32_t idle, const record::StackCopies::Reader&
   // A copy whose tables are being built gets them if they come soon; else frame pointers.
   if (deferred_->waiting(idle)) unwinder_->wait_idle_for(kDeferredWait);
   record::RawSample sample;
-  for (auto& d : deferred_->take(idle)) {
+  // Copies still waiting go to the next drain, unless this is the last one.
+  for (auto& d : deferred_->take(idle, !stopped_)) {
     sample.pid = d.pid;
     sample.tid = d.tid;
     sample.comm = std::move(d.comm);
@@ -695,7 +702,8 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES]),
                          c("unwind.deferred", totals[GP_COUNTER_DEFERRED]),
                          c("unwind.deferred.bytes", totals[GP_COUNTER_DEFERRED_BYTES]),
-                         c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK])})
+                         c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK]),
+                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING])})
       list.push_back(counter);
     if (deferred_) {
       const auto d = deferred_->stats();
@@ -704,6 +712,8 @@ std::vector<model::Counter> BpfSampler::counters() {
       list.push_back(c("unwind.deferred.truncated", d.truncated));
       list.push_back(c("unwind.deferred.copy_end", d.copy_end));
       list.push_back(c("unwind.deferred.without_tables", d.without_tables));
+      list.push_back(c("unwind.deferred.pending_mapping", d.pending_mapping));
+      list.push_back(c("unwind.deferred.carried", d.carried));
     }
     for (auto& counter : unwinder_->counters()) list.push_back(std::move(counter));
   }

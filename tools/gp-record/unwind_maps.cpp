@@ -4,8 +4,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "gp/unwind/store_rules.h"
 
@@ -118,12 +120,13 @@ void BpfUnwinder::run() {
       lock.lock();
       continue;
     }
-    Op op = std::move(ops_.front());
-    ops_.pop_front();
+    auto next = next_op();
+    Op op = std::move(*next);
+    ops_.erase(next);
     busy_ = true;
     lock.unlock();
     if (op.forget) {
-      if (listener_) listener_(op.pid, true);
+      if (listener_) listener_(op.pid, true, op.exited, false);
       std::lock_guard tables(tables_mu_);
       if (op.exited) {
         retire(op.pid);
@@ -138,13 +141,27 @@ void BpfUnwinder::run() {
         load(op.pid, op.mappings);
         retire_due();
       }
-      if (listener_) listener_(op.pid, false);
+      if (listener_) listener_(op.pid, false, false, false);
     }
     publish_counters();
     lock.lock();
     busy_ = false;
     if (ops_.empty()) idle_.notify_all();
   }
+}
+
+std::deque<BpfUnwinder::Op>::iterator BpfUnwinder::next_op() {
+  // A forget first (cheap: it frees tables). Else the newest load that is its pid's first op (a
+  // forget or an older load of the pid goes first): a process announced just now is likely to
+  // live briefly, and its first samples wait for its tables as copies; one that waited already
+  // (the processes running when the recorder started, a burst of new ones) has had its copies
+  // drained.
+  if (ops_.front().forget) return ops_.begin();
+  std::unordered_set<int32_t> seen;
+  auto chosen = ops_.begin();
+  for (auto it = ops_.begin(); it != ops_.end(); ++it)
+    if (seen.insert(it->pid).second && !it->forget) chosen = it;
+  return chosen;
 }
 
 void BpfUnwinder::wait_idle() {
@@ -231,7 +248,9 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   if (mappings.empty()) return;
   bool changed = false;
   auto entries = tables_.update(pid, mappings, &changed);
-  if (!changed) return;
+  with_no_table(mappings, entries);
+  if (auto it = written_.find(pid); !changed && it != written_.end() && it->second == entries)
+    return;
   // A process whose binaries have no tables still gets an (empty) entry: its stacks are then
   // walked with frame pointers frame by frame, and not counted as taken before its tables.
   Range range{0, static_cast<uint32_t>(entries.size())};
@@ -257,11 +276,30 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
   }
   next_generation();
   ++entries_written_;
+  written_[pid] = std::move(entries);
   auto [it, inserted] = ranges_.try_emplace(pid, range);
   if (!inserted) {
     release(it->second);
     it->second = range;
   }
+}
+
+void BpfUnwinder::with_no_table(const std::vector<model::Mapping>& mappings,
+                                std::vector<unwind::MappingTable>& entries) {
+  // The BPF walk copies the stack of a sample whose pc lies in a file mapping the entry does not
+  // list (its table is not loaded yet): the file mappings without a table are listed too, as
+  // such, so that their code takes frame-pointer steps at once.
+  const size_t with_tables = entries.size();
+  for (const auto& m : mappings) {
+    if (m.kind != model::MappingKind::user || entries.size() >= GP_UNWIND_MAX_MAPPINGS) continue;
+    bool listed = false;
+    for (size_t i = 0; i < with_tables && !listed; ++i)
+      listed = entries[i].start < m.end && m.start < entries[i].end;
+    if (!listed) entries.push_back(unwind::MappingTable{m.start, m.end, 0, GP_UNWIND_NO_TABLE, 0});
+  }
+  if (entries.size() == with_tables) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
 }
 
 void BpfUnwinder::next_generation() {
@@ -275,6 +313,7 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
   // that may have been under way).
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
+  if (!exited && listener_) listener_(pid, false, false, true);
   {
     std::lock_guard lock(mu_);
     std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
@@ -284,6 +323,7 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
 }
 
 void BpfUnwinder::retire(int32_t pid) {
+  written_.erase(pid);
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   if (auto it = ranges_.find(pid); it != ranges_.end()) {
@@ -309,6 +349,7 @@ void BpfUnwinder::retire_due() {
 }
 
 void BpfUnwinder::forget_now(int32_t pid) {
+  written_.erase(pid);
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
   tables_.forget(pid);

@@ -5,10 +5,12 @@
 // in a small hash, written when its mappings are read (first sample, follow-ups, dlopen) and
 // removed when it execs, exits or is forgotten.
 //
-// Tables are built and loaded on a thread of their own, in the order the mappings were read: the
-// recorder's thread only queues, so building a large binary's table (tens of milliseconds for a
-// browser or a JVM) never delays the snapshot of a process announced meanwhile (one that lives
-// 50 ms). Everything below the queue runs on that thread.
+// Tables are built and loaded on a thread of their own, the newest announcement first (a
+// recorder that starts on a busy host has every running process's tables to build, and a process
+// that starts meanwhile would otherwise wait behind them all): the recorder's thread only queues,
+// so building a large binary's table (tens of milliseconds for a browser or a JVM) never delays
+// the snapshot of a process announced meanwhile (one that lives 50 ms). Everything below the
+// queue runs on that thread.
 
 #include <bpf/libbpf.h>
 
@@ -74,8 +76,10 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   std::optional<unwind::WalkedStack> unwind_copy(int32_t pid, const unwind::UserRegisters& regs,
                                                  const unwind::StackCopy& stack, bool wait);
   // Called on the loading thread after each load of a pid's tables (gone false) and before
-  // they are dropped (gone true). Set before anything is queued.
-  using Listener = std::function<void(int32_t pid, bool gone)>;
+  // they are dropped (gone true; exited false: for its exec, the new image's come next), and on
+  // the caller's thread when forget() is told of an exec (exec true: what was sampled so far is
+  // the old image's). Set before anything is queued.
+  using Listener = std::function<void(int32_t pid, bool gone, bool exited, bool exec)>;
   void set_listener(Listener listener) { listener_ = std::move(listener); }
 
  private:
@@ -103,6 +107,12 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   std::vector<uint32_t> keys_;  // the batch updates' keys
   unwind::Ranges mapping_ranges_{kUnwindMappings};
   std::unordered_map<int32_t, Range> ranges_;
+  // Adds the file mappings that have no table, as such (GP_UNWIND_NO_TABLE), to a process's
+  // entries (sorted by start again).
+  static void with_no_table(const std::vector<model::Mapping>& mappings,
+                            std::vector<unwind::MappingTable>& entries);
+  // Each process's entries as last written (those with tables and those without).
+  std::unordered_map<int32_t, std::vector<unwind::MappingTable>> written_;
   std::deque<std::pair<std::chrono::steady_clock::time_point, Range>> released_;
   // The queue between the recorder's thread and the loading thread: a load (the latest mappings
   // read for a pid) or a forget, in order.
@@ -113,6 +123,8 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     std::vector<model::Mapping> mappings;
   };
   void run();
+  // The op to run next (ops_ not empty; under mu_).
+  std::deque<Op>::iterator next_op();
   void forget_now(int32_t pid);
   // A forgotten process's tables stay for unwind_copy a little longer (the stack copies of its
   // exit come after the exit's announcement); its kernel entry goes at once.

@@ -30,6 +30,9 @@ bool DeferredStacks::finish(StackCopySample& copy, bool fallback, bool wait) {
       walked->end = unwind::WalkEnd::truncated;
     ++stats_.without_tables;
   } else {
+    // The mapping the BPF walk met still has no table: its frames took frame-pointer steps.
+    if (copy.pending_mapping && walked->end != unwind::WalkEnd::complete)
+      walked->end = unwind::WalkEnd::truncated;
     ++stats_.unwound;
     if (walked->end == unwind::WalkEnd::complete) ++stats_.complete;
     if (walked->end == unwind::WalkEnd::truncated) ++stats_.truncated;
@@ -45,6 +48,9 @@ void DeferredStacks::add(StackCopySample copy) {
   std::lock_guard lock(mu_);
   ++stats_.received;
   stats_.bytes += copy.stack.size();
+  if (copy.received == std::chrono::steady_clock::time_point{})
+    copy.received = std::chrono::steady_clock::now();
+  if (copy.pending_mapping) ++stats_.pending_mapping;
   if (finish(copy, false, false)) return;
   waiting_[copy.pid].push_back(std::move(copy));
 }
@@ -61,12 +67,24 @@ void DeferredStacks::tables_changed(int32_t pid) {
   else copies = std::move(keep);
 }
 
-void DeferredStacks::process_gone(int32_t pid) {
+void DeferredStacks::process_gone(int32_t pid, bool exited) {
   std::lock_guard lock(mu_);
   auto it = waiting_.find(pid);
   if (it == waiting_.end()) return;
-  for (auto& copy : it->second) finish(copy, true);
-  waiting_.erase(it);
+  std::vector<StackCopySample> keep;
+  for (auto& copy : it->second) {
+    if (exited || copy.old_image) finish(copy, true);
+    else keep.push_back(std::move(copy));
+  }
+  if (keep.empty()) waiting_.erase(it);
+  else it->second = std::move(keep);
+}
+
+void DeferredStacks::image_replaced(int32_t pid) {
+  std::lock_guard lock(mu_);
+  auto it = waiting_.find(pid);
+  if (it == waiting_.end()) return;
+  for (auto& copy : it->second) copy.old_image = true;
 }
 
 bool DeferredStacks::waiting(uint32_t slot) const {
@@ -77,14 +95,22 @@ bool DeferredStacks::waiting(uint32_t slot) const {
   return false;
 }
 
-std::vector<UnwoundSample> DeferredStacks::take(uint32_t slot) {
+std::vector<UnwoundSample> DeferredStacks::take(uint32_t slot, bool carry) {
   std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     auto& copies = it->second;
     std::vector<StackCopySample> keep;
     for (auto& copy : copies) {
-      if ((copy.slot & 1) != (slot & 1)) keep.push_back(std::move(copy));
-      else finish(copy, true);
+      if ((copy.slot & 1) != (slot & 1)) {
+        keep.push_back(std::move(copy));
+      } else if (carry && now - copy.received < kMaxWait) {
+        copy.slot ^= 1;
+        ++stats_.carried;
+        keep.push_back(std::move(copy));
+      } else {
+        finish(copy, true);
+      }
     }
     if (keep.empty()) it = waiting_.erase(it);
     else {

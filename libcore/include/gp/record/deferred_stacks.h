@@ -12,8 +12,11 @@
 // tables, is walked with frame pointers through the copy (no rules: what the BPF program would
 // have done, and marked as it marks such a walk: truncated unless the chain ended at a zero
 // frame pointer after one frame record at least), counted, never shown as more than it is.
+// A copy taken because the walk met a mapping whose table was not loaded yet (its process had
+// tables) that still does not reach the outermost frame then is truncated.
 // Thread-safe: copies come from the recorder's thread, loads and drops from the table loader's.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -37,6 +40,11 @@ struct StackCopySample {
   unwind::UserRegisters regs;
   uint64_t stack_start = 0;  // = regs.rsp
   std::vector<uint8_t> stack;
+  // The process had tables, but a pc of the BPF walk lay in a file mapping without one loaded
+  // yet: a walk of the copy that does not reach the outermost frame is truncated there.
+  bool pending_mapping = false;
+  std::chrono::steady_clock::time_point received{};  // set by add()
+  bool old_image = false;  // received before an exec of the process was known
 };
 
 // A copied sample with its user stack unwound.
@@ -56,7 +64,9 @@ struct DeferredStats {
   uint64_t complete = 0;   // ...to the outermost frame
   uint64_t truncated = 0;  // ...truncated (of which past the copy's end: copy_end)
   uint64_t copy_end = 0;
-  uint64_t without_tables = 0;  // walked with frame pointers: no tables in time
+  uint64_t without_tables = 0;   // walked with frame pointers: no tables in time
+  uint64_t pending_mapping = 0;  // copies of processes with tables, of a mapping without
+  uint64_t carried = 0;          // times a copy waited on past its slot's drain
 };
 
 class DeferredStacks {
@@ -71,13 +81,20 @@ class DeferredStacks {
   void add(StackCopySample copy);
   // pid's tables were loaded or changed: its waiting copies are unwound now if they can be.
   void tables_changed(int32_t pid);
-  // pid's tables are about to go (its exit): its waiting copies are unwound now, with the tables
-  // if it has any, else with frame pointers.
-  void process_gone(int32_t pid);
+  // pid's tables are about to go (its exit, or its exec): its waiting copies (after an exec,
+  // those of the old image) are unwound now, with the tables if it has any, else with frame
+  // pointers.
+  void process_gone(int32_t pid, bool exited = true);
+  // pid exec'd: the copies received so far are of its old image (the copies that follow wait for
+  // the new image's tables).
+  void image_replaced(int32_t pid);
   // Whether copies of `slot` still wait for tables.
   bool waiting(uint32_t slot) const;
-  // The samples of `slot`, unwound; copies of it still waiting are walked with frame pointers.
-  std::vector<UnwoundSample> take(uint32_t slot);
+  // The samples of `slot`, unwound; copies of it still waiting are walked with frame pointers,
+  // or, with `carry`, those received less than kMaxWait ago wait on for the next drain (the
+  // other slot's): a loaded host can take a second to load a new process's tables.
+  std::vector<UnwoundSample> take(uint32_t slot, bool carry = false);
+  static constexpr auto kMaxWait = std::chrono::seconds(2);
   DeferredStats stats() const;
 
  private:
