@@ -65,7 +65,8 @@ struct vm_area_struct {
 /* Configuration, written by user space before load (rodata is frozen afterwards). */
 const volatile bool filter_pids = false;   /* only pids in `pid_filter` */
 const volatile bool filter_tids = false;   /* only tids in `tid_filter` */
-const volatile bool filter_cgroup = false; /* only tasks under the cgroup in `cgroup_filter` */
+const volatile bool filter_cgroup = false; /* only tasks under a cgroup in `cgroup_filter` */
+const volatile __u32 cgroup_count = 0;	   /* entries of `cgroup_filter` in use */
 const volatile bool include_idle = false;  /* keep samples of the idle task (pid 0) */
 const volatile bool user_stacks = true;	   /* false with --kernel-only */
 const volatile bool kernel_stacks = true;  /* false with --user-only */
@@ -201,7 +202,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, GP_MAX_CGROUPS);
 	__type(key, __u32);
 	__type(value, __u32);
 } cgroup_filter SEC(".maps");
@@ -235,8 +236,12 @@ static __always_inline bool wanted(__u32 pid, __u32 tid)
 		return false;
 	if (filter_tids && !bpf_map_lookup_elem(&tid_filter, &tid))
 		return false;
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
+	if (filter_cgroup) {
+		for (__u32 i = 0; i < GP_MAX_CGROUPS && i < cgroup_count; i++)
+			if (bpf_current_task_under_cgroup(&cgroup_filter, i) == 1)
+				return true;
 		return false;
+	}
 	return true;
 }
 

@@ -10,6 +10,8 @@
 #define GP_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH default */
 #define GP_TASK_COMM_LEN 16
 #define GP_DEFAULT_STORAGE 16384
+/* cgroups gp-record --cgroup may name (a task in any of them, or below, is sampled). */
+#define GP_MAX_CGROUPS 64
 /* A stack error: the stack was not requested (-U, -K). Other errors are -errno values. */
 #define GP_NO_STACK (-1)
 /* Words of user stack memory the frame walk reads with one helper call (a power of two). */

@@ -10,8 +10,8 @@ complete -c gp-profile -l insert-dso-name -d 'Name native frames '\''function (d
 complete -c gp-profile -s o -l output-dir -d 'Write profile_<time>.col (and .html) here, with the links last_profile.col and last_flamegraph.html' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l flamegraph -d 'Write the .html flamegraph with -o (the default)'
 complete -c gp-profile -l no-flamegraph -d 'Do not write the .html flamegraph'
-complete -c gp-profile -l mode -d 'Profiling mode: cpu (allocation is not implemented; none disables every profiler)' -x -a 'cpu allocation none'
-complete -c gp-profile -l alloc-interval -d 'Allocation sampling interval, e.g. 100kb (--mode allocation only)' -x
+complete -c gp-profile -l mode -d 'Profiling mode: cpu; allocation (Java allocations, weighted in bytes, through JFR or async-profiler; the system and other runtime profilers are off); none (no profiler)' -x -a 'cpu allocation none'
+complete -c gp-profile -l alloc-interval -d 'Allocation sampling interval, e.g. 100kb (--mode allocation only; JFR on JDK 16+ takes it as a throttle of 64 GiB/SIZE samples a second, each weighted by its bytes)' -x
 complete -c gp-profile -l rotating-output -d 'Keep only the newest profile in --output-dir'
 complete -c gp-profile -l pids -d 'Only these processes (comma-separated, may be repeated; default: all)' -x
 complete -c gp-profile -l max-processes-runtime-profiler -d 'Each runtime profiler takes at most N processes, the busiest by CPU (0: all)' -x
@@ -21,9 +21,9 @@ complete -c gp-profile -l perf-mode -d 'System profiler: smart (default: whole s
 complete -c gp-profile -l no-perf -d 'Same as --perf-mode disabled'
 complete -c gp-profile -l perf-dwarf-stack-size -d 'Stack bytes copied per DWARF sample, <= 65528 (not implemented)' -x
 complete -c gp-profile -l perf-no-memory-restart -d 'Do not restart perf when it uses too much memory (not implemented)'
-complete -c gp-profile -l perf-use-cgroups -d 'Profile the top cgroups (not implemented)'
-complete -c gp-profile -l perf-max-cgroups -d 'Cgroups profiled with --perf-use-cgroups (not implemented)' -x
-complete -c gp-profile -l perf-max-docker-containers -d 'Docker containers profiled one by one (not implemented)' -x
+complete -c gp-profile -l perf-use-cgroups -d 'gp-record samples only the cgroups (v2) with the most CPU since the previous session (the first: over 1 s), instead of --pids; named in the log (-v)'
+complete -c gp-profile -l perf-max-cgroups -d 'Cgroups sampled with --perf-use-cgroups' -x
+complete -c gp-profile -l perf-max-docker-containers -d 'With --perf-use-cgroups: the N busiest Docker containers first, then other cgroups' -x
 complete -c gp-profile -l java-mode -d 'Profiler for java processes, run by gp-runtime' -x -a 'auto ap jfr disabled none'
 complete -c gp-profile -l no-java -d 'Same as --java-mode disabled'
 complete -c gp-profile -l python-mode -d 'Profiler for python processes, run by gp-runtime' -x -a 'auto pyspy gp disabled py-spy pyperf none'
@@ -37,7 +37,7 @@ complete -c gp-profile -l no-dotnet -d 'Same as --dotnet-mode disabled'
 complete -c gp-profile -l nodejs-mode -d 'Profiler for node processes, run by gp-runtime' -x -a 'attach-maps perf inspector disabled none'
 complete -c gp-profile -l no-nodejs -d 'Same as --nodejs-mode disabled'
 complete -c gp-profile -l java-no-version-check -d 'Skip the JDK version check (not implemented)'
-complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event: cpu, itimer, auto (cpu where perf events open); alloc is not implemented' -x -a 'cpu itimer alloc auto'
+complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event: cpu, itimer, auto (cpu where perf events open); alloc (Java allocations every 1e9/-f bytes, as gProfiler; otherwise as --mode allocation)' -x -a 'cpu itimer alloc auto'
 complete -c gp-profile -l java-async-profiler-safemode -d 'async-profiler'\''s safemode bits (not implemented)' -x
 complete -c gp-profile -l java-async-profiler-features -d 'async-profiler'\''s stack walking features (asprof -F; probesp is gProfiler'\''s build'\''s only)' -x -a 'probesp vtable comptask'
 complete -c gp-profile -l java-async-profiler-args -d 'More asprof options for its start command, split at spaces' -x
@@ -74,7 +74,7 @@ complete -c gp-profile -l curlify-requests -d 'Log each Studio request as a curl
 complete -c gp-profile -l no-verify -d 'Do not verify the server'\''s TLS certificate'
 complete -c gp-profile -l spool-dir -d 'Keep sessions whose upload failed here, to send them first when the server is back (default: a directory of this run)' -x -a '(__fish_complete_directories)'
 complete -c gp-profile -l spool-max-size -d 'Bound of the spool: the oldest sessions are dropped beyond it, with a warning' -x
-complete -c gp-profile -l log-usage -d 'Log gp-profile'\''s CPU and memory use (not implemented)'
+complete -c gp-profile -l log-usage -d 'Log the CPU time and memory gp-profile and its children used, after each session'
 complete -c gp-profile -l dont-disable-core-files -d 'Let the profilers gp-profile starts dump core'
 complete -c gp-profile -l log-file -d 'Also append the log to this file (rotated by size)' -r -F
 complete -c gp-profile -l log-rotate-max-size -d 'Rotate the log file at this size' -x

@@ -6,7 +6,7 @@ complete -c gp-record -l period -d 'Sample every N events instead of at a freque
 complete -c gp-record -s d -l duration -d 'Seconds to record (default: until SIGINT/SIGTERM; with -c, per session: 60)' -x
 complete -c gp-record -s p -l pid -d 'Only these processes (comma-separated or repeated); without -c the recording ends once all have exited' -x
 complete -c gp-record -s t -l tid -d 'Only these threads (comma-separated or repeated); without -c the recording ends once all have exited' -x
-complete -c gp-record -l cgroup -d 'Only tasks in this cgroup v2 directory (and below)' -x -a '(__fish_complete_directories)'
+complete -c gp-record -l cgroup -d 'Only tasks in this cgroup v2 directory (and below); repeat for several (at most 64)' -x -a '(__fish_complete_directories)'
 complete -c gp-record -s C -l cpu -d 'Only these CPUs, e.g. 0,2-3' -x
 complete -c gp-record -s U -l user-only -d 'User stacks only (no kernel frames)'
 complete -c gp-record -s K -l kernel-only -d 'Kernel stacks only, and only samples taken in the kernel'

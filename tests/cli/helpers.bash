@@ -147,3 +147,32 @@ browser_tests_dir() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$dir"
 }
+
+# The loopback Performance Studio (tests/servers/studio.py) with token $TOKEN, storing profiles
+# under ./store; sets $studio to its URL. Its pid goes in PIDS (the caller's teardown kills it).
+start_studio() {
+  require_command python3
+  rm -f studio.port
+  python3 "$GP_SOURCE_DIR/tests/servers/studio.py" --port-file studio.port --log studio.log \
+    --store store --token "$TOKEN" "$@" 2>studio.err &
+  PIDS+=($!)
+  local i
+  for i in $(seq 100); do [ -s studio.port ] && break; sleep 0.1; done
+  studio="http://127.0.0.1:$(cat studio.port)"
+}
+
+# The studio's heartbeat commands (one JSON object per argument) into commands.json, and whether
+# it was told that command $1 completed.
+commands() { printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in sys.stdin if l.strip()]))' >commands.json; }
+completed() { python3 -c 'import json,sys; sys.exit(not any(e["path"] == "/api/metrics/command_completion" and e["body"]["command_id"] == sys.argv[1] for e in map(json.loads, open("studio.log"))))' "$1"; }
+
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; fails the test after SECONDS.
+wait_for() {
+  local limit=$1 i
+  shift
+  for ((i = 0; i < limit * 5; i++)); do
+    "$@" && return 0
+    sleep 0.2
+  done
+  fail "timed out after ${limit}s waiting for: $*"
+}

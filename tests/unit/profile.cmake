@@ -4,4 +4,6 @@ target_sources(gp_unit_tests PRIVATE
   unit/profile_output_test.cpp
   unit/profile_child_test.cpp
   unit/profile_agent_test.cpp
+  unit/profile_top_cgroups_test.cpp
+  unit/profile_usage_test.cpp
 )

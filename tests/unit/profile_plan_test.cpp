@@ -187,6 +187,17 @@ TEST(ProfilePlan, AsyncProfilerOptionsReachGpRuntimeWhileJavaIsOn) {
   EXPECT_EQ(std::count(args.begin(), args.end(), "--java-async-profiler-mode"), 0);
 }
 
+TEST(ProfilePlan, AllocationIntervalReachesGpRuntime) {
+  Options o = with_output();
+  auto args = gp::profile::runtime_command(o, "r.gpa").args;
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--alloc-interval"), 0);
+  o.alloc_interval = 1 << 20;
+  args = gp::profile::runtime_command(o, "r.gpa").args;
+  auto at = std::find(args.begin(), args.end(), "--alloc-interval");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "1048576");
+}
+
 TEST(ProfilePlan, RuntimeFrequencyIsClampedToWhatGpRuntimeTakes) {
   Options o = with_output();
   o.frequency = 4999;

@@ -7,6 +7,7 @@
 
 #include "runtime/java/ap_collapsed.h"
 #include "runtime/java/jfr_samples.h"
+#include "runtime/java/jvm_process.h"
 
 namespace gp::test::runtime_java {
 namespace {
@@ -113,6 +114,81 @@ TEST(JfrJson, SkipsBrokenEventsAndCountsThem) {
   EXPECT_EQ(stats->bad, 1u);
   EXPECT_EQ(stats->truncated, 1u);
   EXPECT_EQ(names(table.take()[0]), std::vector<std::string>{"A.b()V"});
+}
+
+TEST(JavaClassName, DottedWithArraysAsAsyncProfilerNamesAllocatedClasses) {
+  EXPECT_EQ(java_class_name("[B"), "byte[]");
+  EXPECT_EQ(java_class_name("[[I"), "int[][]");
+  EXPECT_EQ(java_class_name("[Ljava/lang/String;"), "java.lang.String[]");
+  EXPECT_EQ(java_class_name("java/util/HashMap$Node"), "java.util.HashMap$Node");
+}
+
+// Allocation events as `jfr print --json` prints them (fields as OpenJDK 17 gives them).
+std::string allocation_event(const std::string& type, const std::string& weight_field, long bytes,
+                             const std::string& cls) {
+  return R"({"type": ")" + type + R"(", "values": {"eventThread": {"osName": "main",
+      "osThreadId": 77, "javaName": "main"}, "stackTrace": {"truncated": false, "frames": [
+      {"method": {"type": {"name": "Alloc"}, "name": "allocate", "descriptor": "(I)J"},
+      "lineNumber": 3, "type": "JIT compiled"}, {"method": {"type": {"name": "Alloc"},
+      "name": "main", "descriptor": "([Ljava/lang/String;)V"}, "type": "Interpreted"}]},
+      "objectClass": {"name": ")" +
+         cls + R"("}, ")" + weight_field + R"(": )" + std::to_string(bytes) + "}}";
+}
+
+TEST(JdkRelease, FeatureVersionFromJavaVersion) {
+  EXPECT_EQ(parse_release_version("IMPLEMENTOR=\"Debian\"\nJAVA_VERSION=\"17.0.15\"\n"), 17);
+  EXPECT_EQ(parse_release_version("JAVA_VERSION=\"1.8.0_392\"\nOS_NAME=\"Linux\"\n"), 8);
+  EXPECT_EQ(parse_release_version("JAVA_VERSION=\"25\"\n"), 25);
+  EXPECT_EQ(parse_release_version("JAVA_RUNTIME_VERSION=\"17.0.15+6\"\n"), 0);
+  EXPECT_EQ(parse_release_version(""), 0);
+}
+
+TEST(JfrJson, AllocationSamplesAreWeightedInBytesWithTheClassAsLeaf) {
+  std::istringstream in(
+      R"({"recording": {"events": [)" +
+      allocation_event("jdk.ObjectAllocationSample", "weight", 4000, "[B") + ", " +
+      allocation_event("jdk.ObjectAllocationSample", "weight", 6000, "[B") + "]}}");
+  StackTable table;
+  auto stats = read_jfr_json(in, table, JfrEvents::allocation);
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ(stats->events, 2u);
+  auto stacks = table.take();
+  ASSERT_EQ(stacks.size(), 1u);
+  EXPECT_EQ(stacks[0].count, 10000u);
+  EXPECT_EQ(stacks[0].tid, 77);
+  EXPECT_EQ(names(stacks[0]), (std::vector<std::string>{"Alloc.main([Ljava/lang/String|)V",
+                                                        "Alloc.allocate(I)J", "byte[]"}));
+  EXPECT_EQ(stacks[0].frames.back().kind, FrameKind::inlined);  // async-profiler's "_[i]"
+}
+
+TEST(JfrJson, TlabEventsCountTheirSizesAndGiveWayToSamples) {
+  std::string tlab = allocation_event("jdk.ObjectAllocationInNewTLAB", "tlabSize", 65536, "[B") +
+                     ", " +
+                     allocation_event("jdk.ObjectAllocationOutsideTLAB", "allocationSize", 1 << 20,
+                                      "[Ljava/lang/String;");
+  {
+    std::istringstream in(R"({"recording": {"events": [)" + tlab + "]}}");
+    StackTable table;
+    auto stats = read_jfr_json(in, table, JfrEvents::allocation);
+    ASSERT_TRUE(stats);
+    EXPECT_EQ(stats->events, 2u);
+    uint64_t total = 0;
+    for (const Stack& s : table.take()) {
+      total += s.count;
+      bool outside = s.frames.back().name == "java.lang.String[]";
+      EXPECT_EQ(s.frames.back().kind, outside ? FrameKind::kernel : FrameKind::inlined);
+    }
+    EXPECT_EQ(total, 65536u + (1u << 20));
+  }
+  // Both kinds in one recording (JDK version unknown): the samples alone, not twice the bytes.
+  std::istringstream in(R"({"recording": {"events": [)" + tlab + ", " +
+                        allocation_event("jdk.ObjectAllocationSample", "weight", 5000, "[B") +
+                        "]}}");
+  StackTable table;
+  auto stats = read_jfr_json(in, table, JfrEvents::allocation);
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->events, 1u);
+  EXPECT_EQ(table.take()[0].count, 5000u);
 }
 
 TEST(AsyncProfilerCollapsed, ReadsAnnotationsAndThreadFrames) {

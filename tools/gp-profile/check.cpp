@@ -354,6 +354,22 @@ void finish(CLI::App& app, ProfileArgs& args) {
     o.perf_mode = gp::profile::PerfMode::fp;
     for (auto& r : o.runtimes) r.mode = "disabled";
   }
+  // gProfiler's allocation mode (or async-profiler's alloc event, which gProfiler runs with
+  // 1e9/f as the byte interval): Java allocations only, as gProfiler's profilers other than
+  // Java's do not support the mode.
+  bool ap_alloc =
+      k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") == "alloc";
+  if (mode == "allocation" || ap_alloc) {
+    o.alloc_interval = std::max<uint64_t>(
+        1, mode == "allocation" ? static_cast<uint64_t>(parse_size(k.given("alloc-interval")
+                                                                       ? k.text("alloc-interval")
+                                                                       : std::string("2mb"))
+                                                            .value_or(kDefaultAllocInterval))
+                                : 1000000000ull / std::max(o.frequency, 1u));
+    o.perf_mode = gp::profile::PerfMode::disabled;
+    for (auto& r : o.runtimes)
+      if (r.option != "java") r.mode = "disabled";
+  }
   if (mode == "none") {
     // No profiler supports the mode "none": gProfiler ends with "All profilers are disabled!".
     o.perf_mode = gp::profile::PerfMode::disabled;
@@ -379,6 +395,10 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.max_processes_per_runtime =
       static_cast<unsigned>(k.integer("max-processes-runtime-profiler", 0));
   o.skip_system_above = static_cast<size_t>(k.integer("skip-system-profilers-above", 0));
+  o.perf_use_cgroups = k.flag("perf-use-cgroups");
+  o.perf_max_cgroups = static_cast<size_t>(std::max(0L, k.integer("perf-max-cgroups", 50)));
+  o.perf_max_docker_containers =
+      static_cast<size_t>(std::max(0L, k.integer("perf-max-docker-containers", 0)));
   if (k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") != "alloc")
     o.ap_mode = k.text("java-async-profiler-mode");
   if (k.given("java-async-profiler-features"))
@@ -405,13 +425,11 @@ void finish(CLI::App& app, ProfileArgs& args) {
                    o.profile_api_version != "v1";
   if (k.given("heartbeat-file")) args.heartbeat_file = k.text("heartbeat-file");
   args.disable_core_files = !k.flag("dont-disable-core-files");
+  args.log_usage = k.flag("log-usage");
   args.pid_ns_check = !k.flag("disable-pidns-check");
   if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
   check_rules(k, mode, frequency_given);
   args.not_implemented.clear();
-  if (mode == "allocation") args.not_implemented.push_back("--mode allocation");
-  if (k.given("java-async-profiler-mode") && k.text("java-async-profiler-mode") == "alloc")
-    args.not_implemented.push_back("--java-async-profiler-mode alloc");
   for (const auto& [name, opt] : args.unimplemented_options) {
     if (opt->count() > 0) args.not_implemented.push_back(name);
   }

@@ -101,10 +101,13 @@ void add_general(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.flag("--flamegraph", "Write the .html flamegraph with -o (the default)");
   b.flag("--no-flamegraph", "Do not write the .html flamegraph");
   b.choice("--mode", "--mode", {"cpu", "allocation", "none"},
-           "Profiling mode: cpu (allocation is not implemented; none disables every profiler)",
+           "Profiling mode: cpu; allocation (Java allocations, weighted in bytes, through JFR or "
+           "async-profiler; the system and other runtime profilers are off); none (no profiler)",
            "cpu");
   b.value("--alloc-interval", "--alloc-interval", ValueType::size, "SIZE",
-          "Allocation sampling interval, e.g. 100kb (--mode allocation only)", "2mb");
+          "Allocation sampling interval, e.g. 100kb (--mode allocation only; JFR on JDK 16+ "
+          "takes it as a throttle of 64 GiB/SIZE samples a second, each weighted by its bytes)",
+          "2mb");
   app.add_flag("--rotating-output", o.rotating_output,
                "Keep only the newest profile in --output-dir");
   b.list("--pids", "--pids", ValueType::integers_list, "PID,...",
@@ -136,12 +139,14 @@ void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
               "Stack bytes copied per DWARF sample, <= 65528 (not implemented)", "8192"));
   b.unimplemented(b.flag("--perf-no-memory-restart",
                          "Do not restart perf when it uses too much memory (not implemented)"));
-  b.unimplemented(b.flag("--perf-use-cgroups", "Profile the top cgroups (not implemented)"));
-  b.unimplemented(b.value("--perf-max-cgroups", "--perf-max-cgroups", ValueType::integer, "N",
-                          "Cgroups profiled with --perf-use-cgroups (not implemented)", "50"));
-  b.unimplemented(b.value("--perf-max-docker-containers", "--perf-max-docker-containers",
-                          ValueType::integer, "N",
-                          "Docker containers profiled one by one (not implemented)", "0"));
+  b.flag("--perf-use-cgroups",
+         "gp-record samples only the cgroups (v2) with the most CPU since the previous session "
+         "(the first: over 1 s), instead of --pids; named in the log (-v)");
+  b.value("--perf-max-cgroups", "--perf-max-cgroups", ValueType::integer, "N",
+          "Cgroups sampled with --perf-use-cgroups", "50");
+  b.value("--perf-max-docker-containers", "--perf-max-docker-containers", ValueType::integer, "N",
+          "With --perf-use-cgroups: the N busiest Docker containers first, then other cgroups",
+          "0");
   (void)app;
   (void)args;
 }
@@ -175,8 +180,8 @@ void add_java(Builder& b) {
   b.unimplemented(b.flag("--java-no-version-check", "Skip the JDK version check" + ni));
   b.choice("--java-async-profiler-mode", "--java-async-profiler-mode",
            {"cpu", "itimer", "alloc", "auto"},
-           "async-profiler's event: cpu, itimer, auto (cpu where perf events open); alloc is not "
-           "implemented",
+           "async-profiler's event: cpu, itimer, auto (cpu where perf events open); alloc "
+           "(Java allocations every 1e9/-f bytes, as gProfiler; otherwise as --mode allocation)",
            "auto");
   b.unimplemented(b.range("--java-async-profiler-safemode", "--java-async-profiler-safemode", 0,
                           0x40, "async-profiler's safemode bits" + ni, "0"));
@@ -294,7 +299,8 @@ void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
 
 void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
   const std::string ni = " (not implemented)";
-  b.unimplemented(b.flag("--log-usage", "Log gp-profile's CPU and memory use" + ni));
+  b.flag("--log-usage",
+         "Log the CPU time and memory gp-profile and its children used, after each session");
   b.flag("--dont-disable-core-files", "Let the profilers gp-profile starts dump core");
   gp::cli::hint_value(app.add_option("--log-file", args.log_file,
                                      "Also append the log to this file (rotated by size)")

@@ -71,6 +71,7 @@ struct ProfileArgs {
   long heartbeat_interval_s = 30;
   std::string heartbeat_file;
   bool disable_core_files = true;
+  bool log_usage = false;  // --log-usage: CPU and memory used, logged after each session
   bool pid_ns_check = true;
   // Subcommands.
   bool upload_file = false;
@@ -85,6 +86,7 @@ struct ProfileArgs {
 };
 
 inline constexpr const char* kDefaultConfigFile = "/etc/gprofiler/config.ini";
+inline constexpr uint64_t kDefaultAllocInterval = 2ull << 20;  // gProfiler's "2mb"
 inline constexpr const char* kEnvPrefix = "GPROFILER_";
 inline constexpr const char* kDefaultApiServer = "https://api.granulate.io";
 

@@ -168,9 +168,18 @@ class Manager {
     if (!s.pids.empty()) o.pids = s.pids;
     o.continuous = s.continuous;
     o.flamegraph = !s.continuous;
-    if (s.profiling_mode && *s.profiling_mode != "cpu")
+    if (s.profiling_mode && *s.profiling_mode == "allocation") {
+      // As --mode allocation: Java allocations only, at the command line's --alloc-interval.
+      if (o.alloc_interval == 0) o.alloc_interval = kDefaultAllocInterval;
+      o.perf_mode = gp::profile::PerfMode::disabled;
+      for (auto& r : o.runtimes)
+        if (r.option != "java") r.mode = "disabled";
+    } else if (s.profiling_mode && *s.profiling_mode == "cpu") {
+      o.alloc_interval = 0;
+    } else if (s.profiling_mode) {
       log_.warning("profiling_mode '" + *s.profiling_mode +
                    "' is not implemented by gp-profile: profiling CPU time");
+    }
     if (s.disabled.count("perf") != 0) o.perf_mode = gp::profile::PerfMode::disabled;
     for (auto& r : o.runtimes)
       if (s.disabled.count(r.option) != 0) r.mode = "disabled";

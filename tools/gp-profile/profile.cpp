@@ -20,6 +20,7 @@
 #include "gp/profile/agent.h"
 #include "gp/profile/child.h"
 #include "gp/profile/instance.h"
+#include "gp/profile/usage.h"
 #include "gp/runtime/work_dir.h"
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
@@ -132,6 +133,8 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id) {
   std::set<std::string> said_once;
   SessionContext context{o, tools, work, stop, log, &agent, metrics, &said_once};
+  std::optional<gp::profile::CgroupRanking> cgroups;
+  if (o.perf_use_cgroups) context.cgroups = &cgroups.emplace();
   // Continuous: one gp-record for every session, as gProfiler keeps perf running.
   std::optional<ContinuousRecord> system_record;
   if (o.continuous && !tools.record.empty()) {
@@ -139,6 +142,8 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     context.system_record = &*system_record;
   }
   int failures = 0;
+  std::optional<gp::profile::UsageLog> usage;  // --log-usage
+  if (args.log_usage) usage.emplace();
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
     // gProfiler's cycle ids: the run's id for a single session, a new one per continuous one.
@@ -146,6 +151,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     // As gProfiler's run_continuous: touched as each continuous session starts.
     if (o.continuous && !args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     auto outcome = run_session(context, number);
+    if (usage) log.info(0, usage->cycle());
     log.set_cycle_id(std::nullopt);
     if (outcome == SessionOutcome::stopped || stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;

@@ -261,11 +261,29 @@ Recorded record(const Session& s) {
   }
   const std::string sys_consequence =
       tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only";
+  gp::profile::Options record_options = o;
+  if (s.c.cgroups != nullptr && !record_tool.empty()) {
+    record_options.cgroups = s.c.cgroups->top(
+        std::min(o.perf_max_cgroups, gp::profile::kMaxRecordCgroups), o.perf_max_docker_containers);
+    if (record_options.cgroups.empty()) {
+      // gProfiler never falls back to the whole system when cgroups were asked for.
+      s.c.log.warning(s.label() + ": --perf-use-cgroups: no cgroup used CPU; " + sys_consequence);
+      record_tool.clear();
+    } else {
+      std::string names;
+      for (const auto& dir : record_options.cgroups) names += (names.empty() ? "" : ", ") + dir;
+      s.c.log.info(1, s.label() + ": sampling the " +
+                          std::to_string(record_options.cgroups.size()) +
+                          " busiest cgroups: " + names);
+    }
+  }
   // Continuous: the run's one gp-record (not run in a session that skips system profilers).
   ContinuousRecord* continuous = record_tool.empty() ? nullptr : s.c.system_record;
   if (s.c.system_record != nullptr && continuous == nullptr) s.c.system_record->stop();
+  // Other cgroups than the running gp-record samples: it starts again with them.
+  if (continuous != nullptr && s.c.cgroups != nullptr && s.c.cgroups->changed()) continuous->stop();
   if (continuous != nullptr) {
-    if (auto st = continuous->ensure_running(o); !st) {
+    if (auto st = continuous->ensure_running(record_options); !st) {
       s.c.log.warning(s.label() + ": gp-record failed (" + st.error().message + "); " +
                       sys_consequence);
       continuous = nullptr;
@@ -273,7 +291,7 @@ Recorded record(const Session& s) {
     }
   }
   Recorder sys = make_recorder(continuous != nullptr ? "" : record_tool,
-                               gp::profile::record_command(o, sys_path), sys_path,
+                               gp::profile::record_command(record_options, sys_path), sys_path,
                                duration + kRecordSlack, sys_consequence);
   Recorder rt = make_recorder(
       tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,

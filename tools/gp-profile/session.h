@@ -12,6 +12,7 @@
 #include "continuous_record.h"
 #include "gp/profile/agent.h"
 #include "gp/profile/plan.h"
+#include "gp/profile/top_cgroups.h"
 #include "log.h"
 
 namespace gp::profile_tool {
@@ -34,6 +35,8 @@ struct SessionContext {
   std::set<std::string>* said_once = nullptr;
   // With --continuous: the one gp-record of the run (null: a gp-record per session).
   ContinuousRecord* system_record = nullptr;
+  // With --perf-use-cgroups: picks each session's cgroups for gp-record.
+  gp::profile::CgroupRanking* cgroups = nullptr;
 };
 
 enum class SessionOutcome { ok, failed, stopped };

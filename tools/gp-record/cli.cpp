@@ -80,8 +80,11 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->delimiter(',')
       ->check(gp::cli::positive_number());
   gp::cli::hint_value(
-      app.add_option("--cgroup", args.cgroup, "Only tasks in this cgroup v2 directory (and below)")
-          ->type_name("DIR"),
+      app.add_option("--cgroup", args.cgroups,
+                     "Only tasks in this cgroup v2 directory (and below); repeat for several "
+                     "(at most 64)")
+          ->type_name("DIR")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll),
       ValueHint::directory);
   app.add_option("-C,--cpu", args.cpus, "Only these CPUs, e.g. 0,2-3")->type_name("LIST");
   auto* user =

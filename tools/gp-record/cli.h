@@ -19,7 +19,7 @@ struct RecordArgs {
   double duration = 0;      // seconds; 0 = until SIGINT/SIGTERM (60 with --continuous)
   std::vector<int32_t> pids;
   std::vector<int32_t> tids;
-  std::string cgroup;
+  std::vector<std::string> cgroups;
   std::string cpus;  // "0,2-3"; "" = all
   bool user_only = false;
   bool kernel_only = false;

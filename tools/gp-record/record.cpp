@@ -85,7 +85,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
                         " does not exist");
   c.pids = args.pids;
   c.tids = args.tids;
-  c.cgroup = args.cgroup;
+  c.cgroups = args.cgroups;
   c.user_stacks = !args.kernel_only;
   c.kernel_stacks = !args.user_only;
   c.kernel_only = args.kernel_only;
@@ -269,7 +269,8 @@ Status SessionRecorder::flush(archive::Writer& writer) {
 void SessionRecorder::on_process_event(const ProcessEvent& e) {
   // Its tables no longer apply (the kernel dropped them too): an exec loads the new image's at
   // the next snapshot.
-  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid, e.exit);
+  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr)
+    sampler_.unwinder()->forget(e.pid, e.exit);
   if (e.exit) assembler_.on_process_exit(e.pid);
   else assembler_.on_process_event(e.pid, e.exec);
 }
@@ -494,15 +495,19 @@ int check_targets(const RecordArgs& args) {
       return kExitFailure;
     }
   }
-  if (!args.cgroup.empty()) {
+  if (args.cgroups.size() > kMaxCgroups) {
+    gp::cli::error("at most " + std::to_string(kMaxCgroups) + " --cgroup directories");
+    return kExitUsage;
+  }
+  for (const std::string& cgroup : args.cgroups) {
     struct stat st {};
-    if (::stat(args.cgroup.c_str(), &st) != 0) {
-      gp::cli::error("no such cgroup '" + args.cgroup + "': " + std::strerror(errno));
+    if (::stat(cgroup.c_str(), &st) != 0) {
+      gp::cli::error("no such cgroup '" + cgroup + "': " + std::strerror(errno));
       gp::cli::hint("give a cgroup v2 directory, e.g. '/sys/fs/cgroup/system.slice/nginx.service'");
       return kExitFailure;
     }
     if (!S_ISDIR(st.st_mode)) {
-      gp::cli::error("no such cgroup '" + args.cgroup + "': not a directory");
+      gp::cli::error("no such cgroup '" + cgroup + "': not a directory");
       return kExitFailure;
     }
   }

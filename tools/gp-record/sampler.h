@@ -21,6 +21,8 @@ namespace gp::record_tool {
 
 class Unwinder;
 
+inline constexpr size_t kMaxCgroups = 64;  // bpf/profile.h's GP_MAX_CGROUPS
+
 struct SamplerConfig {
   std::string event = "cpu-clock";  // see perf_event_spec()
   uint32_t frequency_hz = 11;
@@ -28,9 +30,10 @@ struct SamplerConfig {
   double expected_rate = 11;        // samples per second per busy CPU, for sizing
   std::vector<int> cpus;            // empty: every online CPU
   std::vector<int32_t> pids, tids;  // empty: no filter
-  std::string cgroup;               // cgroup v2 directory, "" for none
-  bool user_stacks = true;          // false with --kernel-only
-  bool kernel_stacks = true;        // false with --user-only
+  std::vector<std::string>
+      cgroups;  // at most kMaxCgroups cgroup v2 directories (tasks in any of them); none: all
+  bool user_stacks = true;    // false with --kernel-only
+  bool kernel_stacks = true;  // false with --user-only
   bool kernel_only = false;
   bool include_idle = false;
   uint32_t stack_storage_size = 16384;

@@ -40,6 +40,7 @@ static_assert(offsetof(gp_new_stack, stack) == 16 && offsetof(gp_stack, ips) == 
               "bpf/profile.h: gp_new_stack layout");
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
+static_assert(gp::record_tool::kMaxCgroups == GP_MAX_CGROUPS, "bpf/profile.h: GP_MAX_CGROUPS");
 static_assert(offsetof(gp_stack_copy, bytes) == GP_STACK_COPY_HEADER,
               "bpf/profile.h: gp_stack_copy layout");
 
@@ -129,7 +130,7 @@ class BpfSampler final : public Sampler {
   explicit BpfSampler(const SamplerConfig& config) : config_(config) {}
   ~BpfSampler() override {
     links_.clear();  // detach before the maps and the cgroup fd go away
-    if (cgroup_fd_ >= 0) ::close(cgroup_fd_);
+    for (int fd : cgroup_fds_) ::close(fd);
   }
   BpfSampler(const BpfSampler&) = delete;
   BpfSampler& operator=(const BpfSampler&) = delete;
@@ -189,7 +190,7 @@ class BpfSampler final : public Sampler {
   uint32_t counts_entries_ = 0;  // max_entries of each counts map
   TallyView tallies_[2];
   uint32_t last_interval_ = 0;  // the newest id given to a slot's interval (tally_interval)
-  int cgroup_fd_ = -1;
+  std::vector<int> cgroup_fds_;
   // The loaded program flags its use of a slot (cpu_state.in_slot): most flips need no RCU wait.
   bool slot_handshake_ = false;
   std::vector<gp_cpu_state> cpu_states_;  // room for every possible CPU's element
@@ -208,7 +209,8 @@ Status BpfSampler::configure_and_load(std::string* hint) {
   auto* ro = skel_->rodata;
   ro->filter_pids = !config_.pids.empty();
   ro->filter_tids = !config_.tids.empty();
-  ro->filter_cgroup = !config_.cgroup.empty();
+  ro->filter_cgroup = !config_.cgroups.empty();
+  ro->cgroup_count = static_cast<uint32_t>(config_.cgroups.size());
   ro->include_idle = config_.include_idle;
   ro->user_stacks = config_.user_stacks;
   ro->kernel_stacks = config_.kernel_stacks;
@@ -345,14 +347,13 @@ Status BpfSampler::fill_filters() {
   for (int32_t tid : config_.tids)
     if (bpf_map_update_elem(bpf_map__fd(skel_->maps.tid_filter), &tid, &one, BPF_ANY) != 0)
       return make_error("cannot set the tid filter: " + errno_text(errno));
-  if (!config_.cgroup.empty()) {
-    cgroup_fd_ = ::open(config_.cgroup.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (cgroup_fd_ < 0)
-      return make_error("cannot open cgroup '" + config_.cgroup + "': " + errno_text(errno));
-    uint32_t zero = 0;
-    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.cgroup_filter), &zero, &cgroup_fd_, BPF_ANY) !=
-        0)
-      return make_error("cannot use cgroup '" + config_.cgroup + "': " + errno_text(errno));
+  for (uint32_t i = 0; i < config_.cgroups.size(); ++i) {
+    const std::string& dir = config_.cgroups[i];
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return make_error("cannot open cgroup '" + dir + "': " + errno_text(errno));
+    cgroup_fds_.push_back(fd);
+    if (bpf_map_update_elem(bpf_map__fd(skel_->maps.cgroup_filter), &i, &fd, BPF_ANY) != 0)
+      return make_error("cannot use cgroup '" + dir + "': " + errno_text(errno));
   }
   return ok_status();
 }

@@ -166,7 +166,7 @@ Status PerfSampler::open(std::string* hint) {
   if ((!config_.pids.empty() || !config_.tids.empty()) && targets.empty())
     return make_error("cannot sample: none of the given processes or threads exists");
   attr.inherit = config_.tids.empty() ? 1 : 0;  // threads started later by the targets
-  if (!config_.cgroup.empty()) return make_error("--cgroup needs the BPF sampler");
+  if (!config_.cgroups.empty()) return make_error("--cgroup needs the BPF sampler");
   for (int cpu : cpus) {
     if (targets.empty()) {
       if (auto st = open_on_cpu(attr, -1, cpu, 0, hint); !st) {

@@ -106,6 +106,12 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_option("--java-async-profiler-args", args.ap_args,
                  "More asprof options, split at spaces (e.g. '--cstack dwarf -j 512')")
       ->type_name("ARGS");
+  app.add_option("--alloc-interval", args.alloc_interval,
+                 "Profile Java allocations instead of CPU time, one sample per BYTES allocated, "
+                 "stacks weighted in bytes with the allocated class as leaf (gProfiler's --mode "
+                 "allocation; the other runtimes are off)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--php-proc-filter", args.php_proc_filter,
                  "PHP processes to profile: those whose comm matches this extended regex, as "
                  "phpspy's 'pgrep' does in gProfiler ('php' for the CLI)")

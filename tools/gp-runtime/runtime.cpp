@@ -37,6 +37,11 @@ std::optional<std::map<Runtime, std::string>> resolve_modes(const RuntimeArgs& a
     }
     for (const auto& w : warnings) warning(w);
     modes[r] = a.disabled.at(r) ? "disabled" : *mode;
+    // gProfiler's allocation mode runs only the profilers that support it: Java's.
+    if (a.alloc_interval > 0 && r != Runtime::java && modes[r] != "disabled") {
+      info(1, std::string(runtime::runtime_name(r)) + " is off: it has no allocation profiler");
+      modes[r] = "disabled";
+    }
   }
   return modes;
 }
@@ -85,6 +90,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.max_per_runtime = a.max_processes;
   for (const auto& f : a.app_id_args_filters) o.app_id_args_filters.emplace_back(f);
   o.async_profiler.event = a.ap_mode;
+  o.alloc_interval = a.alloc_interval;
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)
     if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler

@@ -45,7 +45,8 @@ std::string os_release_field(const std::string& text, std::string_view key) {
 Value or_unknown(const std::string& s) { return Value::from_string(s.empty() ? "unknown" : s); }
 
 void add_sampling(const model::Sampling& sm, Value& obj) {
-  if (sm.event.empty()) return;
+  // gProfiler's allocation profiles carry no sampling fields (profiling_mode says it).
+  if (sm.event.empty() || sm.event == "alloc") return;
   bool period = sm.frequency_hz == 0 && sm.period != 0;
   // The archive spells gProfiler's default event "cpu-time" as "cpu-clock" (archive.capnp).
   obj.set("sampling_event", Value::from_string(sm.event == "cpu-clock" ? "cpu-time" : sm.event));

@@ -93,7 +93,12 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
   else c.args.insert(c.args.end(), {"-F", std::to_string(o.frequency)});
   if (!o.perf_event.empty()) c.args.insert(c.args.end(), {"-e", o.perf_event});
   c.args.insert(c.args.end(), output.begin(), output.end());
-  if (!o.pids.empty()) c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
+  // gProfiler's --perf-use-cgroups: the top cgroups instead of --pids (perf -a -G).
+  if (!o.cgroups.empty()) {
+    for (const auto& dir : o.cgroups) c.args.insert(c.args.end(), {"--cgroup", dir});
+  } else if (!o.pids.empty()) {
+    c.args.insert(c.args.end(), {"-p", join_pids(o.pids)});
+  }
   // gProfiler's perf modes on gp-record's unwinder: fp walks frame pointers; dwarf and smart
   // unwind with .eh_frame tables (smart: gProfiler picks fp or dwarf per process; gp-record takes
   // tables where a binary has them and frame pointers elsewhere, frame by frame).
@@ -129,6 +134,8 @@ Command runtime_command(const Options& o, const std::string& out) {
       c.args.insert(c.args.end(), {"--" + r.option + "-mode", r.mode});
     }
   }
+  if (o.alloc_interval > 0)
+    c.args.insert(c.args.end(), {"--alloc-interval", std::to_string(o.alloc_interval)});
   if (!o.profile_spawned_processes) c.args.push_back("--no-profile-spawned-processes");
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");

@@ -5,4 +5,6 @@ target_sources(gp_core PRIVATE
   src/profile/output.cpp
   src/profile/instance.cpp
   src/profile/agent.cpp
+  src/profile/top_cgroups.cpp
+  src/profile/usage.cpp
 )

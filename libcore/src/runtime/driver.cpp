@@ -110,6 +110,7 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.mode = choice.mode;
   s->params.python_versions = o.python_versions;
   s->params.async_profiler = o.async_profiler;
+  s->params.alloc_interval = o.alloc_interval;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;
@@ -198,6 +199,11 @@ model::Header make_header(const DriverOptions& o) {
   h.sampling.event = "cpu";
   h.sampling.frequency_hz = static_cast<uint32_t>(o.frequency_hz);
   h.sampling.mode = "runtime";
+  if (o.alloc_interval > 0) {  // counts are bytes: one sample per alloc_interval bytes
+    h.sampling.event = "alloc";
+    h.sampling.frequency_hz = 0;
+    h.sampling.period = o.alloc_interval;
+  }
   json::Value modes = json::Value::object();
   for (Runtime r : all_runtimes()) {
     auto it = o.modes.find(r);
@@ -206,6 +212,7 @@ model::Header make_header(const DriverOptions& o) {
   }
   json::Value meta = json::Value::object();
   meta.set("runtime_modes", std::move(modes));
+  if (o.alloc_interval > 0) meta.set("profiling_mode", json::Value::from_string("allocation"));
   h.metadata_json = json::dump(meta);
   return h;
 }

@@ -42,8 +42,11 @@ struct Options {
   std::vector<int> pids;                 // --pids: only these processes (empty: all)
   PerfMode perf_mode = PerfMode::smart;  // gp-profile's default (gProfiler's is fp)
   std::vector<RuntimeSetting> runtimes;  // one entry per runtime gp-runtime knows
-  bool application_identifiers = true;   // false: --disable-application-identifiers
-  bool application_metadata = true;      // false: --disable-application-metadata
+  // gProfiler's --mode allocation: Java allocations, one sample per this many bytes (its
+  // --alloc-interval), weighted in bytes; gp-record and the other runtimes are off. 0: CPU.
+  uint64_t alloc_interval = 0;
+  bool application_identifiers = true;  // false: --disable-application-identifiers
+  bool application_metadata = true;     // false: --disable-application-metadata
   std::string profile_api_version = "v2";
   bool truncated_marker = true;             // false: gp-fold --no-truncated-marker
   bool insert_dso_name = false;             // true: gp-fold --insert-dso-name
@@ -62,7 +65,14 @@ struct Options {
   std::string external_metadata;
   unsigned min_duration_s = 0;  // --min-duration: gp-runtime leaves out younger processes
   unsigned max_processes_per_runtime = 0;  // --max-processes-runtime-profiler (0: no limit)
-  size_t skip_system_above = 0;  // --skip-system-profilers-above: no gp-record above N processes
+  size_t skip_system_above = 0;
+  // gProfiler's --perf-use-cgroups, --perf-max-cgroups, --perf-max-docker-containers: each
+  // session's gp-record samples only the busiest cgroups (top_cgroups.h), chosen by the
+  // session into `cgroups` (gp-record --cgroup, instead of -p).
+  bool perf_use_cgroups = false;
+  size_t perf_max_cgroups = 50, perf_max_docker_containers = 0;
+  std::vector<std::string>
+      cgroups;  // --skip-system-profilers-above: no gp-record above N processes
   // gProfiler's --java-async-profiler-mode/-features/-args, for gp-runtime; "" when not given.
   std::string ap_mode, ap_features, ap_args;
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)

@@ -65,6 +65,9 @@ struct SessionParams {
   // Python: the driver adds package versions to the frames (adapters need not look at it).
   bool python_versions = false;
   AsyncProfilerOptions async_profiler;  // Java with asprof
+  // gProfiler's allocation mode (Java only): the bytes between two allocation samples, and the
+  // stacks' counts are bytes allocated. 0: CPU profiling at frequency_hz.
+  uint64_t alloc_interval = 0;
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields

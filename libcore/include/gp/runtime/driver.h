@@ -62,6 +62,9 @@ struct DriverOptions {
   // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
   bool python_versions = true;
   AsyncProfilerOptions async_profiler;
+  // gProfiler's --mode allocation: Java allocations, one sample per this many bytes, weighted in
+  // bytes; the header's metadata says profiling_mode "allocation". 0: CPU profiling.
+  uint64_t alloc_interval = 0;
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
   // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the

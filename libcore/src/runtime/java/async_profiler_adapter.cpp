@@ -83,6 +83,11 @@ std::vector<std::string> start_options(const SessionParams& params, const std::s
   const AsyncProfilerOptions& ap = params.async_profiler;
   std::vector<std::string> opts = {"-e", resolve_event(ap.event), "-i",
                                    std::to_string(1000000000LL / hz)};
+  if (params.alloc_interval > 0) {
+    // gProfiler's allocation mode (event=alloc,alloc=<bytes>); --total: counts in bytes, as
+    // gp's JFR allocation profiles have them.
+    opts = {"-e", "alloc", "--alloc", std::to_string(params.alloc_interval), "--total"};
+  }
   auto out = output_options(file);
   opts.insert(opts.end(), out.begin(), out.end());
   opts.insert(opts.end(), {"--timeout", std::to_string(secs.count())});

@@ -97,13 +97,16 @@ Frame jfr_frame(const json::Value& frame) {
   return f;
 }
 
-Result<Stack> jfr_sample(const json::Value& event) {
+namespace {
+
+// The event's stack, root first, with the thread named in `thread_key`; count 1.
+Result<Stack> event_stack(const json::Value& event, std::string_view thread_key) {
   const json::Value* values = event.find("values");
   const json::Value* frames = values ? path(*values, {"stackTrace", "frames"}) : nullptr;
   if (frames == nullptr || !frames->is_array()) return make_error("event without a stack trace");
   Stack s;
   s.count = 1;
-  if (const json::Value* thread = values->find("sampledThread"); thread && thread->is_object()) {
+  if (const json::Value* thread = values->find(thread_key); thread && thread->is_object()) {
     if (const json::Value* tid = thread->find("osThreadId")) {
       s.tid = static_cast<int32_t>(tid->as_int(0));
     }
@@ -116,24 +119,107 @@ Result<Stack> jfr_sample(const json::Value& event) {
   return s;
 }
 
-Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table) {
-  JfrReadStats stats;
+constexpr std::string_view kAllocationSample = "jdk.ObjectAllocationSample";
+constexpr std::string_view kInNewTlab = "jdk.ObjectAllocationInNewTLAB";
+constexpr std::string_view kOutsideTlab = "jdk.ObjectAllocationOutsideTLAB";
+
+}  // namespace
+
+Result<Stack> jfr_sample(const json::Value& event) { return event_stack(event, "sampledThread"); }
+
+std::string java_class_name(std::string_view internal) {
+  size_t dims = 0;
+  while (dims < internal.size() && internal[dims] == '[') ++dims;
+  std::string_view element = internal.substr(dims);
+  std::string out;
+  if (dims > 0 && element.size() == 1) {
+    switch (element[0]) {
+      case 'B':
+        out = "byte";
+        break;
+      case 'C':
+        out = "char";
+        break;
+      case 'D':
+        out = "double";
+        break;
+      case 'F':
+        out = "float";
+        break;
+      case 'I':
+        out = "int";
+        break;
+      case 'J':
+        out = "long";
+        break;
+      case 'S':
+        out = "short";
+        break;
+      case 'Z':
+        out = "boolean";
+        break;
+      default:
+        out = element;
+    }
+  } else {
+    if (dims > 0 && element.size() >= 2 && element.front() == 'L' && element.back() == ';')
+      element = element.substr(1, element.size() - 2);
+    out = element;
+    for (char& c : out) c = c == '/' ? '.' : c;
+  }
+  for (size_t i = 0; i < dims; ++i) out += "[]";
+  return out;
+}
+
+Result<Stack> jfr_allocation(const json::Value& event) {
+  std::string type = event.get_string("type");
+  const char* weight_key = type == kAllocationSample ? "weight"
+                           : type == kInNewTlab      ? "tlabSize"
+                           : type == kOutsideTlab    ? "allocationSize"
+                                                     : nullptr;
+  if (weight_key == nullptr) return make_error("not an allocation event: " + type);
+  auto s = event_stack(event, "eventThread");
+  if (!s) return s.error();
+  const json::Value* values = event.find("values");
+  const json::Value* weight = values->find(weight_key);
+  int64_t bytes = weight != nullptr && weight->is_number() ? weight->as_int(0) : 0;
+  s->count = bytes > 0 ? static_cast<uint64_t>(bytes) : 0;
+  Frame cls;
+  const json::Value* object_class = values->find("objectClass");
+  std::string name = object_class != nullptr && object_class->is_object()
+                         ? object_class->get_string("name")
+                         : std::string();
+  cls.name = name.empty() ? "[unknown]" : java_class_name(name);
+  cls.kind = type == kOutsideTlab ? model::FrameKind::kernel : model::FrameKind::inlined;
+  s->frames.push_back(std::move(cls));
+  return s;
+}
+
+Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table, JfrEvents which) {
+  JfrReadStats stats, tlab_stats;
+  StackTable tlab_table;  // TLAB events, kept unless the recording has sampled allocations
   EventSplitter splitter;
   auto on_event = [&](const std::string& text) {
     auto event = json::parse(text);
-    if (!event || event->get_string("type") != "jdk.ExecutionSample") {
-      stats.bad += event ? 0 : 1;
-      return;
-    }
-    auto stack = jfr_sample(*event);
-    if (!stack) {
+    if (!event) {
       ++stats.bad;
       return;
     }
-    ++stats.events;
+    std::string type = event->get_string("type");
+    bool tlab = type == kInNewTlab || type == kOutsideTlab;
+    bool wanted = which == JfrEvents::execution ? type == "jdk.ExecutionSample"
+                                                : tlab || type == kAllocationSample;
+    if (!wanted) return;
+    auto stack = which == JfrEvents::execution ? jfr_sample(*event) : jfr_allocation(*event);
+    JfrReadStats& st = tlab ? tlab_stats : stats;
+    if (!stack) {
+      ++st.bad;
+      return;
+    }
+    ++st.events;
     const json::Value* truncated = path(*event, {"values", "stackTrace", "truncated"});
-    if (truncated != nullptr && truncated->boolean) ++stats.truncated;
-    table.add(std::move(*stack));
+    if (truncated != nullptr && truncated->boolean) ++st.truncated;
+    (tlab ? tlab_table : table).add(std::move(*stack));
   };
   std::vector<char> buf(1 << 16);
   while (in) {
@@ -144,6 +230,11 @@ Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table) {
   }
   if (!splitter.saw_events()) {
     return make_error("not the JSON of 'jfr print' (no recording.events array)");
+  }
+  if (stats.events == 0 && tlab_stats.events > 0) {
+    for (Stack& s : tlab_table.take()) table.add(std::move(s));
+    tlab_stats.bad += stats.bad;
+    return tlab_stats;
   }
   return stats;
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Reads the execution samples of a JFR recording as the JDK's `jfr` tool prints them
+// Reads the execution samples (or allocation events) of a JFR recording as the JDK's `jfr` tool
+// prints them
 // (`jfr print --json --events jdk.ExecutionSample --stack-depth N rec.jfr`) into gp stacks.
 //
 // The JSON is large (several KB per sample: every frame repeats its class loader chain), so
@@ -32,13 +33,33 @@ Frame jfr_frame(const json::Value& frame);
 // id, thread_name = the Java name). Error when the event has no stack trace.
 Result<Stack> jfr_sample(const json::Value& event);
 
+// "[B" → "byte[]", "[[Ljava/lang/String;" → "java.lang.String[][]", "java/lang/String" →
+// "java.lang.String": a JVM class name as async-profiler names allocated classes (dotted, as
+// gProfiler's allocation test expects "java.lang.String[]").
+std::string java_class_name(std::string_view internal);
+
+// One allocation event → a root-first stack whose count is the bytes it stands for and whose leaf
+// frame is the allocated class: jdk.ObjectAllocationSample by its `weight` (JDK 16+: the bytes the
+// thread allocated since its previous sample), jdk.ObjectAllocationInNewTLAB by `tlabSize`,
+// jdk.ObjectAllocationOutsideTLAB by `allocationSize`. The class frame is marked as
+// async-profiler's alloc event marks it: inlined ("_[i]") in a TLAB, kernel ("_[k]") outside.
+Result<Stack> jfr_allocation(const json::Value& event);
+
+// The events read_jfr_json reads.
+enum class JfrEvents {
+  execution,   // jdk.ExecutionSample, one sample each
+  allocation,  // the allocation events above, in bytes; when a recording has both kinds,
+               // jdk.ObjectAllocationSample wins (the TLAB events would count the bytes twice)
+};
+
 struct JfrReadStats {
-  uint64_t events = 0;     // jdk.ExecutionSample events read
+  uint64_t events = 0;     // events read (of the kind asked for)
   uint64_t truncated = 0;  // of them, stacks the JVM cut at its stack depth
   uint64_t bad = 0;        // events that could not be parsed (skipped)
 };
 
 // Streams `jfr print --json` output into `table`. Error when the text is not such output.
-Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table);
+Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table,
+                                   JfrEvents which = JfrEvents::execution);
 
 }  // namespace gp::runtime::java

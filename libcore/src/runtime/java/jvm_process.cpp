@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -135,6 +136,38 @@ bool attach_disabled(const std::vector<std::string>& cmdline) {
     if (arg == "-XX:-DisableAttachMechanism") disabled = false;
   }
   return disabled;
+}
+
+int parse_release_version(const std::string& text) {
+  const std::string key = "JAVA_VERSION=";
+  size_t at = 0;
+  while ((at = text.find(key, at)) != std::string::npos && at != 0 && text[at - 1] != '\n') {
+    at += key.size();
+  }
+  if (at == std::string::npos) return 0;
+  size_t pos = at + key.size();
+  if (pos < text.size() && text[pos] == '"') ++pos;
+  int first = 0, second = 0;
+  size_t i = pos;
+  for (; i < text.size() && isdigit(static_cast<unsigned char>(text[i])); ++i)
+    first = first * 10 + (text[i] - '0');
+  if (first == 1 && i < text.size() && text[i] == '.') {  // "1.8.0_392": the second number
+    for (++i; i < text.size() && isdigit(static_cast<unsigned char>(text[i])); ++i)
+      second = second * 10 + (text[i] - '0');
+    return second;
+  }
+  return first;
+}
+
+int jdk_feature_version(const JvmProcess& jvm, const std::string& proc_root) {
+  if (jvm.java_home.empty()) return 0;
+  std::string root = proc_root + "/" + std::to_string(jvm.pid) + "/root";
+  std::string text;
+  if (read_text(root + jvm.java_home + "/release", text) ||
+      read_text(root + jvm.java_home + "/../release", text)) {
+    return parse_release_version(text);
+  }
+  return 0;
 }
 
 std::vector<std::string> jdk_tool_candidates(const JvmProcess& jvm, const std::string& name) {

@@ -37,6 +37,14 @@ bool still_running(const JvmProcess& jvm, const std::string& proc_root = "/proc"
 // -XX:+DisableAttachMechanism on the command line (the last setting wins, as in HotSpot).
 bool attach_disabled(const std::vector<std::string>& cmdline);
 
+// The JDK's feature version (8, 11, 17, ...) from JAVA_VERSION in the `release` file of the JVM's
+// home as its mount namespace sees it (<home>/release, or <home>/../release for a JDK 8 jre/).
+// 0 when unknown.
+int jdk_feature_version(const JvmProcess& jvm, const std::string& proc_root = "/proc");
+
+// JAVA_VERSION="1.8.0_392" → 8, "17.0.15" → 17, "25" → 25; 0 when the text has no such line.
+int parse_release_version(const std::string& release_text);
+
 // Paths, valid in gp's mount namespace, where the JDK tool `name` ("jcmd", "jfr") may be,
 // best first: the JVM's own JDK (when it shares gp's mount namespace; also <home>/../bin for a
 // JDK 8 jre/), then PATH. Only existing executables are returned.

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# gp-profile's gProfiler options beyond CPU sampling, run for real: allocation profiling of a
+# JVM (tests/fixtures/runtime/java/Alloc.java) through JFR; the busiest cgroups (--perf-use-cgroups) with cgroups the
+# test makes. Needs root (gp-profile's precondition) and the JDK (scripts/install-deps.sh
+# --test installs it).
+# bats file_tags=gp-profile
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  export JAVA_CLASSES="$BATS_FILE_TMPDIR/classes"
+  mkdir -p "$JAVA_CLASSES"
+  if command -v javac >/dev/null; then
+    javac -d "$JAVA_CLASSES" "$GP_SOURCE_DIR/tests/fixtures/runtime/java/Alloc.java"
+  fi
+}
+
+setup() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root"
+  cd "$BATS_TEST_TMPDIR"
+  PIDS=()
+  mkdir -p tmp
+  export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+}
+
+teardown() {
+  local p
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  pkill -KILL -f "$BATS_TEST_TMPDIR/tmp/" 2>/dev/null || true
+  wait 2>/dev/null || true
+  if [ -n "${CGROUPS:-}" ]; then
+    local d
+    for d in "$CGROUPS"/*/; do rmdir "$d" 2>/dev/null || true; done
+    rmdir "$CGROUPS" 2>/dev/null || true
+  fi
+}
+
+require_jdk() {
+  require_command javac
+  require_command java
+  require_command jcmd
+}
+
+# Starts Alloc (it waits for ./go, then allocates and writes its byte count to ./allocated).
+start_alloc_jvm() {
+  java -Xmx256m -XX:+UseSerialGC -cp "$JAVA_CLASSES" Alloc "$PWD/go" "$PWD/allocated" >jvm.out &
+  JVM_PID=$!
+  PIDS+=("$JVM_PID")
+  wait_for 60 grep -q ready jvm.out
+}
+
+recording() { jcmd "$JVM_PID" JFR.check 2>/dev/null | grep -q 'gp-runtime-'; }
+
+# Lets Alloc allocate once gp's JFR recording runs in it, and waits until it is done.
+allocate_while_recorded() {
+  wait_for 90 recording
+  touch go
+  wait_for 90 test -s allocated
+}
+
+# Checks the .col text on stdin: header profiling_mode "allocation" (top level and metadata, no
+# sampling fields, as gProfiler's), the heaviest stack ends in Alloc.allocate then the allocated
+# class as async-profiler's alloc event names it (byte[]_[i]), and the bytes under
+# Alloc.allocate are within 10 % of what the program counted ($1).
+check_allocation_col() {
+  python3 -c '
+import json, sys
+allocated = int(sys.argv[1])
+lines = sys.stdin.read().rstrip("\n").split("\n")
+header = json.loads(lines[0][2:])
+assert header["profiling_mode"] == "allocation", header["profiling_mode"]
+assert header["metadata"]["profiling_mode"] == "allocation", header["metadata"]
+assert "sampling_frequency" not in header and "sampling_event" not in header, header
+stacks = [l.rsplit(" ", 1) for l in lines[1:]]
+stacks = [(frames.split(";"), int(count)) for frames, count in stacks]
+top = max(stacks, key=lambda s: s[1])[0]
+assert top[-1] == "byte[]_[i]" and top[-2].startswith("Alloc.allocate(I)J_["), top[-3:]
+ours = sum(c for frames, c in stacks if any(f.startswith("Alloc.allocate(I)J_[") for f in frames))
+assert abs(ours - allocated) <= 0.10 * allocated, (ours, allocated)
+print(f"{ours} bytes profiled, {allocated} allocated")
+' "$1"
+}
+
+@test "--mode allocation: a JVM's byte[] allocations in bytes, in its method, header profiling_mode allocation" {
+  require_jdk
+  start_alloc_jvm
+  timeout -s KILL 240 gp-profile --mode allocation --alloc-interval 1mb -d 25 -o out \
+    --pids "$JVM_PID" --java-mode jfr --no-flamegraph 2>gp.err &
+  local gp=$!
+  PIDS+=("$gp")
+  allocate_while_recorded
+  wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
+  # gp-record is off in allocation mode (gProfiler's perf supports cpu only).
+  ! grep -q 'gp-record' gp.err || fail "$(cat gp.err)"
+  ! grep -q 'not implemented' gp.err || fail "$(cat gp.err)"
+  check_allocation_col "$(cat allocated)" <out/last_profile.col
+}
+
+# Runs SCRIPT (sh) in the test's cgroup NAME as a process whose comm is cg-NAME.
+start_in_cgroup() {
+  local name=$1 script=$2
+  mkdir -p "$CGROUPS/$name"
+  ln -sf "$(command -v sh)" "tmp/cg-$name"
+  sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -c "$3"' - "$CGROUPS/$name" "$PWD/tmp/cg-$name" \
+    "$script" &
+  PIDS+=($!)
+}
+
+@test "--perf-use-cgroups --perf-max-cgroups 2: of three busy cgroups, only the two busiest are sampled" {
+  require_root_bpf
+  local v2
+  v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+  [ -n "$v2" ] || skip "no cgroup v2 hierarchy"
+  CGROUPS="$v2/gp-test-$$-$BATS_TEST_NUMBER"
+  mkdir "$CGROUPS"
+  local spin='while :; do :; done'
+  # busy: two spinners; medium: one; light: one that spins a tenth of the time.
+  start_in_cgroup busy "$spin"
+  start_in_cgroup busy "$spin"
+  start_in_cgroup medium "$spin"
+  start_in_cgroup light 'while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.1; done'
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 3 -o out --perf-use-cgroups \
+    --perf-max-cgroups 2 --perf-mode fp --no-java --no-python --no-php --no-ruby \
+    --no-flamegraph -v
+  [[ "$stderr" == *"sampling the 2 busiest cgroups: $CGROUPS/busy, $CGROUPS/medium"* ]] ||
+    fail "$stderr"
+  # The .col's comm frames: both busiest cgroups' processes, nothing of the third or of any
+  # process outside them.
+  run -0 python3 -c '
+import sys
+comms = {line.split(";")[2] for line in open("out/last_profile.col").read().splitlines()[1:]}
+print(" ".join(sorted(comms)))' 
+  assert_output "cg-busy cg-medium"
+}
+
+@test "--log-usage: the CPU time and memory gp-profile and its children used, after each session" {
+  require_root_bpf
+  sh -c 'while :; do :; done' &
+  local busy=$!
+  PIDS+=("$busy")
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 1 -o out --pids "$busy" \
+    --perf-mode fp --no-java --no-python --no-php --no-ruby --no-flamegraph --log-usage
+  [[ "$stderr" =~ CPU\ usage\ this\ cycle:\ [0-9]+\.[0-9]{3}\ seconds\ [0-9.]+%\ \(gp-profile\ and\ its\ children\)\;\ memory\ usage:\ [0-9.]+\ MB ]] ||
+    fail "$stderr"
+}
