@@ -330,7 +330,7 @@ bool decode_event_name(std::span<const uint8_t> body, uint64_t& id, std::string_
     short_record("event update", error);
     return false;
   }
-  constexpr uint64_t kUpdateName = 1;  // PERF_EVENT_UPDATE__NAME
+  constexpr uint64_t kUpdateName = 2;  // PERF_EVENT_UPDATE__NAME (UNIT 0, SCALE 1, CPUS 3)
   if (type != kUpdateName) return false;
   name = in.c_string();
   return true;
