@@ -386,7 +386,7 @@ int import_perf_data(const ImportArgs& a, Source& src) {
     hint("choose one with --event NAME");
   }
   if (st.truncated)
-    warning("'" + name + "' is truncated inside the record at offset " +
+    warning("'" + name + "' is truncated at offset " +
             std::to_string(st.truncated_at) + ": kept the " + std::to_string(st.samples) +
             " samples before it");
   if (st.bad_records > 0)

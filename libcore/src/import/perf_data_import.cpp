@@ -195,6 +195,10 @@ bool PerfDataImporter::Impl::walk(std::span<const uint8_t> bytes, const PerfData
   if (cursor.truncated()) {
     stats_.truncated = true;
     stats_.truncated_at = cursor.stop_offset();
+  } else if (!h.pipe && h.feature_table == 0) {
+    // The data section was declared longer than the file: cut at a record boundary.
+    stats_.truncated = true;
+    stats_.truncated_at = cursor.stop_offset();
   }
   flush_round();
   return true;

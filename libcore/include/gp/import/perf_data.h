@@ -48,8 +48,8 @@ struct PerfDataStats {
   uint64_t lost_events = 0;   // LOST records' counts (the kernel's ring buffer was full)
   uint64_t bad_records = 0;   // records skipped because they did not decode
   std::string first_problem;  // why the first of them was skipped, with its offset
-  bool truncated = false;     // the input ends inside a record
-  uint64_t truncated_at = 0;  // offset of that record
+  bool truncated = false;     // the input ends inside a record, or before its declared end
+  uint64_t truncated_at = 0;  // offset where the records that were kept end
   bool pipe = false;
   std::string event;  // the selected event's name
   std::vector<std::pair<std::string, uint64_t>> other_events;  // samples not selected
