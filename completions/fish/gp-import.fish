@@ -3,6 +3,8 @@ complete -c gp-import -s h -l help -d 'Print this help message and exit'
 complete -c gp-import -l version -d 'Display program version information and exit'
 complete -c gp-import -s o -l output -d 'Archive to write; '\''-'\'' for standard output' -r -F
 complete -c gp-import -l event -d 'Import only samples of this event (as perf prints it; '\''cpu-clock'\'' also matches '\''cpu-clock:ppp'\''). Default: the first event seen' -x
+complete -c gp-import -l kallsyms -d 'Kernel symbols (a copy of /proc/kallsyms of the recording host) for a perf.data'\''s kernel frames. Default: perf'\''s build-id cache (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms), else /proc/kallsyms when this host runs the recorded kernel' -r -F
+complete -c gp-import -l via-perf-script -d 'Decode a perf.data file with '\''perf script'\'' (perf'\''s names, no addresses) instead of reading it directly'
 complete -c gp-import -l no-compress -d 'Write the archive without LZ4 compression'
 complete -c gp-import -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-import -s q -l quiet -d 'Only errors on stderr'

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark of issue 2: gp's `perf script | gp-import | gp-fold` against perf's own Python folding
+# Benchmark of gp's `perf script | gp-import | gp-fold`, and of gp-import reading perf.data
+# itself (`gp-import perf.data | gp-symbolize | gp-fold`), against perf's own Python folding
 # (`perf script report stackcollapse`) on one system-wide recording of >= 200k samples, and
 # gp-flame on the result. The timings run side by side, in one run, on the same perf.data.
 #
@@ -10,7 +11,7 @@
 #   --perf-data FILE  use this recording instead of making one (no root needed then)
 #   --keep DIR        keep the recording and outputs in DIR (default: a temporary directory)
 #
-# Needs root (perf record -a), Linux perf, python3, and gp-import, gp-fold and gp-flame in
+# Needs root (perf record -a), Linux perf, python3, and gp-import, gp-symbolize, gp-fold and gp-flame in
 # $GP_BUILD_DIR/bin (default build/bin). The recording is made at 999 Hz on all CPUs while one
 # CPU-bound worker per CPU runs (Python recursion, gzip and sort, for deep and varied stacks).
 set -euo pipefail
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-for tool in gp-import gp-fold gp-flame; do
+for tool in gp-import gp-symbolize gp-fold gp-flame; do
   [ -x "$bin/$tool" ] || { echo "import_fold_bench.sh: error: '$bin/$tool' is not built" >&2; exit 1; }
 done
 command -v perf >/dev/null || { echo "import_fold_bench.sh: error: perf not found (linux-perf)" >&2; exit 1; }
@@ -121,6 +122,7 @@ perf script -i "$data" > "$dir/script.txt" 2>/dev/null
 perf script report stackcollapse -i "$data" > "$dir/perf.folded" 2>/dev/null
 gp-import "$dir/script.txt" | gp-fold -f folded --include-idle > "$dir/gp.folded"
 gp-import "$dir/script.txt" | gp-fold > "$dir/out.col"
+gp-import "$data" 2>/dev/null | gp-symbolize 2>/dev/null | gp-fold -f folded --include-idle > "$dir/native.folded"
 samples=$(grep -c '^[^[:space:]]' "$dir/script.txt" || true)  # one header line per sample
 
 echo "timing ($runs runs each, best shown)..." >&2
@@ -128,6 +130,8 @@ t_script=$(best_of "perf script -i '$data' > /dev/null 2>&1")
 t_gp_pipe=$(best_of "perf script -i '$data' 2>/dev/null | gp-import | gp-fold > /dev/null")
 t_gp_only=$(best_of "gp-import '$dir/script.txt' | gp-fold > /dev/null")
 t_perf_fold=$(best_of "perf script report stackcollapse -i '$data' > /dev/null 2>&1")
+t_native_read=$(best_of "gp-import '$data' --no-compress > /dev/null 2>&1")
+t_native=$(best_of "gp-import '$data' 2>/dev/null | gp-symbolize 2>/dev/null | gp-fold > /dev/null")
 t_flame=$(best_of "gp-flame '$dir/out.col' > '$dir/flame.html'")
 
 # Column $2 of "WALL CPU" pairs; the Python part of stackcollapse is estimated as stackcollapse
@@ -143,7 +147,8 @@ row() { printf '%-58s %8s %8s\n' "$1" "$2" "$3"; }
 echo
 echo "gp import/fold benchmark: $samples samples, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(perf version)"
 echo "folded totals: gp $(folded_total "$dir/gp.folded") samples in $(grep -c . "$dir/gp.folded") stacks;" \
-  "perf stackcollapse $(folded_total "$dir/perf.folded") samples in $(grep -c . "$dir/perf.folded") stacks"
+  "perf stackcollapse $(folded_total "$dir/perf.folded") samples in $(grep -c . "$dir/perf.folded") stacks;" \
+  "gp perf.data reader $(folded_total "$dir/native.folded") samples in $(grep -c . "$dir/native.folded") stacks"
 echo
 row "step" "wall s" "cpu s"
 row "perf script > /dev/null (perf's decoding + text alone)" $t_script
@@ -151,6 +156,8 @@ row "perf script | gp-import | gp-fold (.col, end to end)" $t_gp_pipe
 row "gp-import script.txt | gp-fold (gp's part alone)" $t_gp_only
 row "perf script report stackcollapse (perf's Python folding)" $t_perf_fold
 row "  its Python part (stackcollapse - perf script)" "$py_wall" "$py_cpu"
+row "gp-import perf.data (gp's own reader, archive out)" $t_native_read
+row "gp-import perf.data | gp-symbolize | gp-fold (.col)" $t_native
 row "gp-flame out.col > flame.html ($(grep -c . "$dir/out.col") lines)" $t_flame
 echo
 row "speed-up" "wall" "cpu"
@@ -158,6 +165,8 @@ row "end to end: stackcollapse / perf script|gp-import|gp-fold" \
   "$(ratio "$(wall "$t_perf_fold")" "$(wall "$t_gp_pipe")")" "$(ratio "$(cpu "$t_perf_fold")" "$(cpu "$t_gp_pipe")")"
 row "folding: stackcollapse's Python part / gp's part" \
   "$(ratio "$py_wall" "$(wall "$t_gp_only")")" "$(ratio "$py_cpu" "$(cpu "$t_gp_only")")"
+row "end to end: stackcollapse / gp-import perf.data|gp-symbolize|gp-fold" \
+  "$(ratio "$(wall "$t_perf_fold")" "$(wall "$t_native")")" "$(ratio "$(cpu "$t_perf_fold")" "$(cpu "$t_native")")"
 echo
 # What is compared: both sides start from the same perf.data. perf script's decoding is common to
 # both (stackcollapse runs it too, then calls Python per sample), so the folding row sets gp's
@@ -165,4 +174,5 @@ echo
 # alone. The end-to-end row includes perf script's decoding on both sides.
 echo "folding row: gp-import script.txt | gp-fold, against stackcollapse minus 'perf script' alone;"
 echo "end-to-end row: both include perf's decoding of perf.data. Issue 2's target: folding >= 5x."
+python3 -c "r = $(cpu "$t_perf_fold") / max($(cpu "$t_native"), 1e-9); print(f'target perf.data end to end (cpu): {r:.1f}x ' + ('meets' if r >= 10 else 'misses') + ' 10x')"
 python3 -c "import sys; r = $py_cpu / max($(cpu "$t_gp_only"), 1e-9); print(f'target (cpu): {r:.1f}x ' + ('meets' if r >= 5 else 'misses') + ' 5x')"

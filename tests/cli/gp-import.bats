@@ -166,14 +166,14 @@ gp-import: hint: gp-fold and gp-flame read it as it is"
   assert_output 0
 }
 
-@test "a perf.data path is imported through perf script" {
+@test "a perf.data path is imported through perf script with --via-perf-script" {
   record_system
-  run --separate-stderr gp-import perf.data -o out.gpa
+  run --separate-stderr gp-import --via-perf-script perf.data -o out.gpa
   assert_success
   [ -s out.gpa ]
   # Same sample count as perf's own text through stdin.
   perf script -i perf.data -F +pid 2>/dev/null | gp-import -v -o text.gpa 2> text.log
-  run --separate-stderr gp-import -v perf.data -o data.gpa
+  run --separate-stderr gp-import -v --via-perf-script perf.data -o data.gpa
   stderr_has "running 'perf script -i perf.data --header -F +pid'"
   local n_text n_data
   n_text=$(sed -n 's/.*imported \([0-9]*\) samples.*/\1/p' text.log)
@@ -236,7 +236,7 @@ top_self_percent() {
   [ "$samples" -ge 200 ] || fail "perf recorded only $samples samples"
   perf_report_top 5 > want.txt
   [ "$(wc -l < want.txt)" -ge 2 ] || fail "perf report gave: $(cat want.txt)"
-  gp-import perf.data -o pf.gpa
+  gp-import perf.data | gp-symbolize -o pf.gpa
   gp-fold --top 50 pf.gpa > top.txt
   gp-fold --top 50 --weight samples pf.gpa > top-samples.txt
   local pct name got by_samples
@@ -263,7 +263,7 @@ top_self_percent() {
   build_fixture execchain
   build_fixture chain
   timeout 120 perf record -q -F 499 -g -o perf.data -- ./execchain 0.5 ./chain 0.5 2>/dev/null
-  gp-import perf.data -o exec.gpa
+  gp-import perf.data | gp-symbolize -o exec.gpa
   run -0 gp-fold -f folded exec.gpa
   assert_line --regexp '^execchain;.*main;before_exec [0-9]+$'
   assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
@@ -283,7 +283,7 @@ top_self_percent() {
   timeout 60 perf record -q -m 8 -F 499 -a -g -o perf.data \
     -- sh -c 'timeout 2 sh -c "while :; do :; done"; true' 2>/dev/null
   head -c $(( $(stat -c %s perf.data) * 2 / 3 )) perf.data > cut.data
-  run -3 --separate-stderr gp-import cut.data -o out.gpa
+  run -3 --separate-stderr gp-import --via-perf-script cut.data -o out.gpa
   # perf either exits with an error or dies reading past the cut (SIGBUS on its mmap of the file).
   stderr_matches "gp-import: warning: 'perf script' failed \((exit status|killed by signal) [0-9]+.*\); keeping the samples it printed"
   [ -s out.gpa ]
@@ -291,13 +291,13 @@ top_self_percent() {
 
 @test "a perf that is missing is a clear error" {
   printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
-  GP_PERF=/nonexistent/perf run -1 --separate-stderr gp-import fake.data -o out.gpa
+  GP_PERF=/nonexistent/perf run -1 --separate-stderr gp-import --via-perf-script fake.data -o out.gpa
   stderr_has "gp-import: error: cannot import 'fake.data': cannot run '/nonexistent/perf': No such file or directory"
   stderr_has "gp-import: hint:"
-  GP_PERF=gp-no-such-perf run -1 --separate-stderr gp-import fake.data -o out.gpa
+  GP_PERF=gp-no-such-perf run -1 --separate-stderr gp-import --via-perf-script fake.data -o out.gpa
   stderr_has "gp-import: error: cannot import 'fake.data': cannot run 'gp-no-such-perf': not found on PATH"
   echo 'not a program' > notexec && chmod 644 notexec
-  GP_PERF=$PWD/notexec run -1 --separate-stderr gp-import fake.data -o out.gpa
+  GP_PERF=$PWD/notexec run -1 --separate-stderr gp-import --via-perf-script fake.data -o out.gpa
   stderr_has "gp-import: error: cannot import 'fake.data': cannot run '$PWD/notexec': Permission denied"
   [ ! -e out.gpa ]
 }
@@ -305,14 +305,14 @@ top_self_percent() {
 @test "a perf that fails is reported with its status and message" {
   printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
   require_command perf
-  run -1 --separate-stderr gp-import fake.data -o out.gpa
+  run -1 --separate-stderr gp-import --via-perf-script fake.data -o out.gpa
   stderr_matches "^gp-import: error: cannot import 'fake.data': 'perf script' failed \((exit status|killed by signal) [0-9]+"
   [ ! -e out.gpa ]
 }
 
-@test "a perf.data stream on stdin is refused with a hint" {
+@test "a perf.data stream on stdin with --via-perf-script is refused with a hint" {
   printf 'PERFILE2\0\0\0\0\0\0\0\0' > fake.data
-  run -1 --separate-stderr gp-import -o out.gpa < fake.data
-  assert_equal "${stderr_lines[0]}" "gp-import: error: cannot import '<stdin>': it is a perf.data file"
-  assert_equal "${stderr_lines[1]}" "gp-import: hint: give its path ('gp-import perf.data'), or pipe 'perf script' into gp-import"
+  run -1 --separate-stderr gp-import --via-perf-script -o out.gpa < fake.data
+  assert_equal "${stderr_lines[0]}" "gp-import: error: cannot import '<stdin>' with --via-perf-script: perf reads a perf.data file by its path"
+  assert_equal "${stderr_lines[1]}" "gp-import: hint: give its path ('gp-import --via-perf-script perf.data')"
 }

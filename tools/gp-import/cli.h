@@ -16,6 +16,8 @@ struct ImportArgs {
   bool output_given = false;  // -o was on the command line (allows a terminal)
   std::string event;          // --event NAME; empty = the first event seen
   bool no_compress = false;
+  bool via_perf_script = false;  // perf.data decoded by 'perf script', not by gp-import
+  std::string kallsyms;          // kernel symbols for a perf.data's kernel frames
   gp::cli::CommonArgs common;
 };
 

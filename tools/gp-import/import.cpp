@@ -1,7 +1,9 @@
-// gp-import's run(): input (stdin, a text file, or perf.data through `perf script`) → parser →
-// archive writer, streaming in big reads.
+// gp-import's run(): input (stdin or a file: perf script text, or perf.data read natively or
+// through `perf script`) → parser → archive writer, streaming text in big reads.
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,12 +11,17 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "cli.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
+#include "gp/elf/build_id.h"
+#include "gp/import/perf_data.h"
 #include "gp/import/perf_runner.h"
+#include "gp/proc/kallsyms.h"
+#include "gp/proc/process.h"
 #include "gp/import/perf_script.h"
 #include "gp/ingest/input.h"
 #include "gp/util/version.h"
@@ -50,10 +57,12 @@ ssize_t read_full(int fd, char* buf, size_t n) {
 class Output {
  public:
   explicit Output(const ImportArgs& a) : args_(a) {}
-  bool write_chunk(model::Session& s, import::PerfScriptParser& parser) {
+  // Writes what is new; the producer then forgets its samples (they were cleared).
+  template <typename Producer>
+  bool write_chunk(model::Session& s, Producer& producer) {
     if (!open(s)) return false;
     if (!check(writer_->write_chunk(s))) return false;
-    parser.forget_samples();
+    producer.forget_samples();
     return true;
   }
   bool finish(model::Session& s) {
@@ -88,6 +97,7 @@ struct Source {
   bool owns_fd = false;
   std::unique_ptr<import::PerfScriptProcess> perf;
   std::string first;  // bytes already read while sniffing
+  bool perf_data = false;  // a perf.data file or stream, read natively
   ~Source() {
     if (owns_fd && fd >= 0) ::close(fd);
   }
@@ -157,9 +167,13 @@ std::optional<int> open_source(const ImportArgs& a, Source& src) {
     }
     return std::nullopt;
   }
+  if (!a.via_perf_script) {
+    src.perf_data = true;
+    return std::nullopt;
+  }
   if (a.input == "-") {
-    error("cannot import '<stdin>': it is a perf.data file");
-    hint("give its path ('gp-import perf.data'), or pipe 'perf script' into gp-import");
+    error("cannot import '<stdin>' with --via-perf-script: perf reads a perf.data file by its path");
+    hint("give its path ('gp-import --via-perf-script perf.data')");
     return gp::cli::kExitFailure;
   }
   ::close(src.fd);
@@ -200,9 +214,9 @@ bool pump(const ImportArgs& a, Source& src, import::PerfScriptParser& parser, mo
   return true;
 }
 
-std::string event_list(const import::PerfScriptStats& st) {
+std::string event_list(const std::vector<std::pair<std::string, uint64_t>>& events) {
   std::string list;
-  for (const auto& [name, n] : st.other_events)
+  for (const auto& [name, n] : events)
     list += (list.empty() ? "'" : ", '") + name + "' (" + std::to_string(n) + " samples)";
   return list;
 }
@@ -217,13 +231,13 @@ std::optional<int> judge(const ImportArgs& a, const import::PerfScriptStats& st)
   }
   if (st.samples == 0 && !a.event.empty()) {
     error("no samples of event '" + a.event + "' in '" + name + "'" +
-          (st.other_events.empty() ? "" : " (it has " + event_list(st) + ")"));
+          (st.other_events.empty() ? "" : " (it has " + event_list(st.other_events) + ")"));
     return gp::cli::kExitFailure;
   }
   if (st.samples == 0) warning("no samples in '" + name + "'");
   if (!st.other_events.empty() && a.event.empty()) {
     warning("'" + name + "' mixes events: imported '" + st.event + "' (" +
-            std::to_string(st.samples) + " samples), skipped " + event_list(st));
+            std::to_string(st.samples) + " samples), skipped " + event_list(st.other_events));
     hint("choose one with --event NAME");
   }
   if (st.samples_without_pid > 0)
@@ -252,6 +266,154 @@ void relay_perf_warnings(const std::string& text) {
   }
 }
 
+// The whole perf.data in memory: a regular file is mapped, a pipe read to its end.
+class WholeInput {
+ public:
+  ~WholeInput() {
+    if (map_ != MAP_FAILED) ::munmap(map_, size_);
+  }
+  bool load(const ImportArgs& a, Source& src) {
+    struct stat st{};
+    if (::fstat(src.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      size_ = static_cast<size_t>(st.st_size);
+      map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, src.fd, 0);
+      if (map_ != MAP_FAILED) {
+        ::madvise(map_, size_, MADV_SEQUENTIAL);
+        return true;
+      }
+    }
+    data_ = std::move(src.first);
+    std::vector<char> buf(kReadBytes);
+    for (;;) {
+      ssize_t n = ::read(src.fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error("cannot read '" + input_name(a) + "': " + std::strerror(errno));
+        return false;
+      }
+      if (n == 0) return true;
+      data_.append(buf.data(), static_cast<size_t>(n));
+    }
+  }
+  std::span<const uint8_t> bytes() const {
+    if (map_ != MAP_FAILED) return {static_cast<const uint8_t*>(map_), size_};
+    return {reinterpret_cast<const uint8_t*>(data_.data()), data_.size()};
+  }
+
+ private:
+  void* map_ = MAP_FAILED;
+  size_t size_ = 0;
+  std::string data_;
+};
+
+// Where the kernel symbols of a perf.data come from: --kallsyms, perf's build-id cache, or this
+// host's /proc/kallsyms when it runs the recorded kernel. Empty when none fits.
+std::string kallsyms_path(const ImportArgs& a, const import::PerfDataImporter& imp) {
+  if (!a.kallsyms.empty()) return a.kallsyms;
+  const std::string& id = imp.kernel_build_id();
+  const char* home = std::getenv("HOME");
+  if (!id.empty() && home && *home) {
+    std::string cached =
+        std::string(home) + "/.debug/[kernel.kallsyms]/" + elf::build_id_hex(id) + "/kallsyms";
+    if (::access(cached.c_str(), R_OK) == 0) return cached;
+  }
+  model::HostInfo host = proc::host_info();
+  bool same = !id.empty() ? host.kernel_build_id == id
+                          : !imp.os_release().empty() && host.kernel_release == imp.os_release();
+  return same ? "/proc/kallsyms" : std::string();
+}
+
+void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp,
+                        model::Session& s) {
+  const auto& addresses = imp.kernel_addresses();
+  if (addresses.empty()) return;
+  std::string path = kallsyms_path(a, imp);
+  if (path.empty()) {
+    warning("kernel frames will stay unsymbolized: no kernel symbols of the recorded kernel");
+    hint("give a copy of the recording host's /proc/kallsyms with --kallsyms FILE");
+    return;
+  }
+  auto table = proc::KallsymsTable::load(path);
+  if (!table) {
+    if (!a.kallsyms.empty()) warning("cannot read '" + path + "': " + table.error().message);
+    else warning("kernel frames will stay unsymbolized: " + table.error().message);
+    return;
+  }
+  info(1, "kernel symbols from '" + path + "'");
+  auto symbols = table->covering(std::vector<uint64_t>(addresses.begin(), addresses.end()));
+  s.kernel_symbols.insert(s.kernel_symbols.end(), symbols.begin(), symbols.end());
+}
+
+// A perf.data read by gp-import itself.
+int import_perf_data(const ImportArgs& a, Source& src) {
+  std::string name = input_name(a);
+  WholeInput input;
+  if (!input.load(a, src)) return gp::cli::kExitFailure;
+  model::Session session;
+  Output out(a);
+  bool write_failed = false;
+  import::PerfDataImporter* self = nullptr;
+  import::PerfDataOptions opt{.event = a.event};
+  opt.on_chunk = [&] {
+    if (out.write_chunk(session, *self)) return true;
+    write_failed = true;
+    return false;
+  };
+  import::PerfDataImporter imp(session, opt);
+  self = &imp;
+  std::string why;
+  if (!imp.import(input.bytes(), why)) {
+    error("cannot import '" + name + "': " + why);
+    if (why.find("compressed") != std::string::npos)
+      hint("decompress it with 'perf inject -i IN -o OUT', or use --via-perf-script");
+    return gp::cli::kExitFailure;
+  }
+  if (write_failed) return out.broken_pipe() ? gp::cli::kExitOk : gp::cli::kExitFailure;
+  const import::PerfDataStats& st = imp.stats();
+  if (st.samples == 0 && st.bad_records > 0) {
+    error("cannot import '" + name + "': " + st.first_problem);
+    return gp::cli::kExitFailure;
+  }
+  if (st.samples == 0 && !a.event.empty()) {
+    error("no samples of event '" + a.event + "' in '" + name + "'" +
+          (st.other_events.empty() ? "" : " (it has " + event_list(st.other_events) + ")"));
+    return gp::cli::kExitFailure;
+  }
+  if (st.samples == 0) warning("no samples in '" + name + "'");
+  if (!st.other_events.empty() && a.event.empty()) {
+    warning("'" + name + "' mixes events: imported '" + st.event + "' (" +
+            std::to_string(st.samples) + " samples), skipped " + event_list(st.other_events));
+    hint("choose one with --event NAME");
+  }
+  if (st.truncated)
+    warning("'" + name + "' is truncated at offset " +
+            std::to_string(st.truncated_at) + ": kept the " + std::to_string(st.samples) +
+            " samples before it");
+  if (st.bad_records > 0)
+    warning("skipped " + std::to_string(st.bad_records) + " record(s) of '" + name +
+            "' that do not decode (first: " + st.first_problem + ")");
+  if (st.lost_events > 0)
+    warning("perf lost " + std::to_string(st.lost_events) + " events while recording '" + name +
+            "'");
+  if (st.bad_feature_sections > 0)
+    info(1, "ignored " + std::to_string(st.bad_feature_sections) +
+                " header section(s) that do not parse");
+  add_kernel_symbols(a, imp, session);
+  struct stat file{};
+  if (a.input != "-" && ::stat(a.input.c_str(), &file) == 0)
+    session.header.start_time_ns = static_cast<int64_t>(file.st_mtime) * 1'000'000'000 -
+                                   session.header.sampling.duration_ns;
+  if (!out.finish(session)) return out.broken_pipe() ? gp::cli::kExitOk : gp::cli::kExitFailure;
+  info(1, "imported " + std::to_string(st.samples) + " samples, " + std::to_string(st.frames) +
+              " frames from " + std::to_string(st.records) + " records" +
+              (st.pipe ? " (pipe mode)" : ""));
+  static model::Session* kept_until_exit = nullptr;  // freed by the exit, as run() does
+  kept_until_exit = new model::Session(std::move(session));
+  (void)kept_until_exit;
+  bool partial = st.truncated || st.bad_records > 0;
+  return partial ? gp::cli::kExitPartial : gp::cli::kExitOk;
+}
+
 }  // namespace
 
 int run(const ImportArgs& a) {
@@ -267,6 +429,7 @@ int run(const ImportArgs& a) {
   }
   Source src;
   if (auto status = open_source(a, src)) return *status;
+  if (src.perf_data) return import_perf_data(a, src);
   model::Session session;
   import::PerfScriptParser parser(session, {.event = a.event});
   Output out(a);

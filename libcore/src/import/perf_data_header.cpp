@@ -16,6 +16,7 @@ constexpr size_t kSectionSize = 16;      // perf_file_section: offset, size
 constexpr uint64_t kSampleIdAllBit = 1ULL << 18;
 constexpr uint64_t kExcludeUserBit = 1ULL << 4;
 constexpr uint64_t kExcludeKernelBit = 1ULL << 5;
+constexpr uint64_t kFreqBit = 1ULL << 10;
 
 uint64_t u64_at(std::span<const uint8_t> b, size_t off) {
   uint64_t v;
@@ -38,6 +39,32 @@ bool inside(uint64_t offset, uint64_t size, uint64_t total) {
 }
 
 }  // namespace
+
+bool parse_perf_attr(std::span<const uint8_t> a, PerfAttr& attr, uint32_t* size_out) {
+  if (a.size() < kAttrMinSize) return false;
+  uint32_t declared = u32_at(a, 4);
+  uint32_t size = declared == 0 ? kAttrMinSize : declared;
+  if (size < kAttrMinSize || size > a.size()) return false;
+  if (size_out) *size_out = size;
+  attr.type = u32_at(a, 0);
+  attr.config = u64_at(a, 8);
+  attr.sample_period = u64_at(a, 16);
+  attr.sample_type = u64_at(a, 24);
+  attr.read_format = u64_at(a, 32);
+  uint64_t flags = u64_at(a, 40);
+  attr.freq = flags & kFreqBit;
+  attr.sample_id_all = flags & kSampleIdAllBit;
+  attr.exclude_user = flags & kExcludeUserBit;
+  attr.exclude_kernel = flags & kExcludeKernelBit;
+  // Fields of later attr versions (PERF_ATTR_SIZE_VER2 = 80, VER3 = 96, VER4 = 104).
+  if (size >= 80) attr.branch_sample_type = u64_at(a, 72);
+  if (size >= 96) {
+    attr.sample_regs_user = u64_at(a, 80);
+    attr.sample_stack_user = u32_at(a, 88);
+  }
+  if (size >= 104) attr.sample_regs_intr = u64_at(a, 96);
+  return true;
+}
 
 bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
                            std::string& error) {
@@ -93,26 +120,27 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
   if (!inside(out.data_offset, out.data_size, bytes.size()))
     out.data_size = bytes.size() - out.data_offset;
 
+  uint64_t declared_data_size = u64_at(bytes, 48);
+  if (inside(out.data_offset, declared_data_size, bytes.size()))
+    out.feature_table = out.data_offset + declared_data_size;
+
+  // Each entry is a perf_event_attr of attr_size - 16 bytes, then the section of its ids.
   uint64_t count = attrs_size / attr_size;
   out.attrs.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     auto a = bytes.subspan(attrs_offset + i * attr_size, attr_size);
     PerfAttr attr;
-    attr.type = u32_at(a, 0);
-    uint32_t declared = u32_at(a, 4);
-    if (declared != 0 && declared < kAttrMinSize) {
-      error = "perf.data attribute " + std::to_string(i) + " declares " + std::to_string(declared) +
-              " bytes";
+    if (!parse_perf_attr(a.first(attr_size - kSectionSize), attr)) {
+      error = "perf.data attribute " + std::to_string(i) + " declares " +
+              std::to_string(u32_at(a, 4)) + " bytes";
       return false;
     }
-    attr.config = u64_at(a, 8);
-    attr.sample_type = u64_at(a, 24);
-    attr.read_format = u64_at(a, 32);
-    uint64_t flags = u64_at(a, 40);
-    attr.sample_id_all = flags & kSampleIdAllBit;
-    attr.exclude_user = flags & kExcludeUserBit;
-    attr.exclude_kernel = flags & kExcludeKernelBit;
-    out.attrs.push_back(attr);
+    uint64_t ids_offset = u64_at(a, attr_size - kSectionSize);
+    uint64_t ids_size = u64_at(a, attr_size - kSectionSize + 8);
+    if (inside(ids_offset, ids_size, bytes.size())) {
+      for (uint64_t k = 0; k + 8 <= ids_size; k += 8) attr.ids.push_back(u64_at(bytes, ids_offset + k));
+    }
+    out.attrs.push_back(std::move(attr));
   }
   return true;
 }
@@ -140,6 +168,15 @@ bool PerfRecordCursor::next(PerfRecord& out) {
   out.body = bytes_.subspan(pos_ + kRecordHeader, size - kRecordHeader);
   out.offset = pos_;
   pos_ += size;
+  return true;
+}
+
+bool PerfRecordCursor::skip(uint64_t n) {
+  if (n > end_ - pos_) {
+    truncated_ = true;
+    return false;
+  }
+  pos_ += n;
   return true;
 }
 

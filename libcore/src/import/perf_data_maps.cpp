@@ -9,7 +9,7 @@
 namespace gp::import {
 
 void PerfAddressSpace::map(uint64_t start, uint64_t len, PerfRegion region) {
-  ++generation_;
+  if (len == 0) return;
   uint64_t end = len > UINT64_MAX - start ? UINT64_MAX : start + len;
   region.end = end;
   region.mapping_id = 0;
@@ -52,7 +52,6 @@ PerfRegion* PerfAddressSpace::find(uint64_t addr, uint64_t& start) {
 void PerfAddressSpace::copy_from(const PerfAddressSpace& parent) {
   regions_ = parent.regions_;
   for (auto& [start, r] : regions_) r.mapping_id = 0;  // another pid: another archive mapping
-  ++generation_;
 }
 
 model::Mapping archive_mapping(int32_t pid, uint64_t start, const PerfRegion& r) {
@@ -65,9 +64,9 @@ model::Mapping archive_mapping(int32_t pid, uint64_t start, const PerfRegion& r)
   m.build_id = r.build_id;
   m.dev = r.dev;
   m.inode = r.inode;
-  m.kind = classify_dso(r.path).mapping;
   // perf names anonymous memory "//anon"; classify_dso knows the names perf script prints.
-  if (r.path == "//anon" || r.path.empty()) m.kind = model::MappingKind::anonymous;
+  m.kind = r.path == "//anon" || r.path.empty() ? model::MappingKind::anonymous
+                                                : classify_dso(r.path).mapping;
   return m;
 }
 

@@ -78,4 +78,10 @@ void apply_event_attrs(const std::vector<PerfEventAttr>& events, model::Sampling
   }
 }
 
+bool event_selected(std::string_view wanted, std::string_view printed) {
+  if (printed == wanted) return true;
+  return printed.size() > wanted.size() && printed.substr(0, wanted.size()) == wanted &&
+         printed[wanted.size()] == ':';
+}
+
 }  // namespace gp::import

@@ -26,4 +26,8 @@ void apply_header_comment(std::string_view key, std::string_view value, model::H
 // Fills frequency or period for the selected event (as printed in samples) from the attrs.
 void apply_event_attrs(const std::vector<PerfEventAttr>& events, model::Sampling& sampling);
 
+// True when a sample of the event perf names `printed` is one of `wanted` (gp-import --event):
+// the same name, or the name before perf's modifiers ("cpu-clock" selects "cpu-clock:ppp").
+bool event_selected(std::string_view wanted, std::string_view printed);
+
 }  // namespace gp::import

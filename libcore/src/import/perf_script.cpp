@@ -65,13 +65,6 @@ uint64_t frame_hash(int32_t pid, std::string_view text) {
   return model::hash_bytes(text) ^ (static_cast<uint32_t>(pid) * 0x9e3779b97f4a7c15ull);
 }
 
-bool event_selected(std::string_view wanted, std::string_view printed) {
-  if (printed == wanted) return true;
-  // "cpu-clock" selects "cpu-clock:ppp" (perf appends the modifiers it chose).
-  return printed.size() > wanted.size() && printed.substr(0, wanted.size()) == wanted &&
-         printed[wanted.size()] == ':';
-}
-
 }  // namespace
 
 class PerfScriptParser::Impl {

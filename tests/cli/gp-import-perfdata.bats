@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# gp-import reading perf.data itself: recordings made in the test by the real `perf record` fold,
+# after gp-symbolize, to what perf's own decoding (perf script | gp-import) gives; a recording
+# carried elsewhere symbolizes from a build-id store; bad files get clear messages.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  command -v perf >/dev/null && command -v cc >/dev/null || return 0
+  local src="$GP_SOURCE_DIR/tests/fixtures/src" f
+  for f in chain execchain pagefaults; do
+    cc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-inline \
+      -o "$BATS_FILE_TMPDIR/$f" "$src/$f.c"
+  done
+  # One -g recording of chain, shared by the tests that only read it.
+  (cd "$BATS_FILE_TMPDIR" &&
+    timeout 60 perf record -q -F 999 -g -o chain.data -- ./chain 1 2>/dev/null)
+}
+
+setup() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root for perf record"
+  require_command perf
+  require_command cc
+  cd "$BATS_TEST_TMPDIR"
+  cp "$BATS_FILE_TMPDIR"/{chain,execchain,pagefaults,chain.data} .
+}
+
+stderr_has() {
+  [[ "$stderr" == *"$1"* ]] || fail "stderr lacks '$1'; it was: $stderr"
+}
+
+# Folded profiles of $1 both ways: native.folded (gp-import → gp-symbolize → gp-fold) and
+# text.folded (perf script → gp-import → gp-fold). Extra arguments go to both gp-imports.
+fold_both() {
+  local data=$1
+  shift
+  gp-import "$@" "$data" 2>native.err | gp-symbolize 2>/dev/null |
+    gp-fold -f folded --include-idle > native.folded
+  perf script -i "$data" -F +pid 2>/dev/null | gp-import "$@" 2>text.err |
+    gp-fold -f folded --include-idle > text.folded
+}
+
+total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
+
+# Samples per stack when only the frames named in $2 (a regex of whole names) are kept, with
+# the process name: the two symbolizers name libc and ld.so frames differently (inline chains,
+# local symbols), never the fixture's own functions or the kernel's (kallsyms on both sides).
+keep_frames() {
+  awk -v keep="^($2)$" '{ n = $NF; $NF = ""; sub(/ $/, ""); split($0, f, ";"); s = f[1];
+    for (i = 2; i in f; i++) if (f[i] ~ keep) s = s ";" f[i]; c[s] += n }
+    END { for (s in c) print s, c[s] }' "$1" | sort
+}
+
+# Both ways agree: same total, same samples per fixture stack.
+same_profile() {
+  local nt tt
+  nt=$(total native.folded)
+  tt=$(total text.folded)
+  [ "$nt" -gt 0 ] || fail "no samples imported: $(cat native.err)"
+  assert_equal "$nt" "$tt"
+  diff -u <(keep_frames text.folded "$1") <(keep_frames native.folded "$1") ||
+    fail "the fixture's stacks differ (- perf script, + native)"
+}
+
+@test "a -g recording folds as perf script's text does, after symbolization" {
+  fold_both chain.data
+  same_profile 'main|a|b|spin'
+  grep -q '^chain;.*main;a;b;spin [0-9]*$' native.folded || fail "$(cat native.folded)"
+}
+
+@test "a page-faults recording keeps each sample's period" {
+  timeout 60 perf record -q -e page-faults -c 50 -g -o pf.data -- ./pagefaults 32 2000 2>/dev/null
+  fold_both pf.data
+  same_profile 'main|trickle|burst|work|fresh'
+  # -c 50: every sample stands for 50 faults (pprof carries the summed periods).
+  run -0 bash -c "gp-import pf.data | gp-symbolize 2>/dev/null | gp-fold --top 5 --weight samples"
+  gp-import pf.data | gp-symbolize 2>/dev/null | gp-fold -f pprof -o pf.pb.gz
+  zcat pf.pb.gz | grep -qa 'page-faults'
+}
+
+@test "two events at once: the first is imported with a warning, --event picks the other" {
+  timeout 60 perf record -q -e cpu-clock,page-faults -g -o two.data -- ./chain 0.5 2>/dev/null
+  run --separate-stderr gp-import two.data -o first.gpa
+  assert_success
+  stderr_has "gp-import: warning: 'two.data' mixes events: imported '"
+  stderr_has "'cpu-clock"
+  stderr_has "'page-faults"
+  fold_both two.data --event page-faults
+  same_profile 'main|a|b|spin'
+  fold_both two.data --event cpu-clock
+  same_profile 'main|a|b|spin'
+  run -1 --separate-stderr gp-import --event cycles two.data -o none.gpa
+  stderr_has "gp-import: error: no samples of event 'cycles' in 'two.data' (it has"
+}
+
+@test "a pipe-mode recording (perf record -o -) is read from standard input" {
+  timeout 60 perf record -q -F 999 -g -o - -- ./chain 0.5 2>/dev/null > pipe.data
+  gp-import < pipe.data 2>native.err | gp-symbolize 2>/dev/null |
+    gp-fold -f folded --include-idle > native.folded
+  perf script -i - -F +pid < pipe.data 2>/dev/null | gp-import 2>text.err |
+    gp-fold -f folded --include-idle > text.folded
+  same_profile 'main|a|b|spin'
+  grep -q '^chain;.*main;a;b;spin [0-9]*$' native.folded || fail "$(cat native.folded)"
+}
+
+@test "a kernel-only recording folds to the same kernel stacks" {
+  timeout 60 perf record -q -e cpu-clock:k -F 999 -g -o k.data -- ./pagefaults 64 4000 2>/dev/null
+  fold_both k.data
+  local nt
+  nt=$(total native.folded)
+  [ "$nt" -gt 0 ] || fail "no samples: $(cat native.err)"
+  assert_equal "$nt" "$(total text.folded)"
+  # Every sample's leaf is a kernel frame, named from kallsyms on both sides (user callers
+  # still come with -g; the two symbolizers name libc's differently).
+  leaves() { awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); c[f[k]] += n }
+    END { for (l in c) print l, c[l] }' "$1" | sort; }
+  diff -u <(leaves text.folded) <(leaves native.folded)
+}
+
+@test "a recording carried elsewhere without its binaries symbolizes from a build-id store" {
+  mkdir -p app store/.build-id moved
+  cp chain app/chain
+  (cd app && timeout 60 perf record -q -F 999 -g -o ../moved/perf.data -- ./chain 0.5 2>/dev/null)
+  local id
+  id=$(readelf -n app/chain | sed -n 's/.*Build ID: //p')
+  mkdir -p "store/.build-id/${id:0:2}"
+  mv app/chain "store/.build-id/${id:0:2}/${id:2}.debug"
+  rm -rf app ~/.debug/.build-id/"${id:0:2}"/"${id:2}" 2>/dev/null || true
+  gp-import moved/perf.data -o moved/run.gpa
+  run --separate-stderr bash -c "gp-symbolize --debug-dir store moved/run.gpa | gp-fold -f folded"
+  assert_success
+  assert_line --regexp '^chain;.*main;a;b;spin [0-9]+$'
+}
+
+@test "a perf.data cut at every record boundary and inside records is salvaged, never a crash" {
+  local size cut status
+  # Cuts inside the data section (after it come the header sections: the samples are whole).
+  size=$(( $(od -An -t u8 -j 40 -N 8 chain.data) + $(od -An -t u8 -j 48 -N 8 chain.data) ))
+  for cut in $(seq 120 $((size / 15 + 7)) $((size - 1))); do
+    head -c "$cut" chain.data > cut.data
+    run --separate-stderr gp-import cut.data -o cut.gpa
+    # Every cut is truncated data: kept with a warning (3), or nothing to keep (1).
+    [ "$status" -eq 3 ] || [ "$status" -eq 1 ] || fail "cut at $cut: status $status: $stderr"
+    [[ "$stderr" == gp-import:\ * ]] || fail "cut at $cut: $stderr"
+  done
+  head -c $((size / 2)) chain.data > half.data
+  run -3 --separate-stderr gp-import half.data -o half.gpa
+  stderr_has "gp-import: warning: 'half.data' is truncated at offset"
+  [ -s half.gpa ]
+}
+
+@test "a wrong magic, a header outside the file and compressed records are refused in one line" {
+  printf 'PERFILE2\x68\0\0\0\0\0\0\0' > short.data
+  head -c 200 /dev/zero >> short.data
+  run -1 --separate-stderr gp-import short.data -o out.gpa
+  [ "${#stderr_lines[@]}" -eq 1 ] || fail "$stderr"
+  stderr_has "gp-import: error: cannot import 'short.data': perf.data"
+  [ ! -e out.gpa ]
+  # A huge declared attribute section.
+  cp chain.data huge.data
+  printf '\xff\xff\xff\xff\xff\xff\xff\x0f' | dd of=huge.data bs=1 seek=32 conv=notrunc 2>/dev/null
+  run -1 --separate-stderr gp-import huge.data -o out.gpa
+  assert_equal "$stderr" "gp-import: error: cannot import 'huge.data': perf.data attribute section lies outside the file"
+}
+
+@test "a sample_type gp does not know is named" {
+  cp chain.data odd.data
+  # The first attr's sample_type (attrs at offset 104 in a file header; sample_type at +24):
+  # set bit 40.
+  local attrs
+  attrs=$(od -An -t u8 -j 24 -N 8 chain.data | tr -d ' ')
+  printf '\x01' | dd of=odd.data bs=1 seek=$((attrs + 24 + 5)) conv=notrunc 2>/dev/null
+  run -1 --separate-stderr gp-import odd.data -o out.gpa
+  stderr_has "gp-import: error: cannot import 'odd.data': record at offset"
+  stderr_has "has fields gp-import does not know"
+}
