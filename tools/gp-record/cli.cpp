@@ -157,6 +157,13 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0u, 100000u));
+  gp::cli::hint_value(
+      app.add_option("--unwind-cache", args.unwind_cache,
+                     "Directory of unwind tables kept between runs, by build-id (created 0700; "
+                     "refused when a symlink or writable by others), or 'none'")
+          ->type_name("DIR")
+          ->capture_default_str(),
+      ValueHint::directory);
   gp::cli::add_common_options(app, args.common);
 }
 

@@ -38,6 +38,7 @@ struct RecordArgs {
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
   uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
   uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
+  std::string unwind_cache = "/var/cache/gp/unwind";  // "none": no table cache
 };
 
 void add_cli(CLI::App& app, RecordArgs& args);

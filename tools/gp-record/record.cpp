@@ -86,6 +86,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind = args.unwind;
   c.unwind_memory_mib = args.unwind_memory;
   c.unwind_copies = args.unwind_copies;
+  c.unwind_cache = args.unwind_cache == "none" ? "" : args.unwind_cache;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
   c.before_sampling = [pids = args.pids](Unwinder& unwinder) {

@@ -38,6 +38,7 @@ struct SamplerConfig {
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
   uint32_t unwind_copies = 1000;      // --unwind-copies
+  std::string unwind_cache;           // --unwind-cache: a directory, or "" for none
   int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.

@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,8 +99,20 @@ Result<TableStore::Acquired> ProcessTables::acquire(int32_t pid, const model::Ma
       unopened = true;
       return make_error("cannot open '" + m.path + "': " + std::strerror(errno));
     }
+    struct stat st;
+    const bool cacheable = cache_ != nullptr && !m.build_id.empty() && ::fstat(fd, &st) == 0;
+    if (cacheable) {
+      if (auto hit = cache_->load(m.build_id, static_cast<uint64_t>(st.st_size))) {
+        ::close(fd);
+        return std::move(*hit);
+      }
+    }
     auto binary = load_binary(fd);
     ::close(fd);
+    if (binary) {
+      ++stats_.built;
+      if (cacheable) cache_->store(m.build_id, static_cast<uint64_t>(st.st_size), *binary);
+    }
     return binary;
   });
   if (!got && unopened) store_.forget_failure(key);  // this process is gone, not the binary's fault
