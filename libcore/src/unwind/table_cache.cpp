@@ -227,8 +227,12 @@ void TableCache::scan() {
     const std::string name = e->d_name;
     struct stat st;
     if (name[0] == '.') {
-      // A temporary file a killed recorder left (ours: no one else can write here).
-      if (name.size() > 1 && name != ".." && name.find(".tmp.") != std::string::npos)
+      // A temporary file a killed recorder left an hour ago or more (a younger one may be
+      // another recorder's, being written now).
+      constexpr int64_t kHour = int64_t{3600} * 1000000000;
+      if (name.find(".tmp.") != std::string::npos &&
+          ::fstatat(dir_fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          now_ns() - mtime_ns(st) > kHour)
         ::unlinkat(dir_fd_, name.c_str(), 0);
       continue;
     }
