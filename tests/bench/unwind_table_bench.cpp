@@ -1,8 +1,11 @@
-// Times gp's unwind-table builder (gp::unwind::build_table + pack, what gp-record does for each
+// Times gp's unwind-table builder (gp::unwind::build_packed, what gp-record does for each
 // binary it has not cached) against elfutils building the same table with its CFI API (every row
 // of every FDE through dwarf_cfi_addrframe), on the files given. Prints one line per file:
-//   file  gp_ms  elfutils_ms  fdes  rows_raw  rows  packed_rows  pages  packed_bytes
-// Times are the median of N runs (default 11), file open and close included.
+//   file  gp_ms  first_ms  gp_cpu_ms  elfutils_ms  elfutils_cpu_ms  fdes  rows_raw  rows
+//   packed_rows  pages  packed_bytes  eu_rows  same
+// Times are the median of N runs (default 11), file open and close included; first_ms is gp's
+// first run in the process. `same`: build_packed's table is the one pack(build_table) gives
+// (the two paths share the CFI parser and the packer; a NO fails the bench).
 //   unwind_table_bench [-n N] FILE...
 
 #include <elfutils/libdw.h>
@@ -43,9 +46,19 @@ double ms_since(Clock::time_point t0) {
 struct GpFigures {
   double ms = 0;
   double cpu = 0;
+  double first_ms = 0;  // the first run: nothing of it in this process's caches yet
+  bool same = false;    // build_packed gave what pack(build_table) gives
   gp::unwind::Table table;
   gp::unwind::PackedTable packed;
 };
+
+bool same_packed(const gp::unwind::PackedTable& a, const gp::unwind::PackedTable& b) {
+  auto eq = [](const auto& x, const auto& y) {
+    return x.size() == y.size() &&
+           (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+  };
+  return a.base == b.base && eq(a.rows, b.rows) && eq(a.pages, b.pages) && eq(a.rules, b.rules);
+}
 
 bool time_gp(const char* path, int runs, GpFigures& out) {
   std::vector<double> times;
@@ -55,22 +68,29 @@ bool time_gp(const char* path, int runs, GpFigures& out) {
     const double c0 = cpu_ms();
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    auto table = gp::unwind::build_table(fd);
+    auto packed = gp::unwind::build_packed(fd);
     ::close(fd);
-    if (!table) {
-      std::fprintf(stderr, "unwind_table_bench: error: '%s': %s\n", path,
-                   table.error().message.c_str());
-      return false;
-    }
-    auto packed = gp::unwind::pack(*table);
     times.push_back(ms_since(t0));
     cpu.push_back(cpu_ms() - c0);
-    if (!packed) return false;
-    out.table = std::move(*table);
+    if (!packed) {
+      std::fprintf(stderr, "unwind_table_bench: error: '%s': %s\n", path,
+                   packed.error().message.c_str());
+      return false;
+    }
     out.packed = std::move(*packed);
   }
+  out.first_ms = times.front();
   out.ms = median(times);
   out.cpu = median(cpu);
+  // The table's sizes, and the check that the packed table is the one the Table packs into.
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  auto table = gp::unwind::build_table(fd);
+  ::close(fd);
+  if (!table) return false;
+  auto packed = gp::unwind::pack(*table);
+  out.same = packed && same_packed(*packed, out.packed);
+  out.table = std::move(*table);
   return true;
 }
 
@@ -159,9 +179,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   elf_version(EV_CURRENT);
-  std::printf("%-38s %7s %9s %11s %15s %6s %8s %7s %7s %5s %8s %8s\n", "file", "gp_ms", "gp_cpu_ms",
-              "elfutils_ms", "elfutils_cpu_ms", "fdes", "rows_raw", "rows", "packed", "pages",
-              "bytes", "eu_rows");
+  std::printf("%-38s %7s %8s %9s %11s %15s %6s %8s %7s %7s %5s %8s %8s %4s\n", "file", "gp_ms",
+              "first_ms", "gp_cpu_ms", "elfutils_ms", "elfutils_cpu_ms", "fdes", "rows_raw", "rows",
+              "packed", "pages", "bytes", "eu_rows", "same");
   int status = 0;
   for (int i = first; i < argc; ++i) {
     GpFigures gp;
@@ -176,10 +196,13 @@ int main(int argc, char** argv) {
     const size_t bytes = gp.packed.rows.size() * sizeof(gp::unwind::PackedRow) +
                          gp.packed.pages.size() * sizeof(gp::unwind::PackedPage) +
                          gp.packed.rules.size() * sizeof(gp::unwind::PackedRule);
-    std::printf("%-38s %7.2f %9.2f %11.2f %15.2f %6llu %8llu %7zu %7zu %5zu %8zu %8zu\n", argv[i],
-                gp.ms, gp.cpu, eu_ms, eu_cpu, static_cast<unsigned long long>(gp.table.stats.fdes),
+    std::printf("%-38s %7.2f %8.2f %9.2f %11.2f %15.2f %6llu %8llu %7zu %7zu %5zu %8zu %8zu %4s\n",
+                argv[i], gp.ms, gp.first_ms, gp.cpu, eu_ms, eu_cpu,
+                static_cast<unsigned long long>(gp.table.stats.fdes),
                 static_cast<unsigned long long>(gp.table.stats.rows_raw), gp.table.rows.size(),
-                gp.packed.rows.size(), gp.packed.pages.size(), bytes, eu_rows);
+                gp.packed.rows.size(), gp.packed.pages.size(), bytes, eu_rows,
+                gp.same ? "yes" : "NO");
+    if (!gp.same) status = 1;
   }
   return status;
 }

@@ -6,6 +6,7 @@ target_sources(gp_unit_tests PRIVATE
   unit/unwind_table_test.cpp
   unit/unwind_corrupt_test.cpp
   unit/unwind_pack_test.cpp
+  unit/unwind_table_cache_test.cpp
 )
 pkg_check_modules(UNWIND_DW REQUIRED IMPORTED_TARGET libdw)
 target_link_libraries(gp_unit_tests PRIVATE PkgConfig::UNWIND_DW)

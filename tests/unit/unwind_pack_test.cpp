@@ -120,5 +120,39 @@ TEST(UnwindPack, RefusesTablesWiderThan4GiB) {
   EXPECT_TRUE(empty->pages.empty());
 }
 
+// build_packed (what gp-record loads) packs while it compiles, without a Table: it must give
+// exactly what pack(build_table) gives, on Debian's binaries large and small.
+TEST(UnwindPack, BuildPackedIsPackOfBuildTable) {
+  int compared = 0;
+  for (const std::string path :
+       {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/python3.11", "/usr/bin/xz",
+        "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1", GP_UNWIND_EH_FRAME_FIXTURE,
+        GP_UNWIND_DEBUG_FRAME_FIXTURE}) {
+    if (!file_exists(path)) continue;
+    SCOPED_TRACE(path);
+    ElfFile f(path);
+    auto t = gp::unwind::build_table(f.fd());
+    ASSERT_TRUE(t.ok());
+    auto want = gp::unwind::pack(*t);
+    ASSERT_TRUE(want.ok());
+    auto got = gp::unwind::build_packed(f.fd());
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_EQ(got->base, want->base);
+    ASSERT_EQ(got->rows.size(), want->rows.size());
+    for (size_t i = 0; i < got->rows.size(); ++i) {
+      ASSERT_EQ(got->rows[i].pc, want->rows[i].pc) << i;
+      ASSERT_EQ(got->rows[i].rule, want->rows[i].rule) << i;
+    }
+    ASSERT_EQ(got->pages.size(), want->pages.size());
+    for (size_t i = 0; i < got->pages.size(); ++i) {
+      ASSERT_EQ(got->pages[i].first_row, want->pages[i].first_row) << i;
+      ASSERT_EQ(got->pages[i].count, want->pages[i].count) << i;
+    }
+    EXPECT_EQ(got->rules, want->rules);
+    ++compared;
+  }
+  EXPECT_GE(compared, 2);
+}
+
 }  // namespace
 }  // namespace gp::test::unwind

@@ -161,6 +161,13 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0u, 100000u));
+  gp::cli::hint_value(
+      app.add_option("--unwind-cache", args.unwind_cache,
+                     "Directory of unwind tables kept between runs, by build-id (created 0700; "
+                     "refused when a symlink or writable by others), or 'none'")
+          ->type_name("DIR")
+          ->capture_default_str(),
+      ValueHint::directory);
   app.add_flag("--python-frames", args.python_frames,
                "CPython 3.8-3.13 processes: walk their Python frames with the native stack and "
                "put each evaluation loop's frames next to it (gProfiler's PyPerf stacks: _[p] "

@@ -40,6 +40,7 @@ struct RecordArgs {
   uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
   bool python_frames = false;         // CPython frames walked in BPF, spliced into native stacks
   std::vector<std::string> command;   // `-- COMMAND [ARGS...]`: run it and record it
+  std::string unwind_cache = "/var/cache/gp/unwind";  // "none": no table cache
 };
 
 // The archive of `gp-record -- COMMAND` without -o (as perf writes perf.data).

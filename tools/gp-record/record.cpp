@@ -96,6 +96,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind_memory_mib = args.unwind_memory;
   c.unwind_copies = args.unwind_copies;
   c.python_frames = args.python_frames;
+  c.unwind_cache = args.unwind_cache == "none" ? "" : args.unwind_cache;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
   c.before_sampling = [pids = args.pids](Unwinder& unwinder) {

@@ -43,6 +43,7 @@ struct SamplerConfig {
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
   uint32_t unwind_copies = 1000;      // --unwind-copies
   bool python_frames = false;         // --python-frames
+  std::string unwind_cache;           // --unwind-cache: a directory, or "" for none
   int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
   // advance (--pid) get their tables before their first sample.

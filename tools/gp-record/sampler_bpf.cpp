@@ -397,7 +397,7 @@ Status BpfSampler::open(std::string* hint) {
                           skel_->maps.unwind_pages, skel_->maps.unwind_tables,
                           skel_->maps.unwind_mappings, skel_->maps.unwind_procs,
                           &skel_->bss->unwind_generation},
-        unwind_limits(config_.unwind_memory_mib));
+        unwind_limits(config_.unwind_memory_mib), config_.unwind_cache);
     deferred_ = std::make_unique<record::DeferredStacks>(
         [this](int32_t pid, const unwind::UserRegisters& regs, const unwind::StackCopy& stack,
                bool wait) { return unwinder_->unwind_copy(pid, regs, stack, wait); });

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "gp/cli/tool.h"
 #include "gp/unwind/store_rules.h"
 
 extern "C" {
@@ -47,7 +48,8 @@ unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
                              kUnwindTableSlots, GP_UNWIND_MAX_RULES};
 }
 
-BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
+BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits,
+                         const std::string& cache_dir)
     : rules_fd_(bpf_map__fd(maps.rules)),
       rows_fd_(bpf_map__fd(maps.rows)),
       pages_fd_(bpf_map__fd(maps.pages)),
@@ -71,6 +73,12 @@ BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits)
   } else {
     if (rows != MAP_FAILED) munmap(rows, rows_bytes_);
     if (pages != MAP_FAILED) munmap(pages, pages_bytes_);
+  }
+  if (!cache_dir.empty()) {
+    cache_ = std::make_unique<unwind::TableCache>(
+        cache_dir, unwind::TableCache::kDefaultMaxBytes,
+        [](const std::string& why) { gp::cli::warning(why); });
+    tables_.set_cache(cache_.get());
   }
   publish_counters();
   worker_ = std::thread([this] { run(); });
@@ -384,6 +392,13 @@ void BpfUnwinder::publish_counters() {
       c("unwind.tables.bytes", s.rows_used * sizeof(unwind::PackedRow) +
                                    s.pages_used * sizeof(unwind::PackedPage) +
                                    s.rules * sizeof(unwind::PackedRule)),
+      c("unwind.tables.built", p.built),
+      c("unwind.tables.cache_hits", cache_ ? cache_->stats().hits : 0),
+      c("unwind.tables.cache_misses", cache_ ? cache_->stats().misses : 0),
+      c("unwind.tables.cache_refused", cache_ ? cache_->stats().refused : 0),
+      c("unwind.tables.cache_written", cache_ ? cache_->stats().written : 0),
+      c("unwind.tables.cache_write_failed", cache_ ? cache_->stats().write_failed : 0),
+      c("unwind.tables.cache_evicted", cache_ ? cache_->stats().evicted : 0),
       c("unwind.mappings", p.mappings),
       c("unwind.mappings.no_table", p.no_table),
       c("unwind.processes.no_room", no_room_),

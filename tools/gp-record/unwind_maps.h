@@ -57,7 +57,8 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     // only within a generation (its .bss, mapped into this process).
     uint32_t* generation;
   };
-  BpfUnwinder(const Maps& maps, unwind::StoreLimits limits);
+  // cache_dir: the table cache's directory ("" for none).
+  BpfUnwinder(const Maps& maps, unwind::StoreLimits limits, const std::string& cache_dir);
   ~BpfUnwinder() override;
   BpfUnwinder(const BpfUnwinder&) = delete;
   BpfUnwinder& operator=(const BpfUnwinder&) = delete;
@@ -149,6 +150,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   std::vector<std::string> failures_;
 
   uint64_t no_room_ = 0;
+  std::unique_ptr<unwind::TableCache> cache_;  // before tables_, which uses it
   unwind::TableStore store_;
   unwind::ProcessTables tables_;
   uint64_t entries_written_ = 0;

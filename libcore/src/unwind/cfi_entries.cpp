@@ -4,6 +4,7 @@
 
 #include "unwind/cfi_entries.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -154,6 +155,9 @@ void parse_cfi_section(const SectionContext& ctx, CfiEntries& out) {
   const auto& data = ctx.section.data;
   if (data.empty()) return;
   std::unordered_map<uint64_t, uint32_t> seen;  // CIE section offset → index in out.cies
+  // An FDE takes 20 bytes at least: room for them all at once spares the copies of a growing
+  // vector (a large binary has a hundred thousand).
+  out.fdes.reserve(out.fdes.size() + std::min<uint64_t>(data.size() / 20, out.max_fdes));
   ByteCursor c(data.data(), data.data() + data.size());
   while (!c.at_end()) {
     EntryHeader h;

@@ -70,7 +70,8 @@ void find_text(Elf* elf, CfiInput& input) {
   }
 }
 
-Result<Table> build_from_elf(Elf* elf) {
+// The CFI sections and executable ranges of an ELF file.
+Result<CfiInput> read_input(Elf* elf) {
   if (elf == nullptr) return make_error("not readable as ELF: " + elf_error());
   if (elf_kind(elf) != ELF_K_ELF) return make_error("not an ELF file");
   GElf_Ehdr ehdr;
@@ -82,23 +83,45 @@ Result<Table> build_from_elf(Elf* elf) {
   CfiInput input;
   if (Status s = find_sections(elf, input); !s) return s.error();
   find_text(elf, input);
-  return build_table_from_sections(input);
+  return input;
+}
+
+ElfPtr open_fd(int fd) {
+  init_libelf();
+  return ElfPtr(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+}
+
+// ELF_C_READ_MMAP semantics: libelf reads the image and copies what it must convert; it never
+// writes to it (the vDSO is mapped read-only).
+ElfPtr open_image(std::span<const uint8_t> image) {
+  init_libelf();
+  return ElfPtr(
+      elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(image.data())), image.size()));
+}
+
+template <typename Out>
+Result<Out> build(Elf* elf, Result<Out> (*from_sections)(const CfiInput&)) {
+  auto input = read_input(elf);
+  if (!input) return input.error();
+  return from_sections(*input);
 }
 
 }  // namespace
 
 Result<Table> build_table(int fd) {
-  init_libelf();
-  ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
-  return build_from_elf(elf.get());
+  return build<Table>(open_fd(fd).get(), build_table_from_sections);
 }
 
 Result<Table> build_table(std::span<const uint8_t> image) {
-  init_libelf();
-  // ELF_C_READ_MMAP semantics: libelf reads the image and copies what it must convert; it
-  // never writes to it (the vDSO is mapped read-only).
-  ElfPtr elf(elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(image.data())), image.size()));
-  return build_from_elf(elf.get());
+  return build<Table>(open_image(image).get(), build_table_from_sections);
+}
+
+Result<PackedTable> build_packed(int fd) {
+  return build<PackedTable>(open_fd(fd).get(), build_packed_from_sections);
+}
+
+Result<PackedTable> build_packed(std::span<const uint8_t> image) {
+  return build<PackedTable>(open_image(image).get(), build_packed_from_sections);
 }
 
 }  // namespace gp::unwind

@@ -1,14 +1,19 @@
 // Table → the BPF maps' rows, rules and page directory (bpf/profile.h).
 
 #include <string>
-#include <unordered_map>
 
 #include "gp/unwind/table.h"
+#include "unwind/packer.h"
 
 namespace gp::unwind {
-namespace {
 
-PackedRule pack_rule(const Row& row) {
+namespace {
+constexpr uint64_t kPage = uint64_t{1} << kPageShift;
+}  // namespace
+
+Packer::Packer() { recent_.fill({~uint32_t{0}, 0}); }  // no rule has these bits (kind 255)
+
+PackedRule Packer::pack_rule(const Row& row) {
   PackedRule out{0, static_cast<uint8_t>(row.rule), 0};
   if (row.rule != Rule::rsp && row.rule != Rule::rbp && row.rule != Rule::plt) return out;
   const bool cfa_fits = row.cfa_offset >= 0 && row.cfa_offset <= 0xffff;
@@ -23,53 +28,85 @@ PackedRule pack_rule(const Row& row) {
   return out;
 }
 
-}  // namespace
+bool Packer::rule_index(const PackedRule& rule, uint16_t* at) {
+  const uint32_t bits = rule.bits();
+  auto& hint = recent_[(bits ^ (bits >> 16) ^ (bits >> 24)) & (recent_.size() - 1)];
+  if (hint.first == bits) {
+    *at = hint.second;
+    return true;
+  }
+  auto [it, fresh] = index_.try_emplace(bits, static_cast<uint16_t>(out_.rules.size()));
+  if (fresh) {
+    if (out_.rules.size() == kMaxPackedRules) {
+      index_.erase(it);
+      return false;
+    }
+    out_.rules.push_back(rule);
+  }
+  hint = {bits, it->second};
+  *at = it->second;
+  return true;
+}
+
+// Pages are filled as rows come: a page before the new row's has the previous row in force all
+// through; the new row's page has it in force from its first byte, or counts it among the rows
+// that start inside.
+bool Packer::append(uint32_t offset, const PackedRule& rule) {
+  if (!out_.rows.empty() && out_.rules[out_.rows.back().rule] == rule) return true;  // merged
+  uint16_t at = 0;
+  if (!rule_index(rule, &at)) {
+    error_ = "unwind table has more than " + std::to_string(kMaxPackedRules) + " distinct rules";
+    return false;
+  }
+  const auto row = static_cast<uint32_t>(out_.rows.size());
+  out_.rows.push_back(PackedRow{static_cast<uint16_t>(offset & (kPage - 1)), at});
+  const uint64_t page = offset >> kPageShift;
+  if (row == 0) {
+    out_.pages.push_back(PackedPage{0, 1});  // the first row is at offset 0
+  } else if (page + 1 == out_.pages.size()) {
+    ++out_.pages.back().count;
+  } else {
+    while (out_.pages.size() < page) out_.pages.push_back(PackedPage{row - 1, 1});
+    const bool at_start = (offset & (kPage - 1)) == 0;
+    out_.pages.push_back(at_start ? PackedPage{row, 1} : PackedPage{row - 1, 2});
+  }
+  return true;
+}
+
+bool Packer::add(const Row& row) {
+  if (!error_.empty()) return false;
+  if (!started_) {
+    started_ = true;
+    out_.base = row.address & ~(kPage - 1);
+    // A `none` row first, so every address from base on has a row in force.
+    if (row.address != out_.base) append(0, PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
+  }
+  const uint64_t offset = row.address - out_.base;
+  if (offset > 0xffffffffu) {
+    error_ = "unwind table spans " + std::to_string(offset) + " bytes (more than 4 GiB)";
+    return false;
+  }
+  last_offset_ = offset;
+  return append(static_cast<uint32_t>(offset), pack_rule(row));
+}
+
+Result<PackedTable> Packer::finish() {
+  if (!error_.empty()) return make_error(error_);
+  if (out_.rows.empty()) return PackedTable{};
+  // Pages up to the last row given, also when it merged into an earlier one.
+  const auto last_row = static_cast<uint32_t>(out_.rows.size() - 1);
+  while (out_.pages.size() <= (last_offset_ >> kPageShift))
+    out_.pages.push_back(PackedPage{last_row, 1});
+  index_.clear();
+  return std::move(out_);
+}
 
 Result<PackedTable> pack(const Table& table) {
-  PackedTable out;
-  if (table.rows.empty()) return out;
-  constexpr uint64_t kPage = uint64_t{1} << kPageShift;
-  out.base = table.rows.front().address & ~(kPage - 1);
-  const uint64_t span = table.rows.back().address - out.base;
-  if (span > 0xffffffffu) {
-    return make_error("unwind table spans " + std::to_string(span) + " bytes (more than 4 GiB)");
-  }
-  // Rows with their whole offset first (the pages need it), then cut to the offset in the page.
-  std::vector<uint32_t> offsets;
-  offsets.reserve(table.rows.size() + 1);
-  out.rows.reserve(table.rows.size() + 1);
-  std::unordered_map<uint32_t, uint16_t> index;
-  auto add = [&](uint32_t offset, const PackedRule& rule) -> bool {
-    if (!out.rows.empty() && out.rules[out.rows.back().rule] == rule) return true;  // merged
-    auto [it, fresh] = index.try_emplace(rule.bits(), static_cast<uint16_t>(out.rules.size()));
-    if (fresh) {
-      if (out.rules.size() == kMaxPackedRules) return false;
-      out.rules.push_back(rule);
-    }
-    offsets.push_back(offset);
-    out.rows.push_back(PackedRow{static_cast<uint16_t>(offset & (kPage - 1)), it->second});
-    return true;
-  };
-  if (table.rows.front().address != out.base)
-    add(0, PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
-  for (const Row& row : table.rows) {
-    if (!add(static_cast<uint32_t>(row.address - out.base), pack_rule(row)))
-      return make_error("unwind table has more than " + std::to_string(kMaxPackedRules) +
-                        " distinct rules");
-  }
-  // One entry per page of [base, last row]: rows are sorted, so one pass fills them all.
-  const uint64_t pages = (span >> kPageShift) + 1;
-  out.pages.resize(pages);
-  size_t first = 0;  // the row in force at the current page's first byte
-  for (uint64_t p = 0; p < pages; ++p) {
-    const uint64_t page_start = p << kPageShift;
-    while (first + 1 < offsets.size() && offsets[first + 1] <= page_start) ++first;
-    size_t last = first;
-    while (last + 1 < offsets.size() && offsets[last + 1] < page_start + kPage) ++last;
-    out.pages[p] =
-        PackedPage{static_cast<uint32_t>(first), static_cast<uint32_t>(last - first + 1)};
-  }
-  return out;
+  Packer packer;
+  packer.reserve(table.rows.size() + 1);
+  for (const Row& row : table.rows)
+    if (!packer.add(row)) break;
+  return packer.finish();
 }
 
 const PackedRule* packed_rule_at(const PackedTable& table, uint64_t address) {

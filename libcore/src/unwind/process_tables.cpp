@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,12 +38,10 @@ Result<std::vector<Segment>> load_segments(Elf* elf) {
   return segments;
 }
 
-Result<LoadedBinary> finish(Result<Table> table, Result<std::vector<Segment>> segments) {
-  if (!table) return table.error();
-  if (!segments) return segments.error();
-  if (table->rows.empty()) return make_error("no call-frame information");
-  auto packed = pack(*table);
+Result<LoadedBinary> finish(Result<PackedTable> packed, Result<std::vector<Segment>> segments) {
   if (!packed) return packed.error();
+  if (!segments) return segments.error();
+  if (packed->rows.empty()) return make_error("no call-frame information");
   return LoadedBinary{std::move(*packed), std::move(*segments)};
 }
 
@@ -66,14 +65,14 @@ bool mapping_bias(const std::vector<Segment>& segments, uint64_t table_base, uin
 Result<LoadedBinary> load_binary(int fd) {
   elf_version(EV_CURRENT);
   ElfPtr elf(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
-  return finish(build_table(fd), load_segments(elf.get()));
+  return finish(build_packed(fd), load_segments(elf.get()));
 }
 
 Result<LoadedBinary> load_binary(std::span<const uint8_t> image) {
   elf_version(EV_CURRENT);
   // libelf only reads an image given to elf_memory (ELF_C_READ_MMAP semantics).
   ElfPtr elf(elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(image.data())), image.size()));
-  return finish(build_table(image), load_segments(elf.get()));
+  return finish(build_packed(image), load_segments(elf.get()));
 }
 
 ProcessTables::~ProcessTables() {
@@ -100,8 +99,20 @@ Result<TableStore::Acquired> ProcessTables::acquire(int32_t pid, const model::Ma
       unopened = true;
       return make_error("cannot open '" + m.path + "': " + std::strerror(errno));
     }
+    struct stat st;
+    const bool cacheable = cache_ != nullptr && !m.build_id.empty() && ::fstat(fd, &st) == 0;
+    if (cacheable) {
+      if (auto hit = cache_->load(m.build_id, static_cast<uint64_t>(st.st_size))) {
+        ::close(fd);
+        return std::move(*hit);
+      }
+    }
     auto binary = load_binary(fd);
     ::close(fd);
+    if (binary) {
+      ++stats_.built;
+      if (cacheable) cache_->store(m.build_id, static_cast<uint64_t>(st.st_size), *binary);
+    }
     return binary;
   });
   if (!got && unopened) store_.forget_failure(key);  // this process is gone, not the binary's fault

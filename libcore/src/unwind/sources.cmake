@@ -11,3 +11,8 @@ target_sources(gp_core PRIVATE
 target_link_libraries(gp_core PUBLIC PkgConfig::UNWIND_ELF)
 # The BPF walker's rules in user space: unwinds copies of user stacks with the packed tables.
 target_sources(gp_core PRIVATE src/unwind/stack_walker.cpp)
+# Packed tables on disk, by build-id (gp-record's table cache).
+target_sources(gp_core PRIVATE
+  src/unwind/table_entry.cpp
+  src/unwind/table_cache.cpp
+)

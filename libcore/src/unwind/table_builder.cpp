@@ -7,6 +7,7 @@
 #include "gp/unwind/table.h"
 #include "unwind/cfa_program.h"
 #include "unwind/cfi_entries.h"
+#include "unwind/packer.h"
 
 namespace gp::unwind {
 namespace {
@@ -36,30 +37,43 @@ bool in_text(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, const Fde
 }
 
 // Sorted by start; where two FDEs start at the same address the first parsed (.eh_frame) wins,
-// and an FDE that runs into the next one ends where the next one starts.
-std::vector<Fde> order_fdes(const CfiInput& input, std::vector<Fde> fdes, uint64_t& skipped) {
+// and an FDE that runs into the next one ends where the next one starts. In place: a large
+// binary has a hundred thousand FDEs, and fresh memory costs a page fault per 4 KiB.
+void order_fdes(const CfiInput& input, std::vector<Fde>& fdes, uint64_t& skipped) {
   const auto ranges = merged_ranges(input);
-  std::vector<Fde> kept;
-  kept.reserve(fdes.size());
-  for (const Fde& f : fdes) {
-    if (ranges.empty() || in_text(ranges, f)) kept.push_back(f);
-    else ++skipped;
+  if (!ranges.empty()) {
+    const auto outside = std::remove_if(fdes.begin(), fdes.end(),
+                                        [&](const Fde& f) { return !in_text(ranges, f); });
+    skipped += static_cast<uint64_t>(fdes.end() - outside);
+    fdes.erase(outside, fdes.end());
   }
   const auto by_start = [](const Fde& a, const Fde& b) { return a.start < b.start; };
-  if (!std::is_sorted(kept.begin(), kept.end(), by_start)) {
-    std::stable_sort(kept.begin(), kept.end(), by_start);
+  if (!std::is_sorted(fdes.begin(), fdes.end(), by_start)) {
+    std::stable_sort(fdes.begin(), fdes.end(), by_start);
   }
-  std::vector<Fde> out;
-  out.reserve(kept.size());
-  for (const Fde& f : kept) {
-    if (!out.empty() && out.back().start == f.start) {
+  size_t kept = 0;
+  for (size_t i = 0; i < fdes.size(); ++i) {
+    const Fde& f = fdes[i];
+    if (kept > 0 && fdes[kept - 1].start == f.start) {
       ++skipped;
       continue;
     }
-    if (!out.empty() && out.back().end > f.start) out.back().end = f.start;
-    out.push_back(f);
+    if (kept > 0 && fdes[kept - 1].end > f.start) fdes[kept - 1].end = f.start;
+    fdes[kept++] = f;
   }
-  return out;
+  fdes.resize(kept);
+}
+
+// The most rows the FDEs can give: each row after an FDE's first needs an advance instruction
+// (a byte at least), and each FDE may end with a `none` row. Reserving it once spares the
+// copies (and the page faults) of a growing vector: tables of large binaries have a million rows.
+uint64_t row_bound(const std::vector<Fde>& fdes, uint64_t max_rows) {
+  uint64_t bound = 0;
+  for (const Fde& f : fdes) {
+    bound += static_cast<uint64_t>(f.insns_end - f.insns) + 2;
+    if (bound > max_rows) return max_rows + 1;
+  }
+  return bound;
 }
 
 // Appends `row` unless it says the same as the last row.
@@ -74,17 +88,17 @@ void append_merged(std::vector<Row>& rows, const Row& row) {
   rows.push_back(row);
 }
 
-Result<Table> compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, TableStats stats,
-                      uint64_t max_rows) {
+// Runs every FDE's program and gives `sink` (bool(const Row&), false to stop) the rows in
+// address order, neighbours not yet merged. Fills stats' fdes, fdes_unsupported and rows_raw.
+template <typename Sink>
+Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, TableStats& stats,
+               uint64_t max_rows, Sink&& sink) {
   const auto too_many = [&] {
     return make_error("more than " + std::to_string(max_rows) + " unwind rows");
   };
   std::vector<FrameState> initial(cies.size());
   std::vector<bool> done(cies.size(), false);
-  Table table;
-  table.stats = stats;
   std::vector<Row> fde_rows;
-  table.rows.reserve(fdes.size() * 3);
   for (size_t i = 0; i < fdes.size(); ++i) {
     const Fde& f = fdes[i];
     const Cie& cie = cies[f.cie];
@@ -97,22 +111,23 @@ Result<Table> compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies
         initial[f.cie] = initial_state(cie);
         done[f.cie] = true;
       }
-      const uint64_t left = max_rows - std::min(max_rows, table.stats.rows_raw);
+      const uint64_t left = max_rows - std::min(max_rows, stats.rows_raw);
       const RunResult run = run_fde(f, f.end, cie, initial[f.cie], left, fde_rows);
       if (run.overflow) return too_many();
       followed = run.followed;
     }
-    ++table.stats.fdes;
-    if (!followed) ++table.stats.fdes_unsupported;
-    table.stats.rows_raw += fde_rows.size();
-    for (const Row& r : fde_rows) append_merged(table.rows, r);
+    ++stats.fdes;
+    if (!followed) ++stats.fdes_unsupported;
+    stats.rows_raw += fde_rows.size();
+    for (const Row& r : fde_rows)
+      if (!sink(r)) return ok_status();
     if (i + 1 == fdes.size() || fdes[i + 1].start != f.end) {
-      ++table.stats.rows_raw;
-      append_merged(table.rows, Row{f.end, Rule::none, 0, 0});
+      ++stats.rows_raw;
+      if (!sink(Row{f.end, Rule::none, 0, 0})) return ok_status();
     }
-    if (table.stats.rows_raw > max_rows) return too_many();
+    if (stats.rows_raw > max_rows) return too_many();
   }
-  return table;
+  return ok_status();
 }
 
 SectionContext context(const CfiInput& input, const CfiSection& section, bool eh) {
@@ -141,7 +156,11 @@ const char* rule_name(Rule rule) {
   return "?";
 }
 
-Result<Table> build_table_from_sections(const CfiInput& input) {
+namespace {
+
+// The FDEs of the sections chosen (see build_table_from_sections), ordered and clipped, with
+// their CIEs; stats' source, cies and fdes_skipped filled.
+Status collect(const CfiInput& input, uint64_t max_rows, CfiEntries& entries, TableStats& stats) {
   if (input.eh_frame.data.empty() && input.debug_frame.data.empty()) {
     return make_error("no .eh_frame or .debug_frame");
   }
@@ -149,13 +168,10 @@ Result<Table> build_table_from_sections(const CfiInput& input) {
       input.debug_frame.data.size() > kMaxSectionBytes) {
     return make_error("CFI section larger than " + std::to_string(kMaxSectionBytes >> 20) + " MiB");
   }
-  const uint64_t max_rows = input.max_rows ? input.max_rows : kMaxRows;
   const auto too_many = make_error("more than " + std::to_string(max_rows) + " FDEs");
-  CfiEntries entries;
   entries.max_fdes = max_rows;
   parse_cfi_section(context(input, input.eh_frame, true), entries);
   if (entries.too_many) return too_many;
-  TableStats stats;
   stats.source = Source::eh_frame;
   if (!input.debug_frame.data.empty()) {
     CfiEntries debug;
@@ -173,8 +189,37 @@ Result<Table> build_table_from_sections(const CfiInput& input) {
   }
   stats.cies = entries.cies.size();
   stats.fdes_skipped = entries.skipped;
-  const std::vector<Fde> fdes = order_fdes(input, std::move(entries.fdes), stats.fdes_skipped);
-  return compile(fdes, entries.cies, stats, max_rows);
+  order_fdes(input, entries.fdes, stats.fdes_skipped);
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Table> build_table_from_sections(const CfiInput& input) {
+  const uint64_t max_rows = input.max_rows ? input.max_rows : kMaxRows;
+  CfiEntries entries;
+  Table table;
+  if (Status s = collect(input, max_rows, entries, table.stats); !s) return s.error();
+  table.rows.reserve(row_bound(entries.fdes, max_rows));
+  Status s = compile(entries.fdes, entries.cies, table.stats, max_rows, [&](const Row& r) {
+    append_merged(table.rows, r);
+    return true;
+  });
+  if (!s) return s.error();
+  return table;
+}
+
+Result<PackedTable> build_packed_from_sections(const CfiInput& input) {
+  const uint64_t max_rows = input.max_rows ? input.max_rows : kMaxRows;
+  CfiEntries entries;
+  TableStats stats;
+  if (Status s = collect(input, max_rows, entries, stats); !s) return s.error();
+  Packer packer;
+  packer.reserve(row_bound(entries.fdes, max_rows));
+  Status s = compile(entries.fdes, entries.cies, stats, max_rows,
+                     [&](const Row& r) { return packer.add(r); });
+  if (!s) return s.error();
+  return packer.finish();
 }
 
 }  // namespace gp::unwind

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gp/model/session.h"
+#include "gp/unwind/table_cache.h"
 #include "gp/unwind/table_store.h"
 #include "gp/util/result.h"
 
@@ -46,6 +47,7 @@ struct ProcessTablesStats {
   uint64_t mappings = 0;    // mappings given a table (over all updates)
   uint64_t no_table = 0;    // mappings of binaries without a usable table (frame pointers there)
   uint64_t over_limit = 0;  // mappings past kMaxMappings (frame pointers there)
+  uint64_t built = 0;       // tables built from a binary's CFI (not from the cache)
 };
 
 class ProcessTables {
@@ -56,6 +58,9 @@ class ProcessTables {
   ProcessTables(TableStore& store, Opener open, std::span<const uint8_t> vdso_image)
       : store_(store), open_(std::move(open)), vdso_(vdso_image) {}
   ~ProcessTables();
+  // Tables of binaries with a build-id are looked up there before they are built, and written
+  // there after (nullptr: none). Set before the first update; it must outlive this.
+  void set_cache(TableCache* cache) { cache_ = cache; }
   ProcessTables(const ProcessTables&) = delete;
   ProcessTables& operator=(const ProcessTables&) = delete;
 
@@ -85,6 +90,7 @@ class ProcessTables {
   TableStore& store_;
   Opener open_;
   std::span<const uint8_t> vdso_;
+  TableCache* cache_ = nullptr;
   std::unordered_map<int32_t, std::vector<MappingTable>> processes_;
   std::vector<std::string> failures_;
   ProcessTablesStats stats_;

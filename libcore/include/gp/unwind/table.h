@@ -155,4 +155,11 @@ const PackedRule* packed_rule_at(const PackedTable& table, uint64_t address);
 // than kMaxPackedRules distinct rules.
 Result<PackedTable> pack(const Table& table);
 
+// pack(build_table(...)) without the Table in between, what gp-record loads: the same packed
+// table, with a tenth of the memory touched (a large binary's Table is tens of MiB of rows, and
+// each fresh 4 KiB costs a page fault). Empty when the binary has no CFI.
+Result<PackedTable> build_packed(int fd);
+Result<PackedTable> build_packed(std::span<const uint8_t> image);
+Result<PackedTable> build_packed_from_sections(const CfiInput& input);
+
 }  // namespace gp::unwind
