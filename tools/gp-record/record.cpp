@@ -536,7 +536,7 @@ int check_output(const RecordArgs& args) {
 // `gp-record -- COMMAND`: what a command cannot be combined with, and the archive it defaults to.
 int check_command_args(RecordArgs& args) {
   if (args.command.empty()) return kExitOk;
-  if (!args.pids.empty() || !args.tids.empty() || !args.cgroup.empty() || args.continuous) {
+  if (!args.pids.empty() || !args.tids.empty() || !args.cgroups.empty() || args.continuous) {
     gp::cli::error("a command cannot be combined with -p, -t, --cgroup or -c");
     return kExitUsage;
   }
@@ -555,7 +555,7 @@ Result<record::RecordedCommand> start_command(RecordArgs& args) {
   auto command = record::RecordedCommand::start(args.command);
   if (!command) return command.error();
   if (!command->cgroup().empty()) {
-    args.cgroup = command->cgroup();
+    args.cgroups = {command->cgroup()};
   } else {
     args.pids = {command->pid()};
     gp::cli::warning("only the command's own process is recorded, not the processes it starts (" +
