@@ -1408,7 +1408,7 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	else
 		key->user_stack = user_stack(ctx, state, walk, key, loops, &copy);
 	if (loops && key->user_stack) /* Python frames after the native ones (python_walk.h) */
-		key->user_stack = python_frames(walk, key->pid, key->tid, key->user_stack);
+		key->user_stack = python_frames(key->pid, key->tid, key->user_stack);
 
 	count_on(state, GP_COUNTER_SAMPLES);
 	if (copy) {

@@ -250,17 +250,24 @@ static long py_frame_step(__u32 index, void *data)
  * there, hashed into `hash`) and returns the stack's new hash; `hash` itself when the process is
  * not walked, its thread has no Python frame, or the native stack left no room.
  */
-static __always_inline __u64 python_frames(struct gp_walk_state *walk, __u32 pid, __u32 tid,
-					   __u64 hash)
+__attribute__((noinline)) __u64 python_frames(__u32 pid, __u32 tid, __u64 hash)
 {
-	struct gp_stack *st = &walk->user.stack;
+	/* A global function: the verifier checks it once, not again inside every inlined copy
+	 * of record() (which, with the deferred-copy path, went past its limit). */
+	struct gp_walk_state *walk;
+	struct gp_stack *st;
 	const struct gp_python_proc *proc;
 	struct py_frame_ctx c = {};
 	__u64 tstate, frame;
-	__u32 native = st->depth;
+	__u32 native, zero = 0;
 
 	if (!python_frames_on)
 		return hash;
+	walk = bpf_map_lookup_elem(&walk_state, &zero);
+	if (!walk)
+		return hash;
+	st = &walk->user.stack;
+	native = st->depth;
 	proc = bpf_map_lookup_elem(&python_procs, &pid);
 	if (!proc)
 		return hash;

@@ -390,7 +390,7 @@ top_recurse_stack() {
   # process either): only the ticks show 2 s and 3 s.
   run -0 script -qec "gp-record --color never --flush-interval 10 -d 3.5 -o '$OUT/tty.gpa'" /dev/null
   for s in 1 2 3; do
-    [[ "$output" == *"gp-record: ${s}s, "*" samples, "*" processes"* ]] || fail "no progress at ${s}s: $output"
+    [[ "$output" == *"gp-record: ${s}s of 3.5s, "*" samples, "*" processes"* ]] || fail "no progress at ${s}s: $output"
   done
   [ -s "$OUT/tty.gpa" ]
 }

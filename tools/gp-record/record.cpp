@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -303,12 +304,14 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 
 void SessionRecorder::progress(Clock::time_point start, bool final) {
   if (!shows_progress_) return;
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  char of[32] = "";  // "of 30s" when the session has a duration
+  // Whole seconds passed (never "4s of 3.5s"), and the duration as given ("of 3.5s").
+  auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
+  char of[32] = "";
   if (deadline_ != Clock::time_point::max())
-    std::snprintf(of, sizeof of, " of %.0fs", std::chrono::duration<double>(deadline_ - start).count());
-  std::fprintf(stderr, "\r%s: %.0fs%s, %llu samples, %llu processes%s", gp::cli::program().c_str(),
-               elapsed, of, static_cast<unsigned long long>(session_samples_),
+    std::snprintf(of, sizeof of, " of %gs",  // to a tenth: the deadline was set just before start
+                  std::round(std::chrono::duration<double>(deadline_ - start).count() * 10) / 10);
+  std::fprintf(stderr, "\r%s: %llds%s, %llu samples, %llu processes%s", gp::cli::program().c_str(),
+               static_cast<long long>(elapsed), of, static_cast<unsigned long long>(session_samples_),
                static_cast<unsigned long long>(assembler_.sampled_process_count()),
                final ? "\n" : "\033[K");
   progress_shown_ = !final;

@@ -28,6 +28,17 @@ bool preferred(const E& a, const E& b) {
   return std::strlen(a.name) > std::strlen(b.name);
 }
 
+// A sizeless, untyped symbol in code, such as ld.so's `_start` (an assembly label): perf names
+// the code up to the next symbol after it, and so does gp.
+bool is_code_label(Elf* elf, const GElf_Sym& sym, GElf_Word shndx) {
+  if (GELF_ST_TYPE(sym.st_info) != STT_NOTYPE || sym.st_size != 0 || elf == nullptr ||
+      shndx == SHN_UNDEF || shndx == SHN_ABS || shndx >= SHN_LORESERVE)
+    return false;
+  GElf_Shdr shdr;
+  Elf_Scn* scn = elf_getscn(elf, shndx);
+  return scn != nullptr && gelf_getshdr(scn, &shdr) != nullptr && (shdr.sh_flags & SHF_EXECINSTR);
+}
+
 // How far back a lookup looks for a sized symbol that still covers the address (symbols nested
 // in larger ones, e.g. local labels inside a function).
 constexpr size_t kMaxBacktrack = 16;
@@ -40,11 +51,11 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     GElf_Sym sym;
     GElf_Addr addr = 0;
     GElf_Word shndx = 0;
-    const char* name = dwfl_module_getsym_info(module, i, &sym, &addr, &shndx, nullptr, nullptr);
+    Elf* elf = nullptr;
+    const char* name = dwfl_module_getsym_info(module, i, &sym, &addr, &shndx, &elf, nullptr);
     int type = GELF_ST_TYPE(sym.st_info);
-    if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
-        (type != STT_FUNC && type != STT_GNU_IFUNC))
-      continue;
+    if (name == nullptr || *name == '\0' || sym.st_shndx == SHN_UNDEF) continue;
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && !is_code_label(elf, sym, shndx)) continue;
     entries_.push_back({addr, sym.st_size, sym.st_info, name});
   }
   add_plt_stubs(module);
@@ -108,7 +119,8 @@ void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
         gelf_getsym(sym_data, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr)
       continue;
     const char* name = elf_strptr(elf, dynsym_hdr.sh_link, sym.st_name);
-    if (name == nullptr || *name == '\0') continue;
+    // A stub without a symbol (an IRELATIVE one) is "@plt", as perf names it.
+    if (name == nullptr) continue;
     plt_names_.push_back(std::string(name) + "@plt");
     entries_.push_back({first + i * kStubSize + bias, kStubSize,
                         static_cast<unsigned char>(GELF_ST_INFO(STB_GLOBAL, STT_FUNC)),
@@ -120,16 +132,14 @@ const char* SymbolIndex::lookup(Dwarf_Addr addr) const {
   auto it = std::upper_bound(entries_.begin(), entries_.end(), addr,
                              [](Dwarf_Addr a, const Entry& e) { return a < e.start; });
   if (it == entries_.begin()) return nullptr;
-  auto at = std::prev(it);
-  if (at->size == 0) {
-    // Sizeless: it runs up to the next symbol (or, for the last one, is taken as is).
-    return it == entries_.end() || addr < it->start ? at->name : nullptr;
+  auto nearest = std::prev(it);
+  // A sized symbol that covers the address wins over a sizeless one (a label inside it).
+  for (auto at = nearest;; --at) {
+    if (at->size != 0 && addr - at->start < at->size) return at->name;
+    if (at == entries_.begin() || nearest - at + 1 >= static_cast<ptrdiff_t>(kMaxBacktrack)) break;
   }
-  for (size_t back = 0; back < kMaxBacktrack; ++back) {
-    if (addr - at->start < at->size) return at->name;
-    if (at == entries_.begin()) break;
-    --at;
-  }
+  // Sizeless: it runs up to the next symbol (or, for the last one, is taken as is).
+  if (nearest->size == 0) return nearest->name;
   return nullptr;
 }
 
