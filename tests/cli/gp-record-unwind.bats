@@ -305,7 +305,10 @@ selected_whole() {
   permille=$(whole_permille <"$OUT/selected")
   [ "$permille" -ge "$1" ] || fail "only $permille per mille of the samples are whole stacks: $(sort -t' ' -k2 -nr "$OUT/selected" | head -8)
 $(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
-  run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" || true" "$OUT/selected"
+  # A copy taken in the loader's first instructions can hold every frame down to ld.so's _start
+  # and still end marked [truncated] (the walk found no end marker above _start): its frames are
+  # all there, so it is not counted here; any other [truncated] root fails.
+  run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" | grep -vE '^[^;]*;\\[truncated\\];_start;_dl_start;' || true" "$OUT/selected"
   assert_output ''
 }
 
