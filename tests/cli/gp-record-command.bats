@@ -82,9 +82,11 @@ folded() {
 @test "SIGINT to gp-record reaches the command, and the archive is complete" {
   # bats test_tags=root,bpf
   require_root_bpf
-  # The command says when its trap is set; it runs until SIGINT, then exits 42.
-  timeout -s KILL 60 gp-record -F 99 -o "$OUT/rec.gpa" -- \
-    bash -c 'trap "exit 42" INT; touch "$0"; while :; do :; done' "$OUT/ready" 2>"$OUT/rec.err" 3>&- &
+  # The command says when its trap is set; it runs until SIGINT, then exits 42. (--foreground:
+  # timeout passes a signal to gp-record alone, not a second time to its whole process group,
+  # which gp-record would take as a second Ctrl-C.)
+  timeout --foreground -s KILL 60 gp-record -F 99 -o "$OUT/rec.gpa" -- \
+    bash -c 'trap "exit 42" INT; : >"$0"; while :; do :; done' "$OUT/ready" 2>"$OUT/rec.err" 3>&- &
   local recorder=$! i status=0
   for i in $(seq 300); do
     [ -e "$OUT/ready" ] && break
