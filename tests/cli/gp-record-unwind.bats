@@ -358,7 +358,7 @@ while time.monotonic() < end: fib(18)'
   require_root_bpf
   # rsp in a heap buffer of garbage, at a mapping's last bytes, or unmapped; rbp garbage. Every
   # sample in the spin is walked (or copied, then unwound) into the garbage, and must say so.
-  record_while badstack '.*garbage_spin [0-9]+$' repeat 20 "$FIX/badstack" 30
+  record_while badstack '.*garbage_loop [0-9]+$' repeat 20 "$FIX/badstack" 30
   [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
     fail "no stack copied: $(cat "$OUT/rec.err")"
   run -0 bash -c "grep -vE '^badstack;\\[truncated\\];' \"\$0\" || true" "$OUT/selected"

@@ -1,6 +1,7 @@
 // perf.data → model::Session (see gp/import/perf_data.h).
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -106,7 +107,9 @@ class PerfDataImporter::Impl {
   uint64_t kernel_mapping_id_ = 0;
   std::unordered_map<uint64_t, uint64_t> kernel_locations_[2];  // [is_return] ip -> location
   std::vector<uint64_t> frames_;
-  int64_t first_sample_ = -1, last_sample_ = -1;
+  // Sample times as the file gives them: a hostile file's may run backwards or past INT64_MAX.
+  bool have_sample_time_ = false;
+  uint64_t first_sample_ = 0, last_sample_ = 0;
   PerfSample sample_;
   std::string problem_;
 };
@@ -481,8 +484,10 @@ void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
   }
   stats_.frames += frames_.size();
   if (smp.has_time) {
-    if (first_sample_ < 0) first_sample_ = static_cast<int64_t>(smp.time);
-    last_sample_ = static_cast<int64_t>(smp.time);
+    if (!have_sample_time_) first_sample_ = last_sample_ = smp.time;
+    have_sample_time_ = true;
+    first_sample_ = std::min(first_sample_, smp.time);
+    last_sample_ = std::max(last_sample_, smp.time);
   }
   const std::string& comm = note_sample_thread(smp.pid, smp.tid);
   uint64_t stack = b_.stack(frames_);
@@ -504,9 +509,10 @@ void PerfDataImporter::Impl::finish_header() {
   h.host.cpu_count = features_.nr_cpus;
   h.host.kernel_build_id = kernel_build_id_;
   if (!features_.cmdline.empty()) h.argv = features_.cmdline;
-  if (first_sample_ >= 0) {
-    h.monotonic_start_ns = first_sample_;
-    h.sampling.duration_ns = last_sample_ - first_sample_;
+  constexpr uint64_t kMaxNs = static_cast<uint64_t>(INT64_MAX);
+  if (have_sample_time_ && last_sample_ <= kMaxNs) {
+    h.monotonic_start_ns = static_cast<int64_t>(first_sample_);
+    h.sampling.duration_ns = static_cast<int64_t>(last_sample_ - first_sample_);
   }
   if (stats_.lost_events > 0) s_.set_counter("perf.lost_events", static_cast<int64_t>(stats_.lost_events));
 }
