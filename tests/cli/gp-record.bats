@@ -309,7 +309,7 @@ cpu_ms() {
 @test "--period samples every N events: task-clock every 4 ms gives one sample per 4 ms of CPU, and the .col says so" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/recurse" 5 6 &
+  "$FIX/recurse" 5 60 &  # outlives the recording however slowly the recorder starts; killed after
   local pid=$! before after samples
   sleep 0.3
   before=$(cpu_ms "$pid")

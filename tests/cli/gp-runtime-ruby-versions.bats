@@ -8,7 +8,8 @@
 # /var/cache/gp/roots; the host's own for 3.1), mount and pid namespaces
 # (unshare --mount --pid --fork chroot ROOT ...), profiled from the host by host pid. Also: the
 # layout tables regenerated from each version's headers equal the checked-in ones, and a
-# container's ruby whose memory lies is a counted, named error frame, never a wrong frame.
+# container's ruby whose memory lies is a counted, named error frame, never a wrong frame, and
+# one killed mid-session is reported while the session goes on.
 # bats file_tags=gp-runtime,ruby,root
 
 load helpers
@@ -138,5 +139,24 @@ PY
     fail "no error frame: $stderr"
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling error: no Ruby stack could be read ("
-  refute_output --partial "_[rb]"
+  refute_output --partial "chain.rb:"
+}
+
+@test "a container's ruby (3.3) killed mid-session: reported, the session ends normally" {
+  local root status=0 rt
+  root=$(root_of trixie)
+  start_target "$root" /usr/bin/ruby3.3
+  gp-runtime -v --ruby-mode gp -F 49 -d 5 -p "$RB_PID" -o "$OUT/rt.gpa" 2>"$OUT/err.txt" &
+  rt=$!
+  for _ in $(seq 1 300); do grep -q "profiling pid $RB_PID" "$OUT/err.txt" && break; sleep 0.1; done
+  sleep 1
+  kill -9 "$RB_PID"
+  wait "$rt" || status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status: $(cat "$OUT/err.txt")"
+  grep -q "pid $RB_PID (.*: exited during the session" "$OUT/err.txt" ||
+    fail "the exit is not reported: $(cat "$OUT/err.txt")"
+  # As gProfiler reports a process its Ruby profiler lost: one error frame, no half-read stack.
+  run -0 gp-fold -f folded "$OUT/rt.gpa"
+  assert_output --partial "[Profiling error: process went down during profiling]"
+  refute_output --partial "chain.rb:"
 }
