@@ -8,6 +8,7 @@
 # (unshare --mount --pid --fork chroot ROOT ...), profiled from the host by host pid.
 # Also: interpreters whose _Py_DebugOffsets were patched (a copy of the binary) are walked by the
 # offsets they publish, or refused with the reason named, never walked with gp's table.
+# A container's interpreter killed mid-session is reported while the session goes on.
 # bats file_tags=gp-runtime,python,root
 
 load helpers
@@ -169,4 +170,22 @@ tool() { /usr/bin/python3 "$GP_SOURCE_DIR/tests/fixtures/runtime/python/debug_of
   run -0 gp-fold "$OUT/rt.gpa"
   assert_output --partial "[Profiling skipped: CPython 3.16.0 publishes its offsets in a _Py_DebugOffsets layout gp does not know (gp knows 3.13 - 3.15)]"
   refute_output --partial "_[p]"
+}
+
+@test "a container's CPython 3.14 killed mid-session: reported, the session ends normally" {
+  local status=0 rt
+  start_chain "$(root_of sid)" /usr/bin/python3.14
+  gp-runtime -v --python-mode gp -F 50 -d 5 -p "$PY_PID" --no-python-versions -o "$OUT/rt.gpa" \
+    2>"$OUT/err.txt" &
+  rt=$!
+  for _ in $(seq 1 300); do grep -q "profiling pid $PY_PID" "$OUT/err.txt" && break; sleep 0.1; done
+  sleep 1
+  kill -9 "$PY_PID"
+  wait "$rt" || status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status: $(cat "$OUT/err.txt")"
+  grep -q "pid $PY_PID (.*: exited during the session" "$OUT/err.txt" ||
+    fail "the exit is not reported: $(cat "$OUT/err.txt")"
+  run -0 gp-fold -f folded "$OUT/rt.gpa"
+  assert_output --partial "[Profiling error: process went down during profiling]"
+  refute_output --partial "chain.py"
 }
