@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # What the Ruby and PHP sampler benches share (sourced): their target process, the cost of one
 # snapshot at three rates, and the slowdown of a busy loop while sampled, measured the same way
-# for gp's CPython sampler beside them. The caller sets tmp (a scratch directory), bench (its
+# for gp's CPython sampler beside them; the cost per version, each in its own Debian root. The caller sets tmp (a scratch directory), bench (its
 # name, for warnings) and py_bench (gp_python_sampler_bench), and defines loop_<lang> for its own
 # language: a busy loop that runs 4 s of its own CPU time and prints its iterations.
 # shellcheck source=sampler_lib.sh
@@ -74,4 +74,39 @@ python_beside() {
     "$(dirname "${BASH_SOURCE[0]}")/../fixtures/runtime/python/target.py" "$tmp/py-snapshot"
   snapshot_costs "$py_bench" "$target"
   kill "$target"
+}
+
+# start_in_root ROOT READY COMMAND...: copies the files named in fixture_files to a new directory
+# under ROOT/tmp and runs COMMAND in new mount and pid namespaces chrooted to ROOT (/ is this
+# host), as a container runs it; "@DIR@" in COMMAND's words stands for that directory as seen
+# inside. Waits for @DIR@/READY; sets target (the command's host pid). The caller removes dirs.
+start_in_root() {
+  local root=$1 ready=$2 dir inner unshare_pid words=() w
+  shift 2
+  dir=$(mktemp -d "${root%/}/tmp/gp-bench-XXXXXX")
+  dirs+=("$dir")
+  inner=${dir#"${root%/}"}
+  cp "${fixture_files[@]}" "$dir/"
+  for w in "$@"; do words+=("${w//@DIR@/$inner}"); done
+  unshare --mount --pid --fork chroot "$root" "${words[@]}" >/dev/null &
+  unshare_pid=$!
+  targets="$targets $unshare_pid"
+  while [ ! -e "$dir/$ready" ]; do sleep 0.1; done
+  target=$(cut -d' ' -f1 "/proc/$unshare_pid/task/$unshare_pid/children")
+  targets="$targets $target"
+}
+
+# version_cost LANG VERSION SAMPLER: the back-to-back snapshot cost of SAMPLER on target, shown
+# and added to $tmp/table; then the target is killed.
+version_cost() {
+  echo "== sampler cost under $1 $2 (host pid $target)"
+  "$3" "$target" 3 0 | tee "$tmp/out"
+  awk -v v="$2" '/per snapshot:/ { print v, $3, $6 }' "$tmp/out" >>"$tmp/table"
+  kill -KILL "$target" 2>/dev/null || true
+}
+
+# version_table LANG: the versions in $tmp/table, cheapest first, each against the cheapest.
+version_table() {
+  sort -n -k2 "$tmp/table" | awk -v l="$1" 'NR == 1 { best = $2 }
+    { printf "   %s %-4s %7.1f us  %5.1f frames  %.2fx the best\n", l, $1, $2, $3, $2 / best }'
 }

@@ -36,45 +36,23 @@ snapshot_costs "$php_bench" "$target"
 kill "$target"
 python_beside
 
-# target.php under ROOT's PHP (with ARGs) in new mount and pid namespaces; sets target (its host
-# pid).
-run_in_root() {
-  local root=$1 bin=$2 dir inner unshare_pid
-  shift 2
-  dir=$(mktemp -d "${root%/}/tmp/gp-bench-XXXXXX")
-  dirs+=("$dir")
-  inner=${dir#"${root%/}"}
-  cp "$here"/../fixtures/runtime/php/{target,spin}.php "$dir/"
-  unshare --mount --pid --fork chroot "$root" "$bin" -n "$@" "$inner/target.php" "$inner/trace" >/dev/null &
-  unshare_pid=$!
-  targets="$targets $unshare_pid"
-  while [ ! -e "$dir/trace" ]; do sleep 0.1; done
-  target=$(cut -d' ' -f1 "/proc/$unshare_pid/task/$unshare_pid/children")
-  targets="$targets $target"
-}
-
+fixture_files=("$here"/../fixtures/runtime/php/{target,spin}.php)
 : >"$tmp/table"
-for spec in "8.2 /" "7.4 bullseye php7.4-cli" "8.4 trixie php8.4-cli" \
+for spec in "8.2 host" "7.4 bullseye php7.4-cli" "8.4 trixie php8.4-cli" \
   "8.5 experimental php-common/sid php8.5-cli"; do
   set -- $spec
   version=$1
   shift
-  if [ "$1" = / ]; then
-    start_target "$tmp/trace.$version" "$php" -n "$here/../fixtures/runtime/php/target.php" "$tmp/trace.$version"
-  else
-    # (7.4's json is a shared extension, which -n leaves out.)
-    extra=()
-    [ "$version" = 7.4 ] && extra=(-d extension=json)
-    run_in_root "$(bash "$here/../../scripts/debian-root.sh" "$@")" "/usr/bin/php$version" "${extra[@]}"
-  fi
-  echo "== sampler cost on target.php under PHP $version (host pid $target)"
-  "$php_bench" "$target" 3 0 | tee "$tmp/out"
-  awk -v v="$version" '/per snapshot:/ { print v, $3, $6 }' "$tmp/out" >>"$tmp/table"
-  kill -KILL "$target" 2>/dev/null || true
+  root=/
+  [ "$1" = host ] || root=$(bash "$here/../../scripts/debian-root.sh" "$@")
+  # (7.4's json is a shared extension, which -n leaves out.)
+  extra=()
+  [ "$version" = 7.4 ] && extra=(-d extension=json)
+  start_in_root "$root" trace "/usr/bin/php$version" -n "${extra[@]}" @DIR@/target.php @DIR@/trace
+  version_cost PHP "$version" "$php_bench"
 done
 echo "== back-to-back snapshot cost per PHP version (target.php)"
-sort -n -k2 "$tmp/table" | awk 'NR == 1 { best = $2 }
-  { printf "   PHP %-4s %7.1f us  %5.1f frames  %.2fx the best\n", $1, $2, $3, $2 / best }'
+version_table PHP
 
 echo "== target slowdown (a shared 2-CPU machine: differences of ~1% are noise)"
 for hz in 11 99; do slowdown php "$hz" "$php_bench" "$php"; done

@@ -37,40 +37,20 @@ snapshot_costs "$rb_bench" "$target"
 kill "$target"
 python_beside
 
-# target.rb under ROOT's RUBY in new mount and pid namespaces; sets target (its host pid).
-run_in_root() {
-  local root=$1 bin=$2 dir inner unshare_pid
-  dir=$(mktemp -d "${root%/}/tmp/gp-bench-XXXXXX")
-  dirs+=("$dir")
-  inner=${dir#"${root%/}"}
-  cp "$here/../fixtures/runtime/ruby/target.rb" "$dir/"
-  unshare --mount --pid --fork chroot "$root" "$bin" --disable-gems "$inner/target.rb" "$inner/ready" >/dev/null &
-  unshare_pid=$!
-  targets="$targets $unshare_pid"
-  while [ ! -e "$dir/ready" ]; do sleep 0.1; done
-  target=$(cut -d' ' -f1 "/proc/$unshare_pid/task/$unshare_pid/children")
-  targets="$targets $target"
-}
-
+fixture_files=("$here/../fixtures/runtime/ruby/target.rb")
 : >"$tmp/table"
 for spec in "3.1 host" "2.7 bullseye php7.4-cli ruby2.7" "3.3 trixie php8.4-cli ruby3.3" \
   "3.4 experimental php-common/sid php8.5-cli ruby3.4"; do
   set -- $spec
   version=$1
   shift
-  if [ "$1" = host ]; then
-    run_in_root / "/usr/bin/ruby$version"
-  else
-    run_in_root "$(bash "$here/../../scripts/debian-root.sh" "$@")" "/usr/bin/ruby$version"
-  fi
-  echo "== sampler cost on target.rb under Ruby $version (host pid $target)"
-  "$rb_bench" "$target" 3 0 | tee "$tmp/out"
-  awk -v v="$version" '/per snapshot:/ { print v, $3, $6 }' "$tmp/out" >>"$tmp/table"
-  kill -KILL "$target" 2>/dev/null || true
+  root=/
+  [ "$1" = host ] || root=$(bash "$here/../../scripts/debian-root.sh" "$@")
+  start_in_root "$root" ready "/usr/bin/ruby$version" --disable-gems @DIR@/target.rb @DIR@/ready
+  version_cost Ruby "$version" "$rb_bench"
 done
 echo "== back-to-back snapshot cost per Ruby version (target.rb)"
-sort -n -k2 "$tmp/table" | awk 'NR == 1 { best = $2 }
-  { printf "   Ruby %-4s %7.1f us  %5.1f frames  %.2fx the best\n", $1, $2, $3, $2 / best }'
+version_table Ruby
 
 echo "== target slowdown (a shared 2-CPU machine: the spread between runs shows the noise)"
 for hz in 11 99; do slowdown ruby "$hz" "$rb_bench" /usr/bin/ruby; done
