@@ -15,13 +15,15 @@ constexpr size_t kMaxKallsyms = 256u << 20;
 // Code symbols only: a data symbol between two functions would cut the first one short.
 bool is_code_type(char t) { return t == 't' || t == 'T' || t == 'w' || t == 'W'; }
 
-// "ADDR TYPE NAME" optionally followed by "\t[MODULE]".
+// "ADDR TYPE NAME" optionally followed by "\t[MODULE]". The name and module are read for code
+// symbols only: most lines are data, and their strings were most of the parsing time.
 bool parse_line(std::string_view line, model::KernelSymbol& sym) {
   const size_t sp1 = line.find(' ');
   if (sp1 == std::string_view::npos || sp1 == 0 || sp1 + 3 > line.size() || line[sp1 + 2] != ' ')
     return false;
   if (!parse_u64(line.substr(0, sp1), sym.address, 16)) return false;
   sym.type = line[sp1 + 1];
+  if (!is_code_type(sym.type)) return true;
   std::string_view rest = line.substr(sp1 + 3);
   const size_t tab = rest.find('\t');
   std::string_view name = rest.substr(0, tab);
@@ -43,6 +45,7 @@ Result<KallsymsTable> KallsymsTable::parse(std::string_view text) {
   size_t parsed = 0;
   bool any_nonzero = false;
   model::KernelSymbol sym;
+  table.symbols_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
