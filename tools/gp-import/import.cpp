@@ -20,6 +20,7 @@
 #include "gp/elf/build_id.h"
 #include "gp/import/perf_data.h"
 #include "gp/import/perf_runner.h"
+#include "gp/import/perf_unwind_tables.h"
 #include "gp/proc/kallsyms.h"
 #include "gp/proc/process.h"
 #include "gp/import/perf_script.h"
@@ -344,6 +345,39 @@ void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp
   s.kernel_symbols.insert(s.kernel_symbols.end(), symbols.begin(), symbols.end());
 }
 
+// Where --call-graph dwarf samples' binaries are found: perf's build-id cache (perf record copies
+// the binaries it saw there), then their recorded paths; tables in gp-record's cache when root.
+import::BinaryTablesOptions unwind_table_options() {
+  import::BinaryTablesOptions o;
+  const char* home = std::getenv("HOME");
+  if (home && *home) o.stores.push_back(std::string(home) + "/.debug");
+  if (::geteuid() == 0) o.cache_dir = "/var/cache/gp/unwind";  // gp-record --unwind-cache
+  o.warn = [](const std::string& why) { warning(why); };
+  return o;
+}
+
+// How the --call-graph dwarf samples were unwound, and which binaries were missing.
+void report_walks(const std::string& name, const import::PerfDataStats& st,
+                  const import::BinaryTables& tables) {
+  if (st.walked == 0) return;
+  const auto& t = tables.stats();
+  info(1, "unwound " + std::to_string(st.walked) + " user stacks from their copies: " +
+              std::to_string(st.walked_complete) + " whole, " +
+              std::to_string(st.walked_truncated) + " truncated; tables of " +
+              std::to_string(t.binaries - t.missing) + " binaries (" + std::to_string(t.built) +
+              " built, " + std::to_string(t.cache_hits) + " from the cache)");
+  if (st.missing_binaries == 0) return;
+  std::string list;
+  for (const auto& [path, why] : st.missing)
+    list += (list.empty() ? "'" : ", '") + path + "' (" + why + ")";
+  if (st.missing_binaries > st.missing.size())
+    list += " and " + std::to_string(st.missing_binaries - st.missing.size()) + " more";
+  warning(std::to_string(st.walked_without_table) + " of the " + std::to_string(st.walked) +
+          " stack copies of '" + name + "' met binaries with no unwind table: " + list);
+  hint("their frames there were walked with frame pointers; stacks that stop short are marked "
+       "[truncated]");
+}
+
 // A perf.data read by gp-import itself.
 int import_perf_data(const ImportArgs& a, Source& src) {
   std::string name = input_name(a);
@@ -353,7 +387,10 @@ int import_perf_data(const ImportArgs& a, Source& src) {
   Output out(a);
   bool write_failed = false;
   import::PerfDataImporter* self = nullptr;
-  import::PerfDataOptions opt{.event = a.event};
+  import::PerfDataOptions opt;
+  opt.event = a.event;
+  import::BinaryTables tables(unwind_table_options());
+  opt.unwind_tables = &tables;
   opt.on_chunk = [&] {
     if (out.write_chunk(session, *self)) return true;
     write_failed = true;
@@ -398,6 +435,7 @@ int import_perf_data(const ImportArgs& a, Source& src) {
   if (st.bad_feature_sections > 0)
     info(1, "ignored " + std::to_string(st.bad_feature_sections) +
                 " header section(s) that do not parse");
+  report_walks(name, st, tables);
   add_kernel_symbols(a, imp, session);
   struct stat file{};
   if (a.input != "-" && ::stat(a.input.c_str(), &file) == 0)
