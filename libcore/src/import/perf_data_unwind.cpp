@@ -113,9 +113,12 @@ bool PerfStackUnwinder::unwind(const PerfAttr& attr, const PerfSample& sample,
       out.end = model::StackEnd::complete;
       break;
     case unwind::WalkEnd::unknown:
-      // A zero return address or frame pointer ends a frame-pointer chain; after the leaf alone
-      // it says nothing (code without frame pointers leaves rbp at 0 or at anything).
-      out.end = out.stack.frames.size() >= 2 ? model::StackEnd::unknown : model::StackEnd::truncated;
+      // A zero return address or frame pointer ends a frame-pointer chain, as with gp-record's
+      // tables. Where tables were missing, after the leaf alone it says nothing (code without
+      // frame pointers leaves rbp at 0 or at anything), as for gp-record's copies without tables.
+      out.end = out.stack.frames.size() < 2 && (tables_ == nullptr || out.met_missing)
+                    ? model::StackEnd::truncated
+                    : model::StackEnd::unknown;
       break;
     case unwind::WalkEnd::truncated:
       out.end = model::StackEnd::truncated;
