@@ -11,6 +11,7 @@
 #include "gp/import/perf_data_records.h"
 #include "gp/model/builder.h"
 #include "gp/record/assembler.h"
+#include "import/perf_bytes.h"
 #include "import/perf_data_maps.h"
 #include "import/perf_data_unwind.h"
 #include "import/perf_header.h"
@@ -237,8 +238,7 @@ bool PerfDataImporter::Impl::user_record(const PerfRecord& r, std::string& error
     }
     case kRecordHeaderFeature: {
       if (r.body.size() < 8) return bad(r, "feature record shorter than its id"), true;
-      uint64_t feature;
-      std::memcpy(&feature, r.body.data(), 8);
+      const uint64_t feature = load_at<uint64_t>(r.body, 0);
       if (feature == kFeatureCompressed) {
         error = "its records are compressed ('perf record -z'), which gp-import does not read";
         return false;
@@ -271,7 +271,7 @@ void PerfDataImporter::Impl::queue(const PerfRecord& r) {
         size_t pos = 0;
         for (uint64_t bit : {1ULL << 16, 1ULL, 2ULL})
           if (a.sample_type & bit) pos += 8;
-        if (r.body.size() >= pos + 8) std::memcpy(&q.time, r.body.data() + pos, 8);
+        if (r.body.size() >= pos + 8) q.time = load_at<uint64_t>(r.body, pos);
       }
     }
   } else {

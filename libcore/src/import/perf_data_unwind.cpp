@@ -3,9 +3,9 @@
 #include "import/perf_data_unwind.h"
 
 #include <bit>
-#include <cstring>
 
 #include "gp/unwind/process_tables.h"
+#include "import/perf_bytes.h"
 
 namespace gp::import {
 namespace {
@@ -23,9 +23,7 @@ constexpr uint32_t kMaxFrames = 1024;
 uint64_t user_register(const PerfAttr& attr, const PerfSample& s, unsigned reg) {
   const uint64_t below = attr.sample_regs_user & ((uint64_t{1} << reg) - 1);
   const size_t at = static_cast<size_t>(std::popcount(below)) * 8;
-  uint64_t v = 0;
-  if (at + 8 <= s.regs_user.size()) std::memcpy(&v, s.regs_user.data() + at, 8);
-  return v;
+  return at + 8 <= s.regs_user.size() ? load_at<uint64_t>(s.regs_user, at) : 0;
 }
 
 // Files and the vDSO have tables; anonymous memory (JIT code), [vsyscall] and the like do not.
