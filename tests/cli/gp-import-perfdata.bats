@@ -58,13 +58,17 @@ keep_frames() {
     END { for (s in c) print s, c[s] }' "$1" | sort
 }
 
+# Both ways imported the same number of samples, some.
+same_total() {
+  local nt
+  nt=$(total native.folded)
+  [ "$nt" -gt 0 ] || fail "no samples imported: $(cat native.err)"
+  assert_equal "$nt" "$(total text.folded)"
+}
+
 # Both ways agree: same total, same samples per fixture stack.
 same_profile() {
-  local nt tt
-  nt=$(total native.folded)
-  tt=$(total text.folded)
-  [ "$nt" -gt 0 ] || fail "no samples imported: $(cat native.err)"
-  assert_equal "$nt" "$tt"
+  same_total
   diff -u <(keep_frames text.folded "$1") <(keep_frames native.folded "$1") ||
     fail "the fixture's stacks differ (- perf script, + native)"
 }
@@ -73,12 +77,8 @@ same_profile() {
 # in a prologue or where perf's maps are stale): same total, and every stack of the fixture's
 # frames that perf gives 5% of the samples has as many in gp's, within 2% of the total.
 similar_profile() {
-  local nt tt
-  nt=$(total native.folded)
-  tt=$(total text.folded)
-  [ "$nt" -gt 0 ] || fail "no samples imported: $(cat native.err)"
-  assert_equal "$nt" "$tt"
-  awk -v total="$tt" 'NR == FNR { n = $NF; $NF = ""; p[$0] = n; next }
+  same_total
+  awk -v total="$(total text.folded)" 'NR == FNR { n = $NF; $NF = ""; p[$0] = n; next }
     { n = $NF; $NF = ""; g[$0] = n }
     END { for (s in p) if (p[s] * 20 >= total) { d = p[s] - g[s]; if (d < 0) d = -d
             if (d * 50 > total) { print "stack " s ": perf " p[s] ", gp " g[s] + 0; bad = 1 } }
