@@ -207,8 +207,11 @@ while time.process_time() < end: fib(18)' 2>/dev/null
   perf record -q -D -1 --control fifo:ctl,ack -F 999 --call-graph dwarf -p "$pid" \
     -o exec.data 2>/dev/null &
   perf=$!
-  echo enable > ctl
-  read -r -t 30 i < ack || fail "perf did not acknowledge 'enable'"
+  # Opened read-write, the fifos never block: a perf that fails to start fails the read.
+  exec 5<>ctl 6<>ack
+  echo enable >&5
+  read -r -t 30 -u 6 i || fail "perf did not acknowledge 'enable'"
+  exec 5>&- 6>&-
   echo > go
   wait "$pid"
   # perf ends with the process it follows (within 30 s, or it is stopped).
