@@ -20,6 +20,7 @@
 #include "gp/elf/build_id.h"
 #include "gp/import/perf_data.h"
 #include "gp/import/perf_runner.h"
+#include "gp/import/perf_unwind_tables.h"
 #include "gp/proc/kallsyms.h"
 #include "gp/proc/process.h"
 #include "gp/import/perf_script.h"
@@ -323,6 +324,24 @@ std::string kallsyms_path(const ImportArgs& a, const import::PerfDataImporter& i
   return same ? "/proc/kallsyms" : std::string();
 }
 
+// A saved kallsyms (perf's build-id cache, --kallsyms) is mapped and parsed in place: reading it
+// into a growing string cost a third of a small import. /proc/kallsyms has no size: it is read.
+Result<proc::KallsymsTable> load_kallsyms(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st{};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+    if (fd >= 0) ::close(fd);
+    return proc::KallsymsTable::load(path);
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return proc::KallsymsTable::load(path);
+  auto table = proc::KallsymsTable::parse({static_cast<const char*>(map), size});
+  ::munmap(map, size);
+  return table;
+}
+
 void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp,
                         model::Session& s) {
   const auto& addresses = imp.kernel_addresses();
@@ -333,7 +352,7 @@ void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp
     hint("give a copy of the recording host's /proc/kallsyms with --kallsyms FILE");
     return;
   }
-  auto table = proc::KallsymsTable::load(path);
+  auto table = load_kallsyms(path);
   if (!table) {
     if (!a.kallsyms.empty()) warning("cannot read '" + path + "': " + table.error().message);
     else warning("kernel frames will stay unsymbolized: " + table.error().message);
@@ -342,6 +361,39 @@ void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp
   info(1, "kernel symbols from '" + path + "'");
   auto symbols = table->covering(std::vector<uint64_t>(addresses.begin(), addresses.end()));
   s.kernel_symbols.insert(s.kernel_symbols.end(), symbols.begin(), symbols.end());
+}
+
+// Where --call-graph dwarf samples' binaries are found: perf's build-id cache (perf record copies
+// the binaries it saw there), then their recorded paths; tables in gp-record's cache when root.
+import::BinaryTablesOptions unwind_table_options() {
+  import::BinaryTablesOptions o;
+  const char* home = std::getenv("HOME");
+  if (home && *home) o.stores.push_back(std::string(home) + "/.debug");
+  if (::geteuid() == 0) o.cache_dir = "/var/cache/gp/unwind";  // gp-record --unwind-cache
+  o.warn = [](const std::string& why) { warning(why); };
+  return o;
+}
+
+// How the --call-graph dwarf samples were unwound, and which binaries were missing.
+void report_walks(const std::string& name, const import::PerfDataStats& st,
+                  const import::BinaryTables& tables) {
+  if (st.walked == 0) return;
+  const auto& t = tables.stats();
+  info(1, "unwound " + std::to_string(st.walked) + " user stacks from their copies: " +
+              std::to_string(st.walked_complete) + " whole, " +
+              std::to_string(st.walked_truncated) + " truncated; tables of " +
+              std::to_string(t.binaries - t.missing) + " binaries (" + std::to_string(t.built) +
+              " built, " + std::to_string(t.cache_hits) + " from the cache)");
+  if (st.missing_binaries == 0) return;
+  std::string list;
+  for (const auto& [path, why] : st.missing)
+    list += (list.empty() ? "'" : ", '") + path + "' (" + why + ")";
+  if (st.missing_binaries > st.missing.size())
+    list += " and " + std::to_string(st.missing_binaries - st.missing.size()) + " more";
+  warning(std::to_string(st.walked_without_table) + " of the " + std::to_string(st.walked) +
+          " stack copies of '" + name + "' met binaries with no unwind table: " + list);
+  hint("their frames there were walked with frame pointers; stacks that stop short are marked "
+       "[truncated]");
 }
 
 // A perf.data read by gp-import itself.
@@ -353,7 +405,10 @@ int import_perf_data(const ImportArgs& a, Source& src) {
   Output out(a);
   bool write_failed = false;
   import::PerfDataImporter* self = nullptr;
-  import::PerfDataOptions opt{.event = a.event};
+  import::PerfDataOptions opt;
+  opt.event = a.event;
+  import::BinaryTables tables(unwind_table_options());
+  opt.unwind_tables = &tables;
   opt.on_chunk = [&] {
     if (out.write_chunk(session, *self)) return true;
     write_failed = true;
@@ -398,6 +453,7 @@ int import_perf_data(const ImportArgs& a, Source& src) {
   if (st.bad_feature_sections > 0)
     info(1, "ignored " + std::to_string(st.bad_feature_sections) +
                 " header section(s) that do not parse");
+  report_walks(name, st, tables);
   add_kernel_symbols(a, imp, session);
   struct stat file{};
   if (a.input != "-" && ::stat(a.input.c_str(), &file) == 0)

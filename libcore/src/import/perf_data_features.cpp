@@ -5,46 +5,13 @@
 #include <cstring>
 
 #include "gp/import/perf_data_records.h"
+#include "import/perf_bytes.h"
 
 namespace gp::import {
 namespace {
 
-// A bounded reader over one section.
-class Section {
- public:
-  explicit Section(std::span<const uint8_t> b) : b_(b) {}
-  bool u32(uint32_t& v) { return get(&v, 4); }
-  bool u64(uint64_t& v) { return get(&v, 8); }
-  // perf_header_string: u32 len, then len bytes (NUL-padded).
-  bool string(std::string& out) {
-    uint32_t len;
-    if (!u32(len) || len > left()) return false;
-    const char* p = reinterpret_cast<const char*>(b_.data() + pos_);
-    out.assign(p, strnlen(p, len));
-    pos_ += len;
-    return true;
-  }
-  bool bytes(uint64_t n, std::span<const uint8_t>& out) {
-    if (n > left()) return false;
-    out = b_.subspan(pos_, n);
-    pos_ += n;
-    return true;
-  }
-  uint64_t left() const { return b_.size() - pos_; }
-
- private:
-  bool get(void* v, size_t n) {
-    if (left() < n) return false;
-    std::memcpy(v, b_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  std::span<const uint8_t> b_;
-  size_t pos_ = 0;
-};
-
 // HEADER_EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, name, ids.
-bool read_event_desc(Section in, PerfFeatures& out) {
+bool read_event_desc(PerfBytes in, PerfFeatures& out) {
   uint32_t nr, attr_size;
   if (!in.u32(nr) || !in.u32(attr_size)) return false;
   for (uint32_t i = 0; i < nr; ++i) {
@@ -65,7 +32,7 @@ bool read_event_desc(Section in, PerfFeatures& out) {
   return true;
 }
 
-bool read_cmdline(Section in, PerfFeatures& out) {
+bool read_cmdline(PerfBytes in, PerfFeatures& out) {
   uint32_t nr;
   if (!in.u32(nr) || nr > in.left() / 4) return false;
   out.cmdline.clear();
@@ -92,7 +59,7 @@ void read_perf_build_ids(std::span<const uint8_t> data, PerfFeatures& out) {
 }
 
 void read_perf_feature(unsigned feature, std::span<const uint8_t> data, PerfFeatures& out) {
-  Section in(data);
+  PerfBytes in(data);
   bool ok = true;
   switch (feature) {
     case kFeatureBuildId:
@@ -133,9 +100,8 @@ void read_perf_features(std::span<const uint8_t> bytes, const PerfDataHeader& he
       ++out.bad_sections;
       return;
     }
-    uint64_t offset, size;
-    std::memcpy(&offset, bytes.data() + at, 8);
-    std::memcpy(&size, bytes.data() + at + 8, 8);
+    const uint64_t offset = load_at<uint64_t>(bytes, at);
+    const uint64_t size = load_at<uint64_t>(bytes, at + 8);
     at += 16;
     if (offset > bytes.size() || size > bytes.size() - offset) {
       ++out.bad_sections;

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "import/perf_bytes.h"
+
 namespace gp::import {
 namespace {
 
@@ -18,22 +20,6 @@ constexpr uint64_t kExcludeUserBit = 1ULL << 4;
 constexpr uint64_t kExcludeKernelBit = 1ULL << 5;
 constexpr uint64_t kFreqBit = 1ULL << 10;
 
-uint64_t u64_at(std::span<const uint8_t> b, size_t off) {
-  uint64_t v;
-  std::memcpy(&v, b.data() + off, sizeof v);
-  return v;
-}
-uint32_t u32_at(std::span<const uint8_t> b, size_t off) {
-  uint32_t v;
-  std::memcpy(&v, b.data() + off, sizeof v);
-  return v;
-}
-uint16_t u16_at(std::span<const uint8_t> b, size_t off) {
-  uint16_t v;
-  std::memcpy(&v, b.data() + off, sizeof v);
-  return v;
-}
-
 bool inside(uint64_t offset, uint64_t size, uint64_t total) {
   return offset <= total && size <= total - offset;
 }
@@ -42,27 +28,27 @@ bool inside(uint64_t offset, uint64_t size, uint64_t total) {
 
 bool parse_perf_attr(std::span<const uint8_t> a, PerfAttr& attr, uint32_t* size_out) {
   if (a.size() < kAttrMinSize) return false;
-  uint32_t declared = u32_at(a, 4);
+  uint32_t declared = load_at<uint32_t>(a, 4);
   uint32_t size = declared == 0 ? kAttrMinSize : declared;
   if (size < kAttrMinSize || size > a.size()) return false;
   if (size_out) *size_out = size;
-  attr.type = u32_at(a, 0);
-  attr.config = u64_at(a, 8);
-  attr.sample_period = u64_at(a, 16);
-  attr.sample_type = u64_at(a, 24);
-  attr.read_format = u64_at(a, 32);
-  uint64_t flags = u64_at(a, 40);
+  attr.type = load_at<uint32_t>(a, 0);
+  attr.config = load_at<uint64_t>(a, 8);
+  attr.sample_period = load_at<uint64_t>(a, 16);
+  attr.sample_type = load_at<uint64_t>(a, 24);
+  attr.read_format = load_at<uint64_t>(a, 32);
+  uint64_t flags = load_at<uint64_t>(a, 40);
   attr.freq = flags & kFreqBit;
   attr.sample_id_all = flags & kSampleIdAllBit;
   attr.exclude_user = flags & kExcludeUserBit;
   attr.exclude_kernel = flags & kExcludeKernelBit;
   // Fields of later attr versions (PERF_ATTR_SIZE_VER2 = 80, VER3 = 96, VER4 = 104).
-  if (size >= 80) attr.branch_sample_type = u64_at(a, 72);
+  if (size >= 80) attr.branch_sample_type = load_at<uint64_t>(a, 72);
   if (size >= 96) {
-    attr.sample_regs_user = u64_at(a, 80);
-    attr.sample_stack_user = u32_at(a, 88);
+    attr.sample_regs_user = load_at<uint64_t>(a, 80);
+    attr.sample_stack_user = load_at<uint32_t>(a, 88);
   }
-  if (size >= 104) attr.sample_regs_intr = u64_at(a, 96);
+  if (size >= 104) attr.sample_regs_intr = load_at<uint64_t>(a, 96);
   return true;
 }
 
@@ -73,7 +59,7 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
     error = "not a perf.data file: shorter than its magic";
     return false;
   }
-  uint64_t magic = u64_at(bytes, 0);
+  uint64_t magic = load_at<uint64_t>(bytes, 0);
   if (magic == kMagicSwapped) {
     error = "perf.data written on the other byte order is not supported";
     return false;
@@ -86,7 +72,7 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
     error = "perf.data truncated inside its header";
     return false;
   }
-  uint64_t header_size = u64_at(bytes, 8);
+  uint64_t header_size = load_at<uint64_t>(bytes, 8);
   if (header_size == kPipeHeaderSize) {
     out.pipe = true;
     out.data_offset = kPipeHeaderSize;
@@ -97,11 +83,11 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
     error = "perf.data truncated inside its header";
     return false;
   }
-  uint64_t attr_size = u64_at(bytes, 16);
-  uint64_t attrs_offset = u64_at(bytes, 24), attrs_size = u64_at(bytes, 32);
-  out.data_offset = u64_at(bytes, 40);
-  out.data_size = u64_at(bytes, 48);
-  for (int i = 0; i < 4; ++i) out.features[i] = u64_at(bytes, 72 + 8 * i);
+  uint64_t attr_size = load_at<uint64_t>(bytes, 16);
+  uint64_t attrs_offset = load_at<uint64_t>(bytes, 24), attrs_size = load_at<uint64_t>(bytes, 32);
+  out.data_offset = load_at<uint64_t>(bytes, 40);
+  out.data_size = load_at<uint64_t>(bytes, 48);
+  for (int i = 0; i < 4; ++i) out.features[i] = load_at<uint64_t>(bytes, 72 + 8 * i);
 
   if (attr_size < kAttrMinSize + kSectionSize) {
     error = "perf.data declares an attribute size of " + std::to_string(attr_size) + " bytes";
@@ -120,7 +106,7 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
   if (!inside(out.data_offset, out.data_size, bytes.size()))
     out.data_size = bytes.size() - out.data_offset;
 
-  uint64_t declared_data_size = u64_at(bytes, 48);
+  uint64_t declared_data_size = load_at<uint64_t>(bytes, 48);
   if (inside(out.data_offset, declared_data_size, bytes.size()))
     out.feature_table = out.data_offset + declared_data_size;
 
@@ -132,13 +118,13 @@ bool read_perf_data_header(std::span<const uint8_t> bytes, PerfDataHeader& out,
     PerfAttr attr;
     if (!parse_perf_attr(a.first(attr_size - kSectionSize), attr)) {
       error = "perf.data attribute " + std::to_string(i) + " declares " +
-              std::to_string(u32_at(a, 4)) + " bytes";
+              std::to_string(load_at<uint32_t>(a, 4)) + " bytes";
       return false;
     }
-    uint64_t ids_offset = u64_at(a, attr_size - kSectionSize);
-    uint64_t ids_size = u64_at(a, attr_size - kSectionSize + 8);
+    uint64_t ids_offset = load_at<uint64_t>(a, attr_size - kSectionSize);
+    uint64_t ids_size = load_at<uint64_t>(a, attr_size - kSectionSize + 8);
     if (inside(ids_offset, ids_size, bytes.size())) {
-      for (uint64_t k = 0; k + 8 <= ids_size; k += 8) attr.ids.push_back(u64_at(bytes, ids_offset + k));
+      for (uint64_t k = 0; k + 8 <= ids_size; k += 8) attr.ids.push_back(load_at<uint64_t>(bytes, ids_offset + k));
     }
     out.attrs.push_back(std::move(attr));
   }
@@ -158,13 +144,13 @@ bool PerfRecordCursor::next(PerfRecord& out) {
     truncated_ = true;
     return false;
   }
-  uint16_t size = u16_at(bytes_, pos_ + 6);
+  uint16_t size = load_at<uint16_t>(bytes_, pos_ + 6);
   if (size < kRecordHeader || size > end_ - pos_) {
     truncated_ = true;
     return false;
   }
-  out.type = u32_at(bytes_, pos_);
-  out.misc = u16_at(bytes_, pos_ + 4);
+  out.type = load_at<uint32_t>(bytes_, pos_);
+  out.misc = load_at<uint16_t>(bytes_, pos_ + 4);
   out.body = bytes_.subspan(pos_ + kRecordHeader, size - kRecordHeader);
   out.offset = pos_;
   pos_ += size;

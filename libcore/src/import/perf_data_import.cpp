@@ -11,7 +11,9 @@
 #include "gp/import/perf_data_records.h"
 #include "gp/model/builder.h"
 #include "gp/record/assembler.h"
+#include "import/perf_bytes.h"
 #include "import/perf_data_maps.h"
+#include "import/perf_data_unwind.h"
 #include "import/perf_header.h"
 
 namespace gp::import {
@@ -55,7 +57,8 @@ struct ThreadState {
 
 class PerfDataImporter::Impl {
  public:
-  Impl(model::Session& s, PerfDataOptions o) : s_(s), b_(s), opt_(std::move(o)) {
+  Impl(model::Session& s, PerfDataOptions o)
+      : s_(s), b_(s), opt_(std::move(o)), unwinder_(opt_.unwind_tables) {
     s_.header.source = model::SourceKind::imported;
   }
   bool import(std::span<const uint8_t> bytes, std::string& error);
@@ -76,6 +79,8 @@ class PerfDataImporter::Impl {
   bool flush_round();
   void process(const Queued& q);
   void on_sample(const PerfRecord& r, int attr);
+  // The user part of a sample with registers and a stack copy; false when it has none.
+  bool walk_user_stack(const PerfAttr& attr, const PerfSample& smp);
   void on_mmap(const PerfRecord& r);
   void on_comm(const PerfRecord& r);
   void on_fork(const PerfRecord& r);
@@ -112,6 +117,8 @@ class PerfDataImporter::Impl {
   uint64_t first_sample_ = 0, last_sample_ = 0;
   PerfSample sample_;
   std::string problem_;
+  PerfStackUnwinder unwinder_;
+  PerfWalk walk_;
 };
 
 void PerfDataImporter::Impl::add_attr(PerfAttr a) {
@@ -175,6 +182,8 @@ bool PerfDataImporter::Impl::import(std::span<const uint8_t> bytes, std::string&
   bool ok = walk(bytes, h, error);
   finish_header();
   stats_.bad_feature_sections = features_.bad_sections;
+  stats_.missing_binaries = unwinder_.missing_binaries();
+  stats_.missing = unwinder_.missing();
   return ok;
 }
 
@@ -229,8 +238,7 @@ bool PerfDataImporter::Impl::user_record(const PerfRecord& r, std::string& error
     }
     case kRecordHeaderFeature: {
       if (r.body.size() < 8) return bad(r, "feature record shorter than its id"), true;
-      uint64_t feature;
-      std::memcpy(&feature, r.body.data(), 8);
+      const uint64_t feature = load_at<uint64_t>(r.body, 0);
       if (feature == kFeatureCompressed) {
         error = "its records are compressed ('perf record -z'), which gp-import does not read";
         return false;
@@ -263,7 +271,7 @@ void PerfDataImporter::Impl::queue(const PerfRecord& r) {
         size_t pos = 0;
         for (uint64_t bit : {1ULL << 16, 1ULL, 2ULL})
           if (a.sample_type & bit) pos += 8;
-        if (r.body.size() >= pos + 8) std::memcpy(&q.time, r.body.data() + pos, 8);
+        if (r.body.size() >= pos + 8) q.time = load_at<uint64_t>(r.body, pos);
       }
     }
   } else {
@@ -350,6 +358,11 @@ void PerfDataImporter::Impl::on_comm(const PerfRecord& r) {
   t.pid = c.pid;
   t.comm = std::string(c.comm);
   t.has_comm = true;
+  // The kernel sends an exec's COMM before it maps the new image: what was mapped is gone.
+  if (c.exec) {
+    auto space = spaces_.find(c.pid);
+    if (space != spaces_.end()) space->second.clear();
+  }
 }
 
 void PerfDataImporter::Impl::on_fork(const PerfRecord& r) {
@@ -455,12 +468,26 @@ const std::string& PerfDataImporter::Impl::note_sample_thread(int32_t pid, int32
   return proc->second;
 }
 
+bool PerfDataImporter::Impl::walk_user_stack(const PerfAttr& attr, const PerfSample& smp) {
+  if (!PerfStackUnwinder::wants(attr)) return false;
+  auto space = spaces_.find(smp.pid);
+  if (!unwinder_.unwind(attr, smp, space == spaces_.end() ? nullptr : &space->second, walk_))
+    return false;
+  ++stats_.walked;
+  if (walk_.end == model::StackEnd::complete) ++stats_.walked_complete;
+  if (walk_.end == model::StackEnd::truncated) ++stats_.walked_truncated;
+  if (walk_.met_missing) ++stats_.walked_without_table;
+  return true;
+}
+
 void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
   if (attr < 0) return bad(r, "sample of an event the file does not describe");
   std::string why;
   if (!decode_sample(attrs_[attr], r.body, sample_, why)) return bad(r, why);
   if (!select(attr)) return;
   const PerfSample& smp = sample_;
+  // --call-graph dwarf: the user part is walked here (the kernel left it out of the callchain).
+  const bool walked = walk_user_stack(attrs_[attr], smp);
   frames_.clear();
   size_t n = smp.callchain_size();
   if (n > 0) {
@@ -474,13 +501,20 @@ void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
         continue;
       }
       if (context == kContextKernel) frames_.push_back(kernel_location(ip, !first));
-      else if (context == kContextUser) frames_.push_back(user_location(smp.pid, ip, !first));
+      else if (context == kContextUser && !walked) frames_.push_back(user_location(smp.pid, ip, !first));
       else continue;  // hypervisor and guest frames: not this host's code
       first = false;
     }
   } else if (smp.ip != 0) {
     bool kernel = (r.misc & kMiscCpumodeMask) == kMiscKernel;
-    frames_.push_back(kernel ? kernel_location(smp.ip, false) : user_location(smp.pid, smp.ip, false));
+    if (kernel) frames_.push_back(kernel_location(smp.ip, false));
+    else if (!walked) frames_.push_back(user_location(smp.pid, smp.ip, false));
+  }
+  model::StackEnd end = model::StackEnd::unknown;
+  if (walked) {
+    const std::vector<uint64_t>& user = walk_.stack.frames;
+    for (size_t i = 0; i < user.size(); ++i) frames_.push_back(user_location(smp.pid, user[i], i > 0));
+    end = walk_.end;
   }
   stats_.frames += frames_.size();
   if (smp.has_time) {
@@ -490,7 +524,7 @@ void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
     last_sample_ = std::max(last_sample_, smp.time);
   }
   const std::string& comm = note_sample_thread(smp.pid, smp.tid);
-  uint64_t stack = b_.stack(frames_);
+  uint64_t stack = b_.stack(frames_, end);
   b_.add_sample(smp.pid, smp.tid, stack, 1, smp.has_period ? smp.period : 0, -1, comm);
   ++stats_.samples;
 }

@@ -27,12 +27,16 @@ void PerfAddressSpace::map(uint64_t start, uint64_t len, PerfRegion region) {
       PerfRegion head = old;
       head.end = start;
       head.mapping_id = 0;
+      head.table_looked_up = false;  // its bias is found again for where it now starts
+      head.table = nullptr;
       regions_.emplace(old_start, std::move(head));
     }
     if (old.end > end) {  // its tail stays, at a file offset moved by as much
       PerfRegion tail = std::move(old);
       tail.pgoff += end - old_start;
       tail.mapping_id = 0;
+      tail.table_looked_up = false;
+      tail.table = nullptr;
       regions_.emplace(end, std::move(tail));
       break;
     }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gp/model/session.h"
+#include "gp/unwind/table_store.h"
 
 namespace gp::import {
 
@@ -20,6 +21,12 @@ struct PerfRegion {
   std::string build_id;  // raw; empty when unknown
   uint64_t dev = 0, inode = 0;
   uint64_t mapping_id = 0;  // interned archive mapping, 0 until hit
+  // The binary's unwind table (not owned: the importer's PerfUnwindTables keeps it), looked up
+  // when a --call-graph dwarf walk first meets the region; table_bias turns an address into the
+  // table's offset (unwind::mapping_bias). table_missing: looked up, none to be had.
+  const unwind::LoadedBinary* table = nullptr;
+  uint64_t table_bias = 0;
+  bool table_looked_up = false;
 };
 
 class PerfAddressSpace {
@@ -30,6 +37,8 @@ class PerfAddressSpace {
   PerfRegion* find(uint64_t addr, uint64_t& start);
   // A forked process's copy of its parent's regions (not yet hit in the child).
   void copy_from(const PerfAddressSpace& parent);
+  // Every region goes (an exec replaced the whole address space).
+  void clear() { regions_.clear(); }
   const std::map<uint64_t, PerfRegion>& regions() const { return regions_; }
 
  private:

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "import/perf_bytes.h"
+
 namespace gp::import {
 namespace {
 
@@ -42,61 +44,13 @@ constexpr uint64_t kReadLost = 16;
 constexpr uint64_t kBranchHwIndex = 1ULL << 17;  // PERF_SAMPLE_BRANCH_HW_INDEX
 constexpr size_t kBranchEntryBytes = 24;
 
-// A bounded reader over one record body: every take checks what is left.
-class Body {
- public:
-  explicit Body(std::span<const uint8_t> b) : b_(b) {}
-  bool u64(uint64_t& v) { return get(&v, 8); }
-  bool u32(uint32_t& v) { return get(&v, 4); }
-  bool i32(int32_t& v) { return get(&v, 4); }
-  bool skip(uint64_t n) {
-    if (n > left()) return false;
-    pos_ += n;
-    return true;
-  }
-  // n bytes as a view; false when fewer are left.
-  bool bytes(uint64_t n, std::span<const uint8_t>& out) {
-    if (n > left()) return false;
-    out = b_.subspan(pos_, n);
-    pos_ += n;
-    return true;
-  }
-  // The rest, up to its first NUL (perf pads names with NULs to 8 bytes).
-  std::string_view c_string() {
-    auto rest = b_.subspan(pos_);
-    const void* nul = std::memchr(rest.data(), 0, rest.size());
-    size_t n = nul ? static_cast<size_t>(static_cast<const uint8_t*>(nul) - rest.data())
-                   : rest.size();
-    pos_ = b_.size();
-    return {reinterpret_cast<const char*>(rest.data()), n};
-  }
-  uint64_t left() const { return b_.size() - pos_; }
-  size_t pos() const { return pos_; }
-
- private:
-  bool get(void* v, size_t n) {
-    if (left() < n) return false;
-    std::memcpy(v, b_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  std::span<const uint8_t> b_;
-  size_t pos_ = 0;
-};
-
-uint64_t u64_at(std::span<const uint8_t> b, size_t off) {
-  uint64_t v;
-  std::memcpy(&v, b.data() + off, 8);
-  return v;
-}
-
 bool short_record(const char* what, std::string& error) {
   error = std::string(what) + " record shorter than its fields";
   return false;
 }
 
 // PERF_SAMPLE_READ's size for a read_format (a group's count comes from the record).
-bool skip_read(Body& in, uint64_t read_format) {
+bool skip_read(PerfBytes& in, uint64_t read_format) {
   uint64_t per_value = 8 + ((read_format & kReadId) ? 8 : 0) + ((read_format & kReadLost) ? 8 : 0);
   uint64_t times = ((read_format & kReadEnabled) ? 8 : 0) + ((read_format & kReadRunning) ? 8 : 0);
   if (!(read_format & kReadGroup)) return in.skip(per_value + times);
@@ -108,7 +62,7 @@ bool skip_read(Body& in, uint64_t read_format) {
 
 // The fields after PERIOD that gp does not use, skipped in their documented order; then the
 // user registers and stack copy, which it keeps.
-bool decode_sample_tail(const PerfAttr& attr, Body& in, PerfSample& out, std::string& error) {
+bool decode_sample_tail(const PerfAttr& attr, PerfBytes& in, PerfSample& out, std::string& error) {
   uint64_t t = attr.sample_type;
   if ((t & kRead) && !skip_read(in, attr.read_format)) return short_record("sample read", error);
   if (t & kCallchain) {
@@ -155,7 +109,7 @@ bool decode_sample_tail(const PerfAttr& attr, Body& in, PerfSample& out, std::st
 
 }  // namespace
 
-uint64_t PerfSample::callchain_at(size_t i) const { return u64_at(callchain, i * 8); }
+uint64_t PerfSample::callchain_at(size_t i) const { return load_at<uint64_t>(callchain, i * 8); }
 
 bool decode_sample(const PerfAttr& attr, std::span<const uint8_t> body, PerfSample& out,
                    std::string& error) {
@@ -168,7 +122,7 @@ bool decode_sample(const PerfAttr& attr, std::span<const uint8_t> body, PerfSamp
     error = buf;
     return false;
   }
-  Body in(body);
+  PerfBytes in(body);
   uint64_t skipped;
   uint32_t res;
   bool ok = true;
@@ -196,7 +150,7 @@ bool decode_sample_id(uint64_t t, std::span<const uint8_t> body, PerfSampleId& o
   out = PerfSampleId{};
   size_t size = sample_id_size(t);
   if (size > body.size()) return false;
-  Body in(body.subspan(body.size() - size));
+  PerfBytes in(body.subspan(body.size() - size));
   uint64_t skipped;
   uint32_t res;
   if (t & kTid) in.i32(out.pid), in.i32(out.tid);
@@ -220,7 +174,7 @@ bool sample_record_id(uint64_t layout, std::span<const uint8_t> body, uint64_t& 
     return false;
   }
   if (body.size() < pos + 8) return false;
-  id = u64_at(body, pos);
+  id = load_at<uint64_t>(body, pos);
   return true;
 }
 
@@ -234,13 +188,13 @@ bool trailer_record_id(uint64_t layout, std::span<const uint8_t> body, uint64_t&
     return false;
   }
   if (body.size() < from_end) return false;
-  id = u64_at(body, body.size() - from_end);
+  id = load_at<uint64_t>(body, body.size() - from_end);
   return true;
 }
 
 bool decode_mmap(std::span<const uint8_t> body, PerfMmap& out, std::string& error) {
   out = PerfMmap{};
-  Body in(body);
+  PerfBytes in(body);
   if (!in.i32(out.pid) || !in.i32(out.tid) || !in.u64(out.start) || !in.u64(out.len) ||
       !in.u64(out.pgoff))
     return short_record("mmap", error);
@@ -251,7 +205,7 @@ bool decode_mmap(std::span<const uint8_t> body, PerfMmap& out, std::string& erro
 bool decode_mmap2(uint16_t misc, std::span<const uint8_t> body, PerfMmap& out,
                   std::string& error) {
   out = PerfMmap{};
-  Body in(body);
+  PerfBytes in(body);
   if (!in.i32(out.pid) || !in.i32(out.tid) || !in.u64(out.start) || !in.u64(out.len) ||
       !in.u64(out.pgoff))
     return short_record("mmap2", error);
@@ -264,9 +218,9 @@ bool decode_mmap2(uint16_t misc, std::span<const uint8_t> body, PerfMmap& out,
     uint8_t size = ident[0] <= 20 ? ident[0] : 20;
     out.build_id = {reinterpret_cast<const char*>(ident.data() + 4), size};
   } else {
-    std::memcpy(&out.maj, ident.data(), 4);
-    std::memcpy(&out.min, ident.data() + 4, 4);
-    std::memcpy(&out.ino, ident.data() + 8, 8);
+    out.maj = load_at<uint32_t>(ident, 0);
+    out.min = load_at<uint32_t>(ident, 4);
+    out.ino = load_at<uint64_t>(ident, 8);
   }
   out.filename = in.c_string();
   return true;
@@ -275,7 +229,7 @@ bool decode_mmap2(uint16_t misc, std::span<const uint8_t> body, PerfMmap& out,
 bool decode_comm(uint16_t misc, std::span<const uint8_t> body, PerfComm& out,
                  std::string& error) {
   out = PerfComm{};
-  Body in(body);
+  PerfBytes in(body);
   if (!in.i32(out.pid) || !in.i32(out.tid)) return short_record("comm", error);
   out.comm = in.c_string();
   out.exec = misc & kMiscCommExec;
@@ -284,7 +238,7 @@ bool decode_comm(uint16_t misc, std::span<const uint8_t> body, PerfComm& out,
 
 bool decode_task(std::span<const uint8_t> body, PerfTask& out, std::string& error) {
   out = PerfTask{};
-  Body in(body);
+  PerfBytes in(body);
   if (!in.i32(out.pid) || !in.i32(out.ppid) || !in.i32(out.tid) || !in.i32(out.ptid) ||
       !in.u64(out.time))
     return short_record("fork/exit", error);
@@ -292,7 +246,7 @@ bool decode_task(std::span<const uint8_t> body, PerfTask& out, std::string& erro
 }
 
 bool decode_lost(std::span<const uint8_t> body, uint64_t& lost, std::string& error) {
-  Body in(body);
+  PerfBytes in(body);
   uint64_t id;
   if (!in.u64(id) || !in.u64(lost)) return short_record("lost", error);
   return true;
@@ -301,7 +255,7 @@ bool decode_lost(std::span<const uint8_t> body, uint64_t& lost, std::string& err
 bool decode_build_id(uint16_t misc, std::span<const uint8_t> body, PerfBuildId& out,
                      std::string& error) {
   out = PerfBuildId{};
-  Body in(body);
+  PerfBytes in(body);
   std::span<const uint8_t> id;
   if (!in.i32(out.pid) || !in.bytes(24, id)) return short_record("build-id", error);
   size_t size = 20;
@@ -318,13 +272,13 @@ bool decode_header_attr(std::span<const uint8_t> body, PerfAttr& out, std::strin
     error = "attr record shorter than its attr";
     return false;
   }
-  for (size_t off = size; off + 8 <= body.size(); off += 8) out.ids.push_back(u64_at(body, off));
+  for (size_t off = size; off + 8 <= body.size(); off += 8) out.ids.push_back(load_at<uint64_t>(body, off));
   return true;
 }
 
 bool decode_event_name(std::span<const uint8_t> body, uint64_t& id, std::string_view& name,
                        std::string& error) {
-  Body in(body);
+  PerfBytes in(body);
   uint64_t type;
   if (!in.u64(type) || !in.u64(id)) {
     short_record("event update", error);
@@ -337,12 +291,9 @@ bool decode_event_name(std::span<const uint8_t> body, uint64_t& id, std::string_
 }
 
 uint64_t trailing_payload(const PerfRecord& r) {
-  if (r.type == kRecordHeaderTracingData && r.body.size() >= 4) {
-    uint32_t size;
-    std::memcpy(&size, r.body.data(), 4);
-    return size;  // perf pads it to 8 bytes itself and counts the padding
-  }
-  if (r.type == kRecordAuxtrace && r.body.size() >= 8) return u64_at(r.body, 0);
+  // perf pads TRACING_DATA's payload to 8 bytes itself and counts the padding.
+  if (r.type == kRecordHeaderTracingData && r.body.size() >= 4) return load_at<uint32_t>(r.body, 0);
+  if (r.type == kRecordAuxtrace && r.body.size() >= 8) return load_at<uint64_t>(r.body, 0);
   return 0;
 }
 

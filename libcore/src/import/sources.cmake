@@ -9,5 +9,7 @@ target_sources(gp_core PRIVATE
   src/import/perf_data_records.cpp
   src/import/perf_data_features.cpp
   src/import/perf_data_maps.cpp
+  src/import/perf_data_unwind.cpp
+  src/import/perf_unwind_tables.cpp
   src/import/perf_data_import.cpp
 )

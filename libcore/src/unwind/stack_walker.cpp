@@ -45,8 +45,10 @@ bool frame_by_cfa(const StackCopy& stack, const PackedRule& rule, uint64_t pc, u
     return false;
   }
   *next_bp = bp;
-  if ((rule.rbp_offset != 0 &&
-       !read_word(stack, *cfa + static_cast<uint64_t>(int64_t{rule.rbp_offset} * 8), next_bp)) ||
+  // A save slot below sp was popped already (an epilogue whose CFI still names it): rbp holds
+  // the caller's value. The BPF walker reads the stale slot, the same value; a copy starts at sp.
+  const uint64_t rbp_slot = *cfa + static_cast<uint64_t>(int64_t{rule.rbp_offset} * 8);
+  if ((rule.rbp_offset != 0 && rbp_slot >= sp && !read_word(stack, rbp_slot, next_bp)) ||
       !read_word(stack, *cfa - 8, ra)) {
     *stop = WalkStop::read;
     return false;

@@ -10,7 +10,13 @@
 //   one sample per perf sample of the selected event: count 1, weight = its period, comm = the
 //     process's name at that time; stacks leaf first from the callchain (kernel part, then user
 //     part; the first frame of each part is the interrupted instruction, the others return
-//     addresses), or the sampled ip alone without a callchain.
+//     addresses), or the sampled ip alone without a callchain;
+//   a sample with the user registers and a copy of the user stack (`perf record --call-graph
+//     dwarf`) gets its user part from gp's own walker (gp/unwind/stack_walker.h) with the tables
+//     of PerfDataOptions::unwind_tables, and the stack's end as the walk found it (complete, or
+//     truncated when it could not reach the outermost frame), as gp-record's stack copies do.
+// An exec (COMM with its exec flag) empties the process's address space: the new image's
+// mappings follow it.
 // Records are processed in time order within each FINISHED_ROUND, as perf does.
 // Bounded and salvaging: a record that does not decode is skipped and counted; a file cut
 // inside a record keeps every record before the cut. Memory: the input plus what is interned
@@ -27,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "gp/import/perf_unwind_tables.h"
 #include "gp/model/session.h"
 
 namespace gp::import {
@@ -39,6 +46,9 @@ struct PerfDataOptions {
   // session.samples), then calls forget_samples(). False from it stops the import.
   size_t chunk_samples = 200'000;
   std::function<bool()> on_chunk;
+  // Unwind tables for --call-graph dwarf samples (not owned; must outlive the import). nullptr:
+  // their copies are walked with frame pointers only.
+  PerfUnwindTables* unwind_tables = nullptr;
 };
 
 struct PerfDataStats {
@@ -54,6 +64,14 @@ struct PerfDataStats {
   std::string event;  // the selected event's name
   std::vector<std::pair<std::string, uint64_t>> other_events;  // samples not selected
   uint64_t bad_feature_sections = 0;
+  // Samples (of the selected event) whose user stack was walked from their registers and stack
+  // copy, and how the walks ended.
+  uint64_t walked = 0;
+  uint64_t walked_complete = 0;
+  uint64_t walked_truncated = 0;
+  uint64_t walked_without_table = 0;  // walks that met a binary without a table
+  uint64_t missing_binaries = 0;      // distinct binaries without a table
+  std::vector<std::pair<std::string, std::string>> missing;  // the first of them: path, why
 };
 
 class PerfDataImporter {
