@@ -96,6 +96,26 @@ python_percent() {
   assert_output --partial '--python-frames'
 }
 
+@test "--python-frames with --sampler perf is an error, not stacks without Python frames" {
+  run -1 --separate-stderr gp-record --python-frames --sampler perf -p $$ -d 1 -o "$OUT/rec.gpa"
+  assert_equal "$stderr" "gp-record: error: --python-frames: Python frames are walked by the BPF sampler, not --sampler perf"
+  [ ! -e "$OUT/rec.gpa" ] || fail "an archive was written"
+}
+
+@test "--python-frames where the BPF program cannot run with its walk is an error, not the perf sampler" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command setpriv
+  # Not root: no BPF. Without --python-frames, gp-record falls back to the perf sampler.
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-record" --python-frames -p $$ -d 1 -o /dev/null
+  assert_equal "$(grep -c 'error' <<<"$stderr")" 1
+  [[ "$stderr" == "gp-record: error: --python-frames: cannot load the BPF sampler"* ]] || fail "$stderr"
+  # The kernel's stack walker cannot run the Python walk.
+  run -1 --separate-stderr gp-record --python-frames --stack-walker kernel -p $$ -d 1 -o /dev/null
+  assert_equal "$stderr" "gp-record: error: --python-frames: the Python walk needs --stack-walker gp or auto"
+}
+
 @test "a C extension that calls back into Python shows Python, native and Python frames in order" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -263,18 +263,23 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.python_procs, 4096);
     bpf_map__set_max_entries(skel_->maps.python_threads, 16384);
   } else if (config_.python_frames) {
-    gp::cli::warning("--python-frames: this kernel has no bpf_loop (Linux 5.17): no Python frames");
+    return make_error(config_.stack_walker == "kernel"
+                          ? "the Python walk needs --stack-walker gp or auto"
+                          : "the Python walk needs bpf_loop (Linux 5.17 or newer)");
   }
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
   int err = profile_bpf__load(skel_.get());
   if (err != 0) {
-    if (err == -EPERM || err == -EACCES)
+    if ((err == -EPERM || err == -EACCES) && config_.python_frames)
+      *hint = "run as root (or with CAP_BPF and CAP_PERFMON)";
+    else if (err == -EPERM || err == -EACCES)
       *hint =
           "run as root (or with CAP_BPF and CAP_PERFMON); without them use --pids of your own "
           "processes "
           "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
-    return make_error("cannot load the BPF sampler: " + errno_text(err));
+    return make_error(std::string("cannot load the BPF sampler") +
+                      (ro->python_frames_on ? " with its Python walk: " : ": ") + errno_text(err));
   }
   return ok_status();
 }
