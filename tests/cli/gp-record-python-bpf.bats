@@ -135,6 +135,16 @@ python_percent() {
   assert_line --regexp '^python3;clone3_\[pn\];.*;threading\.Thread\._bootstrap \([^;]*\)_\[p\];.*reader_py_func'
 }
 
+@test "NumPy's native frames sit under the Python function that called them" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  /usr/bin/python3 -c 'import numpy' || fail "no NumPy: scripts/install-deps.sh --test installs python3-numpy"
+  record_python numpy
+  # numpy.sort is a Python function of NumPy's that calls into its C module (no symbols in
+  # Debian's build: named by the library), which sorts.
+  assert_line --regexp ';gpyext_work\.numpy_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn?\];)*fromnumeric\.sort \([^;]*/numpy/core/fromnumeric\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*\([^;]*/numpy/core/_multiarray_umath\.[^;]*\.so\)_\[pn\]( [^;]*)? [0-9]+$'
+}
+
 @test "99% of a CPU-bound script's samples carry Python frames, its method with its class" {
   # bats test_tags=root,bpf
   require_root_bpf
