@@ -156,6 +156,25 @@ python_percent() {
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
 }
 
+@test "a Python process started during the recording has its Python frames, to its exit" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  # Started a second after the sampler, and exits before gp-record's first drain: its frames
+  # are named while it lives, its samples assembled after its exit. Two seconds of CPU time
+  # (its start, without Python frames, takes about 50 ms), however loaded the host.
+  timeout -s KILL 60 gp-record -F 199 --python-frames -o "$OUT/rec.gpa" -- \
+    sh -c "sleep 1; exec /usr/bin/python3 '$PYFIX/gpyext_work.py' 2 class-cpu" 2>"$OUT/record.err" ||
+    fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate | grep '^python3;' >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  assert_line --regexp ';gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  # Its start (ld.so, the interpreter's initialization) and end have no Python frame to show.
+  local share
+  share=$(python_percent <"$OUT/folded")
+  [ "$share" -ge 95 ] || fail "only $share% of the samples have Python frames: $output"
+}
+
 @test "a chain deeper than the walk keeps the native stack whole and is counted" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -124,6 +124,9 @@ uint8_t stack_end(uint8_t end) {
 // tables of a copy's process while they are being loaded.
 constexpr uint32_t kStackCopyRingBytes = 8u << 20;
 constexpr auto kDeferredWait = std::chrono::milliseconds(250);
+// The longest wait for events with --python-frames: new stacks are read (and their Python
+// frames named) at least this often.
+constexpr int kPythonNamingWaitMs = 200;
 
 class BpfSampler final : public Sampler {
  public:
@@ -445,7 +448,7 @@ int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   if (self->python_) {
     const auto pid = static_cast<int32_t>(event.pid);
     if (event.type == GP_EVENT_NEW_PROCESS) self->python_->announced(pid);
-    else self->python_->gone(pid);
+    else self->python_->gone(pid, event.type == GP_EVENT_EXIT);
   }
   if (self->sink_ == nullptr) return 0;
   (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC,
@@ -467,6 +470,8 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   ips.resize(depth);
   std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
   self->stack_copies_.put(head.slot, head.key, ips, stack_end(head.stack.end));
+  if (self->python_ && head.pid != 0)
+    self->python_->processes().prename(static_cast<int32_t>(head.pid), ips);
   return 0;
 }
 
@@ -514,6 +519,10 @@ void BpfSampler::emit_deferred(uint32_t idle, const record::StackCopies::Reader&
 }
 
 Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
+  // New stacks wake no one; with Python frames, they are read often enough to name their frames
+  // while the process lives (a short one's samples are assembled after its exit).
+  if (python_ && (timeout_ms < 0 || timeout_ms > kPythonNamingWaitMs))
+    timeout_ms = kPythonNamingWaitMs;
   // epoll_pwait on libbpf's epoll set (ring_buffer__poll has no signal mask), then consume.
   if (timeout_ms != 0) {
     epoll_event ready;

@@ -2,6 +2,7 @@
 #include "gp/record/python_frames.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "runtime/python/python_sampler.h"
 
@@ -75,9 +76,27 @@ std::string module_of(const std::string& file) {
 
 struct PythonProcesses::Process {
   pid_t pid = 0;
+  bool exited = false;
   std::unique_ptr<runtime::python::PythonSampler> sampler;
   std::vector<AddressRange> eval;
+  // Frames named so far, by code object and offset: what names them once the process is gone.
+  std::unordered_map<uint64_t, PyFrameName> names;
 };
+
+namespace {
+
+// Names kept per process (a frame's name, file and lines: about 100 bytes each).
+constexpr size_t kMaxNamesPerProcess = 1 << 16;
+// Exited processes whose names are kept for their last samples.
+constexpr size_t kMaxExitedProcesses = 64;
+
+uint64_t name_key(const PyFrameRef& f) {
+  // 47 bits of code address, 15 of offset (kPyOffsetUnknown when unknown).
+  return (f.code & kPyCodeMask) << 15 |
+         (f.offset_known ? f.offset & kPyOffsetUnknown : kPyOffsetUnknown);
+}
+
+}  // namespace
 
 PythonProcesses::PythonProcesses() = default;
 PythonProcesses::~PythonProcesses() = default;
@@ -148,6 +167,26 @@ void PythonProcesses::forget(pid_t pid) {
   std::erase_if(processes_, [pid](const std::unique_ptr<Process>& p) { return p->pid == pid; });
 }
 
+void PythonProcesses::exited(pid_t pid) {
+  Process* p = find(pid);
+  if (p == nullptr || p->exited) return;
+  p->exited = true;
+  p->sampler.reset();  // its memory is gone: nothing more is read
+  exited_order_.push_back(pid);
+  while (exited_order_.size() > kMaxExitedProcesses) {
+    const pid_t oldest = exited_order_.front();
+    exited_order_.pop_front();
+    if (const Process* o = find(oldest); o != nullptr && o->exited) forget(oldest);
+  }
+}
+
+void PythonProcesses::prename(pid_t pid, std::span<const uint64_t> ips) {
+  Process* p = find(pid);
+  if (p == nullptr || p->exited) return;
+  PyFrameName unused;
+  for (const PyFrameRef& f : split_python_frames(ips).frames) name(pid, f, unused);
+}
+
 bool PythonProcesses::walked(pid_t pid) const { return find(pid) != nullptr; }
 
 std::span<const AddressRange> PythonProcesses::eval_ranges(pid_t pid) const {
@@ -158,14 +197,29 @@ std::span<const AddressRange> PythonProcesses::eval_ranges(pid_t pid) const {
 bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out) {
   Process* p = find(pid);
   if (p == nullptr) return false;
+  const uint64_t key = name_key(frame);
+  auto known = p->names.find(key);
   runtime::python::PyFrameInfo info;
-  if (p->sampler->describe(frame.code, uint64_t{frame.offset} * 2, frame.offset_known, info) !=
-      runtime::python::WalkStatus::ok)
-    return false;
+  const auto status = p->exited ? runtime::python::WalkStatus::gone
+                                : p->sampler->describe(frame.code, uint64_t{frame.offset} * 2,
+                                                       frame.offset_known, info);
+  if (status != runtime::python::WalkStatus::ok) {
+    // A live process's code object is named afresh (the address may hold another one now); a
+    // gone one's as it was named last.
+    if (status != runtime::python::WalkStatus::gone || known == p->names.end()) return false;
+    out = known->second;
+    return true;
+  }
   out.name = module_of(info.file) + "." + info.name;
   out.file = std::move(info.file);
   out.first_line = info.first_line;
   out.line = info.line;
+  if (known != p->names.end()) {
+    known->second = out;
+  } else {
+    if (p->names.size() >= kMaxNamesPerProcess) p->names.clear();
+    p->names.emplace(key, out);
+  }
   return true;
 }
 
