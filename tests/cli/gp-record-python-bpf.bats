@@ -21,9 +21,10 @@ setup_file() {
     -o "$PYFIX/gpyext$(/usr/bin/python3-config --extension-suffix)" "$src/gpyext.c"
   cp "$src/gpyext_work.py" "$PYFIX/"
   chmod 755 "$PYFIX" "$PYFIX"/*
-  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables) and 3.13
-  # (offsets published in _Py_DebugOffsets).
-  make_roots "bullseye python3.9" "trixie python3.13"
+  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables), 3.13
+  # (offsets published in _Py_DebugOffsets), 3.14 and 3.15 (their evaluation loop in a part of
+  # its own, past its symbol).
+  make_roots "bullseye python3.9" "trixie python3.13" "sid python3.14 python3.15"
 }
 
 teardown_file() {
@@ -216,20 +217,28 @@ python_percent() {
     fail "$(head -c 2000 out/last_profile.col)"
 }
 
-@test "CPython 3.9 and 3.13 in containers get their Python frames too" {
+@test "CPython 3.9, 3.13, 3.14 and 3.15 in containers get their Python frames too" {
   # bats test_tags=root,bpf
   require_root_bpf
-  local p9 p13
+  local p9 p13 p14 p15
   start_in_root bullseye /usr/bin/python3.9 >"$OUT/p9"
   start_in_root trixie /usr/bin/python3.13 >"$OUT/p13"
-  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13")
-  WORKLOADS+=("$p9" "$p13")
+  start_in_root sid /usr/bin/python3.14 >"$OUT/p14"
+  start_in_root sid /usr/bin/python3.15 >"$OUT/p15"
+  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13") p14=$(cat "$OUT/p14") p15=$(cat "$OUT/p15")
+  WORKLOADS+=("$p9" "$p13" "$p14" "$p15")
   sleep 0.5
-  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13" --python-frames -o "$OUT/rec.gpa" \
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13,$p14,$p15" --python-frames -o "$OUT/rec.gpa" \
     2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
   gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
   run -0 cat "$OUT/folded"
   # 3.9's code objects have no qualified name: the method alone.
   assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
   assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  # 3.14 and 3.15 run the loop in its cold part (no symbol: named by the binary) under
+  # PyEval_EvalCode.
+  local v
+  for v in 14 15; do
+    assert_line --regexp "^python3\\.$v;_start_\\[pn\\];.*;PyEval_EvalCode_\\[pn\\];\\([^;]*/python3\\.$v\\)_\\[pn\\];gpyext_work\\.<module> \\([^;]*\\)_\\[p\\];gpyext_work\\.Burner\\.burner_method \\([^;]*/gpyext_work\\.py:[0-9]+\\)_\\[p\\]"
+  done
 }

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "record/python_eval_parts.h"
+#include "runtime/python/interpreter_locator.h"
 #include "runtime/python/python_sampler.h"
+#include "runtime/remote/mapped_symbols.h"
 
 namespace gp::record {
 
@@ -61,6 +64,13 @@ std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const ui
     out.push_back({false, i});
   }
   return out;
+}
+
+std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
+                                                              const PyStackParts& parts,
+                                                              std::span<const AddressRange> eval) {
+  if (parts.cut || parts.read_failed) return std::nullopt;
+  return splice_python_frames(native, parts.frames, eval);
 }
 
 namespace {
@@ -143,6 +153,17 @@ PyWalkOffsets offsets_of(const runtime::python::PyLayout& l, uint64_t runtime) {
   return o;
 }
 
+// The parts of pid's evaluation loop past its symbol, link-time (python_eval_parts.h).
+std::vector<AddressRange> eval_parts(pid_t pid, const runtime::python::InterpreterInfo& info) {
+  auto maps = runtime::remote::read_maps(pid);
+  if (!maps) return {};
+  const runtime::remote::MapsEntry* m = runtime::python::pick_interpreter_mapping(*maps);
+  if (m == nullptr || m->path != info.path) return {};
+  auto file = runtime::remote::open_mapped_file(pid, *m);
+  if (!file) return {};
+  return eval_loop_parts(*file, info.eval_start - info.bias, info.eval_end - info.bias);
+}
+
 }  // namespace
 
 Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
@@ -157,7 +178,11 @@ Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
   forget(pid);
   auto p = std::make_unique<Process>();
   p->pid = pid;
-  if (info.eval_end > info.eval_start) p->eval.push_back({info.eval_start, info.eval_end});
+  if (info.eval_end > info.eval_start) {
+    p->eval.push_back({info.eval_start, info.eval_end});
+    for (const AddressRange& part : eval_parts(pid, info))
+      p->eval.push_back({part.start + info.bias, part.end + info.bias});
+  }
   p->sampler = std::move(sampler);
   processes_.push_back(std::move(p));
   return offsets;

@@ -78,6 +78,12 @@ struct SplicedFrame {
 std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
                                                               std::span<const PyFrameRef> frames,
                                                               std::span<const AddressRange> eval);
+// The same for a stack's parts, whole chains only: a chain the walk cut (deeper than its bound,
+// or a chain that loops) or stopped at an unreadable frame is refused, however its groups pair
+// up with the loops.
+std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
+                                                              const PyStackParts& parts,
+                                                              std::span<const AddressRange> eval);
 
 // A Python frame named: "module.Class.method" (the file's base name without ".py", then the
 // code's qualified name), its file, and lines.
