@@ -1155,7 +1155,7 @@ struct {
  */
 static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks, __u32 slot,
 					struct gp_new_stack *n, __u64 hash, __s32 *error,
-					__u32 collision_counter)
+					__u32 collision_counter, __u32 pid)
 {
 	struct gp_stack *st = &n->stack, *kept = bpf_map_lookup_elem(stacks, &hash);
 	__u64 size;
@@ -1173,7 +1173,7 @@ static __always_inline __u64 keep_stack(struct gp_cpu_state *state, void *stacks
 	if (err == 0) {
 		n->key = hash;
 		n->slot = slot;
-		n->pad = 0;
+		n->pid = pid;
 		/* Up to its depth (at most GP_MAX_STACK_DEPTH: the mask shows the verifier). */
 		size = sizeof(*n) - sizeof(st->ips) + (__u64)(st->depth & 127) * sizeof(st->ips[0]);
 		bpf_ringbuf_output(&new_stacks, n, size, BPF_RB_NO_WAKEUP);
@@ -1269,7 +1269,7 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 	if (key->kernel_stack)
 		key->kernel_stack =
 			keep_stack(state, stacks, slot, &walk->kernel, key->kernel_stack,
-				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS, 0);
 	__builtin_memcpy(&c->key, key, sizeof(*key));
 	c->key.user_stack = 0; /* a walk cut at a mapping without table: the copy replaces it */
 	c->slot = slot;
@@ -1443,10 +1443,11 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 	if (key->kernel_stack)
 		key->kernel_stack =
 			keep_stack(state, stacks, slot, &walk->kernel, key->kernel_stack,
-				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS);
+				   &key->kernel_error, GP_COUNTER_KERNEL_COLLISIONS, 0);
 	if (key->user_stack)
-		key->user_stack = keep_stack(state, stacks, slot, &walk->user, key->user_stack,
-					     &key->user_error, GP_COUNTER_USER_COLLISIONS);
+		key->user_stack =
+			keep_stack(state, stacks, slot, &walk->user, key->user_stack,
+				   &key->user_error, GP_COUNTER_USER_COLLISIONS, key->pid);
 	if (entry) {
 		__builtin_memcpy(&entry->key, key, sizeof(*key));
 		entry->count = 1;

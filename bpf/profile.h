@@ -261,11 +261,12 @@ enum gp_stack_end {
 };
 
 /* A stack new in its slot's stack map, as the `new_stacks` ring carries it to user space: its key
- * and slot, then the stack up to its depth. */
+ * and slot, the process whose sample stored it (0 for a kernel stack: user space names the
+ * Python frames of a user stack while that process lives), then the stack up to its depth. */
 struct gp_new_stack {
 	__u64 key;
 	__u32 slot;
-	__u32 pad;
+	__u32 pid;
 	struct gp_stack stack;
 };
 

@@ -45,6 +45,7 @@ test_pkgs=(
   openjdk-17-jdk-headless  # gp-runtime: real JVMs profiled through jcmd/JFR
   python3-dev          # gp-runtime: the Python test builds a C extension
   python3-venv         # gp-runtime: the package-version test runs a script in a real venv
+  python3-numpy        # gp-record --python-frames: NumPy's native frames under the Python line that called them
   ruby                 # gp-runtime: Ruby discovery and appids
   php8.2-cli           # gp-runtime: gp's PHP sampler profiles real php processes
   php8.2-dev           # gp-runtime: the PHP layout test checks offsets against the Zend headers

@@ -21,9 +21,10 @@ setup_file() {
     -o "$PYFIX/gpyext$(/usr/bin/python3-config --extension-suffix)" "$src/gpyext.c"
   cp "$src/gpyext_work.py" "$PYFIX/"
   chmod 755 "$PYFIX" "$PYFIX"/*
-  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables) and 3.13
-  # (offsets published in _Py_DebugOffsets).
-  make_roots "bullseye python3.9" "trixie python3.13"
+  # Other CPython versions, in containers: 3.9 (frame objects, gp's offset tables), 3.13
+  # (offsets published in _Py_DebugOffsets), 3.14 and 3.15 (their evaluation loop in a part of
+  # its own, past its symbol).
+  make_roots "bullseye python3.9" "trixie python3.13" "sid python3.14 python3.15"
 }
 
 teardown_file() {
@@ -96,6 +97,26 @@ python_percent() {
   assert_output --partial '--python-frames'
 }
 
+@test "--python-frames with --sampler perf is an error, not stacks without Python frames" {
+  run -1 --separate-stderr gp-record --python-frames --sampler perf -p $$ -d 1 -o "$OUT/rec.gpa"
+  assert_equal "$stderr" "gp-record: error: --python-frames: Python frames are walked by the BPF sampler, not --sampler perf"
+  [ ! -e "$OUT/rec.gpa" ] || fail "an archive was written"
+}
+
+@test "--python-frames where the BPF program cannot run with its walk is an error, not the perf sampler" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command setpriv
+  # Not root: no BPF. Without --python-frames, gp-record falls back to the perf sampler.
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-record" --python-frames -p $$ -d 1 -o /dev/null
+  assert_equal "$(grep -c 'error' <<<"$stderr")" 1
+  [[ "$stderr" == "gp-record: error: --python-frames: cannot load the BPF sampler"* ]] || fail "$stderr"
+  # The kernel's stack walker cannot run the Python walk.
+  run -1 --separate-stderr gp-record --python-frames --stack-walker kernel -p $$ -d 1 -o /dev/null
+  assert_equal "$stderr" "gp-record: error: --python-frames: the Python walk needs --stack-walker gp or auto"
+}
+
 @test "a C extension that calls back into Python shows Python, native and Python frames in order" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -115,6 +136,16 @@ python_percent() {
   assert_line --regexp '^python3;clone3_\[pn\];.*;threading\.Thread\._bootstrap \([^;]*\)_\[p\];.*reader_py_func'
 }
 
+@test "NumPy's native frames sit under the Python function that called them" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  /usr/bin/python3 -c 'import numpy' || fail "no NumPy: scripts/install-deps.sh --test installs python3-numpy"
+  record_python numpy
+  # numpy.sort is a Python function of NumPy's that calls into its C module (no symbols in
+  # Debian's build: named by the library), which sorts.
+  assert_line --regexp ';gpyext_work\.numpy_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn?\];)*fromnumeric\.sort \([^;]*/numpy/core/fromnumeric\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*\([^;]*/numpy/core/_multiarray_umath\.[^;]*\.so\)_\[pn\]( [^;]*)? [0-9]+$'
+}
+
 @test "99% of a CPU-bound script's samples carry Python frames, its method with its class" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -124,6 +155,25 @@ python_percent() {
   share=$(python_percent <<<"$output")
   [ "$share" -ge 99 ] || fail "only $share% of the samples have Python frames: $output"
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+@test "a Python process started during the recording has its Python frames, to its exit" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  # Started a second after the sampler, and exits before gp-record's first drain: its frames
+  # are named while it lives, its samples assembled after its exit. Two seconds of CPU time
+  # (its start, without Python frames, takes about 50 ms), however loaded the host.
+  timeout -s KILL 60 gp-record -F 199 --python-frames -o "$OUT/rec.gpa" -- \
+    sh -c "sleep 1; exec /usr/bin/python3 '$PYFIX/gpyext_work.py' 2 class-cpu" 2>"$OUT/record.err" ||
+    fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate | grep '^python3;' >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  assert_line --regexp ';gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  # Its start (ld.so, the interpreter's initialization) and end have no Python frame to show.
+  local share
+  share=$(python_percent <"$OUT/folded")
+  [ "$share" -ge 95 ] || fail "only $share% of the samples have Python frames: $output"
 }
 
 @test "a chain deeper than the walk keeps the native stack whole and is counted" {
@@ -167,20 +217,28 @@ python_percent() {
     fail "$(head -c 2000 out/last_profile.col)"
 }
 
-@test "CPython 3.9 and 3.13 in containers get their Python frames too" {
+@test "CPython 3.9, 3.13, 3.14 and 3.15 in containers get their Python frames too" {
   # bats test_tags=root,bpf
   require_root_bpf
-  local p9 p13
+  local p9 p13 p14 p15
   start_in_root bullseye /usr/bin/python3.9 >"$OUT/p9"
   start_in_root trixie /usr/bin/python3.13 >"$OUT/p13"
-  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13")
-  WORKLOADS+=("$p9" "$p13")
+  start_in_root sid /usr/bin/python3.14 >"$OUT/p14"
+  start_in_root sid /usr/bin/python3.15 >"$OUT/p15"
+  p9=$(cat "$OUT/p9") p13=$(cat "$OUT/p13") p14=$(cat "$OUT/p14") p15=$(cat "$OUT/p15")
+  WORKLOADS+=("$p9" "$p13" "$p14" "$p15")
   sleep 0.5
-  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13" --python-frames -o "$OUT/rec.gpa" \
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$p9,$p13,$p14,$p15" --python-frames -o "$OUT/rec.gpa" \
     2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
   gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
   run -0 cat "$OUT/folded"
   # 3.9's code objects have no qualified name: the method alone.
   assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
   assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  # 3.14 and 3.15 run the loop in its cold part (no symbol: named by the binary) under
+  # PyEval_EvalCode.
+  local v
+  for v in 14 15; do
+    assert_line --regexp "^python3\\.$v;_start_\\[pn\\];.*;PyEval_EvalCode_\\[pn\\];\\([^;]*/python3\\.$v\\)_\\[pn\\];gpyext_work\\.<module> \\([^;]*\\)_\\[p\\];gpyext_work\\.Burner\\.burner_method \\([^;]*/gpyext_work\\.py:[0-9]+\\)_\\[p\\]"
+  done
 }

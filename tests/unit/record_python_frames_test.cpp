@@ -90,5 +90,29 @@ TEST(PythonFrames, LoopsAndGroupsThatDoNotPairUpAreRefused) {
   EXPECT_FALSE(gp::record::splice_python_frames(native, one_group, {}));
 }
 
+TEST(PythonFrames, ChainThatLoopsIsRefusedEvenWhenItsGroupsPairUp) {
+  // Two frames that point at each other: the walk reads them again and again to its bound and
+  // marks the chain cut. Its entry frames happen to be as many as the native loops.
+  std::vector<uint64_t> ips = {0x5100,
+                               0x5200,
+                               marker(4, gp::record::kPyCut),
+                               py(0x2000, 1, false),
+                               py(0x1000, 1, true),
+                               py(0x2000, 1, false),
+                               py(0x1000, 1, true)};
+  std::vector<AddressRange> eval = {{0x5000, 0x6000}};
+  auto parts = gp::record::split_python_frames(ips);
+  ASSERT_EQ(parts.frames.size(), 4u);
+  std::span<const uint64_t> native = std::span<const uint64_t>(ips).first(parts.native);
+  EXPECT_TRUE(gp::record::splice_python_frames(native, parts.frames, eval));
+  EXPECT_FALSE(gp::record::splice_python_frames(native, parts, eval));
+  // An unreadable frame ends a chain the same way.
+  parts.cut = false;
+  parts.read_failed = true;
+  EXPECT_FALSE(gp::record::splice_python_frames(native, parts, eval));
+  parts.read_failed = false;
+  EXPECT_TRUE(gp::record::splice_python_frames(native, parts, eval));
+}
+
 }  // namespace
 }  // namespace gp::test::record

@@ -169,7 +169,7 @@ void add_cli(CLI::App& app, RecordArgs& args) {
           ->capture_default_str(),
       ValueHint::directory);
   app.add_flag("--python-frames", args.python_frames,
-               "CPython 3.8-3.13 processes: walk their Python frames with the native stack and "
+               "CPython 3.8-3.15 processes: walk their Python frames with the native stack and "
                "put each evaluation loop's frames next to it (gProfiler's PyPerf stacks: _[p] "
                "Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+)");
   app.add_option("command", args.command,

@@ -67,10 +67,11 @@ void PythonMaps::announced(int32_t pid) {
   if (!known) ++walked_processes_;
 }
 
-void PythonMaps::gone(int32_t pid) {
+void PythonMaps::gone(int32_t pid, bool exited) {
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_delete_elem(bpf_map__fd(procs_), &key);
-  processes_.forget(pid);
+  if (exited) processes_.exited(pid);
+  else processes_.forget(pid);
 }
 
 std::vector<model::Counter> PythonMaps::counters() const {

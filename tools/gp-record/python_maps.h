@@ -2,8 +2,9 @@
 // PythonMaps (--python-frames): the CPython processes whose frames the BPF program walks. A
 // process announced by the sampler is looked at once (is it CPython, of a version gp knows?);
 // its interpreter's offsets go into the program's `python_procs` map, and gp's record library
-// names the frames the program records (gp/record/python_frames.h). An exec or an exit takes
-// the process out again (a new image is looked at when it is announced).
+// names the frames the program records (gp/record/python_frames.h), as their stacks arrive, while
+// the process lives. An exec or an exit takes the process out again (a new image is looked at
+// when it is announced).
 
 #include <bpf/libbpf.h>
 
@@ -22,8 +23,9 @@ class PythonMaps {
 
   // A new process (or one announced again): walked from now on when it is CPython.
   void announced(int32_t pid);
-  // An exec or an exit: no longer walked (until announced again).
-  void gone(int32_t pid);
+  // An exec or an exit: no longer walked (until announced again). After an exit, the frames
+  // named while it lived still name its last samples.
+  void gone(int32_t pid, bool exited = false);
   record::PythonProcesses& processes() { return processes_; }
   // "python.samples", ... named as in the archive.
   std::vector<model::Counter> counters() const;

@@ -113,12 +113,19 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
 }
 
 // --sampler auto: BPF first; the perf sampler when BPF cannot be used (not root, no BPF).
+// --python-frames needs the BPF program: without it, an error rather than stacks without them.
 Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const SamplerConfig& config,
                                               std::string* hint) {
-  if (args.sampler == "perf") return open_perf_sampler(config, hint);
+  if (args.sampler == "perf")
+    return config.python_frames
+               ? make_error("--python-frames: Python frames are walked by the BPF sampler, not "
+                            "--sampler perf")
+               : open_perf_sampler(config, hint);
   auto bpf = open_bpf_sampler(config, hint);
-  if (bpf || args.sampler == "bpf") return bpf;
+  if (bpf) return bpf;
   std::string why = bpf.error().message;
+  if (config.python_frames) return make_error("--python-frames: " + why);
+  if (args.sampler == "bpf") return bpf;
   bool privileged = geteuid() == 0;
   gp::cli::info(privileged ? 0 : 1,
                 "BPF sampler unavailable (" + why + "): using the perf sampler");

@@ -124,6 +124,9 @@ uint8_t stack_end(uint8_t end) {
 // tables of a copy's process while they are being loaded.
 constexpr uint32_t kStackCopyRingBytes = 8u << 20;
 constexpr auto kDeferredWait = std::chrono::milliseconds(250);
+// The longest wait for events with --python-frames: new stacks are read (and their Python
+// frames named) at least this often.
+constexpr int kPythonNamingWaitMs = 200;
 
 class BpfSampler final : public Sampler {
  public:
@@ -263,18 +266,23 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.python_procs, 4096);
     bpf_map__set_max_entries(skel_->maps.python_threads, 16384);
   } else if (config_.python_frames) {
-    gp::cli::warning("--python-frames: this kernel has no bpf_loop (Linux 5.17): no Python frames");
+    return make_error(config_.stack_walker == "kernel"
+                          ? "the Python walk needs --stack-walker gp or auto"
+                          : "the Python walk needs bpf_loop (Linux 5.17 or newer)");
   }
   bpf_map__set_max_entries(skel_->maps.pid_filter, std::max<size_t>(1, config_.pids.size()));
   bpf_map__set_max_entries(skel_->maps.tid_filter, std::max<size_t>(1, config_.tids.size()));
   int err = profile_bpf__load(skel_.get());
   if (err != 0) {
-    if (err == -EPERM || err == -EACCES)
+    if ((err == -EPERM || err == -EACCES) && config_.python_frames)
+      *hint = "run as root (or with CAP_BPF and CAP_PERFMON)";
+    else if (err == -EPERM || err == -EACCES)
       *hint =
           "run as root (or with CAP_BPF and CAP_PERFMON); without them use --pids of your own "
           "processes "
           "(the perf sampler; kernel.perf_event_paranoid must be <= 2)";
-    return make_error("cannot load the BPF sampler: " + errno_text(err));
+    return make_error(std::string("cannot load the BPF sampler") +
+                      (ro->python_frames_on ? " with its Python walk: " : ": ") + errno_text(err));
   }
   return ok_status();
 }
@@ -440,7 +448,7 @@ int BpfSampler::on_ring_event(void* ctx, void* data, size_t size) {
   if (self->python_) {
     const auto pid = static_cast<int32_t>(event.pid);
     if (event.type == GP_EVENT_NEW_PROCESS) self->python_->announced(pid);
-    else self->python_->gone(pid);
+    else self->python_->gone(pid, event.type == GP_EVENT_EXIT);
   }
   if (self->sink_ == nullptr) return 0;
   (*self->sink_)(ProcessEvent{static_cast<int32_t>(event.pid), event.type == GP_EVENT_EXEC,
@@ -462,6 +470,8 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   ips.resize(depth);
   std::memcpy(ips.data(), static_cast<const char*>(data) + header, depth * sizeof(uint64_t));
   self->stack_copies_.put(head.slot, head.key, ips, stack_end(head.stack.end));
+  if (self->python_ && head.pid != 0)
+    self->python_->processes().prename(static_cast<int32_t>(head.pid), ips);
   return 0;
 }
 
@@ -509,6 +519,10 @@ void BpfSampler::emit_deferred(uint32_t idle, const record::StackCopies::Reader&
 }
 
 Status BpfSampler::poll(int timeout_ms, const EventSink& on_event, const sigset_t* wait_mask) {
+  // New stacks wake no one; with Python frames, they are read often enough to name their frames
+  // while the process lives (a short one's samples are assembled after its exit).
+  if (python_ && (timeout_ms < 0 || timeout_ms > kPythonNamingWaitMs))
+    timeout_ms = kPythonNamingWaitMs;
   // epoll_pwait on libbpf's epoll set (ring_buffer__poll has no signal mask), then consume.
   if (timeout_ms != 0) {
     epoll_event ready;

@@ -360,7 +360,7 @@ bool SessionAssembler::python_user_frames(TrackedProcess& p, int32_t pid, const 
                                           std::span<const uint64_t> native,
                                           std::vector<uint64_t>& ids, FrameFacts& facts) {
   if (parts.frames.empty() || !python_->walked(pid)) return false;
-  auto spliced = splice_python_frames(native, parts.frames, python_->eval_ranges(pid));
+  auto spliced = splice_python_frames(native, parts, python_->eval_ranges(pid));
   std::vector<PyFrameName> names(parts.frames.size());
   for (size_t i = 0; spliced && i < parts.frames.size(); ++i)
     if (!python_->name(pid, parts.frames[i], names[i])) spliced.reset();

@@ -2,8 +2,12 @@
 #include "gp/record/python_frames.h"
 
 #include <algorithm>
+#include <unordered_map>
 
+#include "record/python_eval_parts.h"
+#include "runtime/python/interpreter_locator.h"
 #include "runtime/python/python_sampler.h"
+#include "runtime/remote/mapped_symbols.h"
 
 namespace gp::record {
 
@@ -62,6 +66,13 @@ std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const ui
   return out;
 }
 
+std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
+                                                              const PyStackParts& parts,
+                                                              std::span<const AddressRange> eval) {
+  if (parts.cut || parts.read_failed) return std::nullopt;
+  return splice_python_frames(native, parts.frames, eval);
+}
+
 namespace {
 
 std::string module_of(const std::string& file) {
@@ -75,9 +86,27 @@ std::string module_of(const std::string& file) {
 
 struct PythonProcesses::Process {
   pid_t pid = 0;
+  bool exited = false;
   std::unique_ptr<runtime::python::PythonSampler> sampler;
   std::vector<AddressRange> eval;
+  // Frames named so far, by code object and offset: what names them once the process is gone.
+  std::unordered_map<uint64_t, PyFrameName> names;
 };
+
+namespace {
+
+// Names kept per process (a frame's name, file and lines: about 100 bytes each).
+constexpr size_t kMaxNamesPerProcess = 1 << 16;
+// Exited processes whose names are kept for their last samples.
+constexpr size_t kMaxExitedProcesses = 64;
+
+uint64_t name_key(const PyFrameRef& f) {
+  // 47 bits of code address, 15 of offset (kPyOffsetUnknown when unknown).
+  return (f.code & kPyCodeMask) << 15 |
+         (f.offset_known ? f.offset & kPyOffsetUnknown : kPyOffsetUnknown);
+}
+
+}  // namespace
 
 PythonProcesses::PythonProcesses() = default;
 PythonProcesses::~PythonProcesses() = default;
@@ -124,6 +153,17 @@ PyWalkOffsets offsets_of(const runtime::python::PyLayout& l, uint64_t runtime) {
   return o;
 }
 
+// The parts of pid's evaluation loop past its symbol, link-time (python_eval_parts.h).
+std::vector<AddressRange> eval_parts(pid_t pid, const runtime::python::InterpreterInfo& info) {
+  auto maps = runtime::remote::read_maps(pid);
+  if (!maps) return {};
+  const runtime::remote::MapsEntry* m = runtime::python::pick_interpreter_mapping(*maps);
+  if (m == nullptr || m->path != info.path) return {};
+  auto file = runtime::remote::open_mapped_file(pid, *m);
+  if (!file) return {};
+  return eval_loop_parts(*file, info.eval_start - info.bias, info.eval_end - info.bias);
+}
+
 }  // namespace
 
 Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
@@ -138,7 +178,11 @@ Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
   forget(pid);
   auto p = std::make_unique<Process>();
   p->pid = pid;
-  if (info.eval_end > info.eval_start) p->eval.push_back({info.eval_start, info.eval_end});
+  if (info.eval_end > info.eval_start) {
+    p->eval.push_back({info.eval_start, info.eval_end});
+    for (const AddressRange& part : eval_parts(pid, info))
+      p->eval.push_back({part.start + info.bias, part.end + info.bias});
+  }
   p->sampler = std::move(sampler);
   processes_.push_back(std::move(p));
   return offsets;
@@ -146,6 +190,26 @@ Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
 
 void PythonProcesses::forget(pid_t pid) {
   std::erase_if(processes_, [pid](const std::unique_ptr<Process>& p) { return p->pid == pid; });
+}
+
+void PythonProcesses::exited(pid_t pid) {
+  Process* p = find(pid);
+  if (p == nullptr || p->exited) return;
+  p->exited = true;
+  p->sampler.reset();  // its memory is gone: nothing more is read
+  exited_order_.push_back(pid);
+  while (exited_order_.size() > kMaxExitedProcesses) {
+    const pid_t oldest = exited_order_.front();
+    exited_order_.pop_front();
+    if (const Process* o = find(oldest); o != nullptr && o->exited) forget(oldest);
+  }
+}
+
+void PythonProcesses::prename(pid_t pid, std::span<const uint64_t> ips) {
+  Process* p = find(pid);
+  if (p == nullptr || p->exited) return;
+  PyFrameName unused;
+  for (const PyFrameRef& f : split_python_frames(ips).frames) name(pid, f, unused);
 }
 
 bool PythonProcesses::walked(pid_t pid) const { return find(pid) != nullptr; }
@@ -158,14 +222,29 @@ std::span<const AddressRange> PythonProcesses::eval_ranges(pid_t pid) const {
 bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out) {
   Process* p = find(pid);
   if (p == nullptr) return false;
+  const uint64_t key = name_key(frame);
+  auto known = p->names.find(key);
   runtime::python::PyFrameInfo info;
-  if (p->sampler->describe(frame.code, uint64_t{frame.offset} * 2, frame.offset_known, info) !=
-      runtime::python::WalkStatus::ok)
-    return false;
+  const auto status = p->exited ? runtime::python::WalkStatus::gone
+                                : p->sampler->describe(frame.code, uint64_t{frame.offset} * 2,
+                                                       frame.offset_known, info);
+  if (status != runtime::python::WalkStatus::ok) {
+    // A live process's code object is named afresh (the address may hold another one now); a
+    // gone one's as it was named last.
+    if (status != runtime::python::WalkStatus::gone || known == p->names.end()) return false;
+    out = known->second;
+    return true;
+  }
   out.name = module_of(info.file) + "." + info.name;
   out.file = std::move(info.file);
   out.first_line = info.first_line;
   out.line = info.line;
+  if (known != p->names.end()) {
+    known->second = out;
+  } else {
+    if (p->names.size() >= kMaxNamesPerProcess) p->names.clear();
+    p->names.emplace(key, out);
+  }
   return true;
 }
 

@@ -12,3 +12,5 @@ target_sources(gp_core PRIVATE src/record/command.cpp)
 target_sources(gp_core PRIVATE src/record/summary.cpp)
 # Python frames the BPF program recorded in native stacks: split, spliced and named.
 target_sources(gp_core PRIVATE src/record/python_frames.cpp)
+# The evaluation loop's parts past its symbol (GCC's cold partitions: CPython 3.14 and 3.15).
+target_sources(gp_core PRIVATE src/record/python_eval_parts.cpp)

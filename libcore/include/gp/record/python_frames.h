@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,6 +78,12 @@ struct SplicedFrame {
 std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
                                                               std::span<const PyFrameRef> frames,
                                                               std::span<const AddressRange> eval);
+// The same for a stack's parts, whole chains only: a chain the walk cut (deeper than its bound,
+// or a chain that loops) or stopped at an unreadable frame is refused, however its groups pair
+// up with the loops.
+std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const uint64_t> native,
+                                                              const PyStackParts& parts,
+                                                              std::span<const AddressRange> eval);
 
 // A Python frame named: "module.Class.method" (the file's base name without ".py", then the
 // code's qualified name), its file, and lines.
@@ -115,16 +122,23 @@ class PythonProcesses {
   // executable or libpython is mapped", an unsupported version, ...).
   Result<PyWalkOffsets> attach(pid_t pid);
   void forget(pid_t pid);
+  // pid exited: its frames are named from what was named while it lived (its samples are
+  // assembled after its exit), until it is attached again or more exited ones push it out.
+  void exited(pid_t pid);
+  // Names the Python frames of a stack of pid as the BPF program wrote it (user frames, leaf
+  // first), so that they can be named after pid exits.
+  void prename(pid_t pid, std::span<const uint64_t> ips);
   bool walked(pid_t pid) const;
   // The evaluation loop's range in pid; empty when unknown (or pid is not walked).
   std::span<const AddressRange> eval_ranges(pid_t pid) const;
   // Names a frame of pid: false when pid is not walked or the code object cannot be read (the
-  // process exited, or the address holds no code object).
+  // address holds no code object, or the process exited before it was named).
   bool name(pid_t pid, const PyFrameRef& frame, PyFrameName& out);
 
  private:
   struct Process;
   std::vector<std::unique_ptr<Process>> processes_;
+  std::deque<pid_t> exited_order_;  // exited processes still named, oldest first
   Process* find(pid_t pid) const;
 };
 
