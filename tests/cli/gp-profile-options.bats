@@ -144,3 +144,49 @@ print(" ".join(sorted(comms)))'
   [[ "$stderr" =~ CPU\ usage\ this\ cycle:\ [0-9]+\.[0-9]{3}\ seconds\ [0-9.]+%\ \(gp-profile\ and\ its\ children\)\;\ memory\ usage:\ [0-9.]+\ MB ]] ||
     fail "$stderr"
 }
+
+# gp-profile's option table is generated from gProfiler's parser (scripts/gen-gprofiler-options.py
+# reads tests/fixtures/gprofiler/options_source.py, an excerpt of gprofiler/main.py and
+# gprofiler/profilers/*.py of the gProfiler version named in its header).
+@test "the gProfiler option table is what scripts/gen-gprofiler-options.py generates" {
+  run -0 python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --check
+  # A new option in gProfiler's parser reaches the table, with its group, default and help.
+  cp "$GP_SOURCE_DIR/tests/fixtures/gprofiler/options_source.py" source.py
+  cat >>source.py <<'PY'
+# gprofiler/main.py:1
+parser.add_argument("--new-thing", type=positive_integer, dest="new_thing", default=DEFAULT_PROFILING_DURATION,
+                    help="A new option (default: %(default)s)")
+PY
+  run -1 python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --check --excerpt source.py
+  python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --excerpt source.py --table table.inc
+  run -0 grep -A1 -- '"--new-thing"' table.inc
+  assert_output "$(printf '%s\n%s' '{"", "", "--new-thing", "new_thing", "store", "", "positive_integer", true, "60", "", "",' \
+    ' "A new option (default: 60)"},')"
+}
+
+@test "gp-profile takes every option of gProfiler's parser with its names and default" {
+  run -0 --separate-stderr gp-profile --help
+  local help=$output
+  # The table's main-parser options: every name in the help, with gProfiler's default where gp
+  # shows one of its own choosing nowhere else.
+  run -0 python3 - "$GP_SOURCE_DIR/tools/gp-profile/gprofiler_options.inc" "$help" <<'PY'
+import re, sys
+table, help_text = open(sys.argv[1]).read(), sys.argv[2]
+rows = re.findall(r'^\{"([^"]*)", "[^"]*", "([^"]*)", "[^"]*", "([^"]*)", "[^"]*", "[^"]*", (true|false), "([^"]*)"',
+                  table, re.M)
+missing = []
+for sub, names, action, has_default, default in rows:
+    if sub:
+        continue
+    for n in names.split(","):
+        if not re.search(r"(^|[ ,])" + re.escape(n) + r"([ ,=\n]|$)", help_text, re.M):
+            missing.append(n)
+print(len(rows), "options;", "missing:", missing)
+sys.exit(1 if missing else 0)
+PY
+  # An option gp has no code for is accepted as gProfiler's parser takes it, and refused as it
+  # refuses it (here an integer_range of gProfiler's type= in the table).
+  run -2 --separate-stderr gp-profile --java-async-profiler-mcache 300 -d 1 -o out
+  [[ "$stderr" == *"argument --java-async-profiler-mcache: invalid integer value 300 (out of range 0-256)"* ]] ||
+    fail "$stderr"
+}
