@@ -97,6 +97,25 @@ print(f"{ours} bytes profiled, {allocated} allocated")
   check_allocation_col "$(cat allocated)" <out/last_profile.col
 }
 
+@test "the Studio's start command with profiling_mode allocation profiles the JVM's allocations in bytes" {
+  require_jdk
+  start_alloc_jvm
+  TOKEN=alloc-token
+  commands "{\"command_id\":\"cmd-a\",\"command_type\":\"start\",\"combined_config\":{\"duration\":15,\"profiling_mode\":\"allocation\",\"pids\":[$JVM_PID],\"continuous\":false}}"
+  start_studio --commands commands.json
+  timeout -s KILL 240 gp-profile -u --enable-heartbeat-server --heartbeat-interval 1 \
+    --server-host "$studio" --api-server "$studio" --token "$TOKEN" --service-name svc \
+    --java-mode jfr --log-file gp.log --pid-file gp.pid -v 2>gp.err &
+  local gp=$!
+  PIDS+=("$gp")
+  allocate_while_recorded
+  wait_for 120 compgen -G 'store/products/svc/stacks/*.gz'
+  kill -TERM "$gp"
+  wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
+  ! grep -q 'gp-record\|not implemented' gp.err || fail "$(cat gp.err)"
+  check_allocation_col "$(cat allocated)" < <(gzip -dc store/products/svc/stacks/*.gz)
+}
+
 # Runs SCRIPT (sh) in the test's cgroup NAME as a process whose comm is cg-NAME.
 start_in_cgroup() {
   local name=$1 script=$2
