@@ -37,6 +37,8 @@ complete -c gp-profile -l no-nodejs -d 'Same as --nodejs-mode disabled'
 complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event: cpu, itimer, auto (cpu where perf events open); alloc (Java allocations every 1e9/-f bytes, as gProfiler; otherwise as --mode allocation)' -x -a 'cpu itimer alloc auto'
 complete -c gp-profile -l java-async-profiler-features -d 'async-profiler'\''s stack walking features (asprof -F; probesp is gProfiler'\''s build'\''s only)' -x -a 'probesp vtable comptask'
 complete -c gp-profile -l java-async-profiler-args -d 'More asprof options for its start command, split at spaces' -x
+complete -c gp-profile -l java-jattach-timeout -d 'Seconds each jcmd (JFR) or asprof command may take; past it the JVM'\''s profile is an error frame' -x
+complete -c gp-profile -l java-include-method-modifiers -d 'Java frames start with the method'\''s modifiers ('\''private static Fibonacci.fibonacci(I)J_[j]'\''; JFR only: asprof has no such option)'
 complete -c gp-profile -l no-python-versions -d 'Python frames without '\''[pkg==ver]'\'': by default a frame of an installed package reads '\''func (file.py:12 [pkg==1.0])'\'', one of the standard library '\''[standard-library==3.11.2]'\'''
 complete -c gp-profile -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does ('\''php'\'' for the CLI)' -x
 complete -c gp-profile -l perf-event -d 'Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)' -x
@@ -74,6 +76,7 @@ complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame a
 complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x
 complete -c gp-profile -l external-metadata -d 'JSON {"static": {...}, "application": {"PID": {...}}}: static goes in every header, each entry into that process'\''s app metadata (used while at most 5 minutes old)' -r -F
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'
+complete -c gp-profile -l diagnostics -d 'After a session, at most every 15 minutes, log (-v) the running processes and the kernel log'\''s last 100 lines'
 complete -c gp-profile -l heartbeat-file -d 'Touched as each --continuous session starts' -r -F
 complete -c gp-profile -l enable-heartbeat-server -d 'Profile only as --api-server'\''s commands say: a heartbeat every --heartbeat-interval seconds, start/stop commands acknowledged (needs -u, --token, --service-name)'
 complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats' -x
@@ -81,20 +84,17 @@ complete -c gp-profile -s v -l verbose -d 'More diagnostics on stderr (repeat: -
 complete -c gp-profile -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-profile -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'
 complete -c gp-profile -l hw-events-file -d 'Path to a JSON file containing custom PMU event definitions. Only valid with --perf-event. If not specified, only built-in perf events are available. (not implemented by gp-profile, ignored)' -x
-complete -c gp-profile -l diagnostics -d 'Log extra verbose information, making the debugging of gProfiler easier (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l enable-hw-metrics-collection -d 'Enable to collect HW metrics through Perfspect tool which need to be installed separately. (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l perfspect-path -d 'Enable HW metrics collection with PerfSpect tool. Provide path to PerfSpect binary to enable collection. (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l perfspect-duration -d 'The default perfspect tool collection time is 60 second. (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l java-no-version-check -d 'Skip the JDK version check (that is done before invoking async-profiler). See _is_jvm_profiling_supported() docs for more information. (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l java-async-profiler-safemode -d 'Controls the '\''safemode'\'' parameter passed to async-profiler. This is parameter denotes multiple bits that describe different stack recovery techniques which async-profiler uses. In a future release, these optinos will be migrated to the '\''features'\'' parameter. Defaults to '\''0'\''. (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l java-safemode -d 'Sets the Java profiler safemode options. Default is: profiled-oom,profiled-signaled,hserr. (not implemented by gp-profile, ignored)' -x
-complete -c gp-profile -l java-jattach-timeout -d 'Timeout for jattach operations (start/stop AP, etc) (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l java-async-profiler-mcache -d 'async-profiler mcache option (defaults to 30) (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l java-collect-spark-app-name-as-appid -d 'In case of Spark application executor process - add the name of the Spark application to the appid. (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l java-async-profiler-no-report-meminfo -d 'Disable collection of async-profiler meminfo at the end of each cycle (collected by default) (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l java-collect-jvm-flags -d 'Comma-separated list of JVM flags to collect from the JVM process, '\''all'\'' to collect all flags,'\''default'\'' for default flag filtering settings; see default_collection_filter_jvm_flag(), or '\''none'\'' to disable collection of JVM flags. Defaults to '\''default'\'' (not implemented by gp-profile, ignored)' -x
 complete -c gp-profile -l java-full-hserr -d 'Log the full hs_err instead of excerpts only, if one is found for a profiled Java application (not implemented by gp-profile, ignored)'
-complete -c gp-profile -l java-include-method-modifiers -d 'Add method modifiers to profiling data (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l java-line-numbers -d 'Select if async-profiler should add line numbers to frames (not implemented by gp-profile, ignored)' -x -a 'none line-of-function'
 complete -c gp-profile -l java-collect-thread-names -d 'Enable per-sample thread name tracking. When enabled, each stack trace sample records the thread name at sample time, allowing accurate attribution when threads are renamed (e.g., in thread pools). Adds ~256KB memory and periodic thread name polling overhead. (not implemented by gp-profile, ignored)'
 complete -c gp-profile -l perf-dwarf-stack-size -d 'The max stack size for the Dwarf perf, in bytes. Must be <=65528. Relevant for --perf-mode dwarf|smart. Default: 8192 (not implemented by gp-profile, ignored)' -x

@@ -278,6 +278,13 @@ void add_java(Builder& b) {
       "probesp,vtable", ValueType::enum_list);
   b.value("--java-async-profiler-args", "--java-async-profiler-args", ValueType::text, "ARGS",
           "More asprof options for its start command, split at spaces");
+  b.value("--java-jattach-timeout", "--java-jattach-timeout", ValueType::positive_integer,
+          "SECONDS",
+          "Seconds each jcmd (JFR) or asprof command may take; past it the JVM's profile is "
+          "an error frame");
+  b.flag("--java-include-method-modifiers",
+         "Java frames start with the method's modifiers ('private static "
+         "Fibonacci.fibonacci(I)J_[j]'; JFR only: asprof has no such option)");
 }
 
 void add_python_php(Builder& b) {
@@ -393,6 +400,9 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.flag("--profile-spawned-processes",
          "Also profile processes that start during a session (default: only those running at "
          "its start)");
+  b.flag("--diagnostics",
+         "After a session, at most every 15 minutes, log (-v) the running processes and the "
+         "kernel log's last 100 lines");
   gp::cli::hint_value(b.value("--heartbeat-file", "--heartbeat-file", ValueType::text, "FILE",
                               "Touched as each --continuous session starts"),
                       ValueHint::file);

@@ -18,8 +18,8 @@ struct GprofilerOption {
   bool has_default;           // false: argparse's None
   const char* default_value;  // as argparse shows it in the help (lists comma-joined)
   const char* const_value;
-  const char* choices;        // comma-separated, "" for none
-  const char* help;           // %(default)s and %(choices)s filled in
+  const char* choices;  // comma-separated, "" for none
+  const char* help;     // %(default)s and %(choices)s filled in
 };
 
 inline constexpr GprofilerOption kGprofilerOptions[] = {
