@@ -19,8 +19,6 @@ complete -c gp-profile -l skip-system-profilers-above -d 'No system profiler (gp
 complete -c gp-profile -l rootless -d 'Run without root (needs --pids; gp-record then samples with perf events)'
 complete -c gp-profile -l perf-mode -d 'System profiler: smart (default: whole stacks, unwound with .eh_frame tables where binaries have them, frame pointers elsewhere), dwarf (the same), fp (frame pointers only), disabled/none (runtime stacks only)' -x -a 'fp dwarf smart disabled none'
 complete -c gp-profile -l no-perf -d 'Same as --perf-mode disabled'
-complete -c gp-profile -l perf-dwarf-stack-size -d 'Stack bytes copied per DWARF sample, <= 65528 (not implemented)' -x
-complete -c gp-profile -l perf-no-memory-restart -d 'Do not restart perf when it uses too much memory (not implemented)'
 complete -c gp-profile -l perf-use-cgroups -d 'gp-record samples only the cgroups (v2) with the most CPU since the previous session (the first: over 1 s), instead of --pids; named in the log (-v)'
 complete -c gp-profile -l perf-max-cgroups -d 'Cgroups sampled with --perf-use-cgroups' -x
 complete -c gp-profile -l perf-max-docker-containers -d 'With --perf-use-cgroups: the N busiest Docker containers first, then other cgroups' -x
@@ -36,30 +34,15 @@ complete -c gp-profile -l dotnet-mode -d 'Profiler for dotnet processes, run by 
 complete -c gp-profile -l no-dotnet -d 'Same as --dotnet-mode disabled'
 complete -c gp-profile -l nodejs-mode -d 'Profiler for node processes, run by gp-runtime' -x -a 'attach-maps perf inspector disabled none'
 complete -c gp-profile -l no-nodejs -d 'Same as --nodejs-mode disabled'
-complete -c gp-profile -l java-no-version-check -d 'Skip the JDK version check (not implemented)'
 complete -c gp-profile -l java-async-profiler-mode -d 'async-profiler'\''s event: cpu, itimer, auto (cpu where perf events open); alloc (Java allocations every 1e9/-f bytes, as gProfiler; otherwise as --mode allocation)' -x -a 'cpu itimer alloc auto'
-complete -c gp-profile -l java-async-profiler-safemode -d 'async-profiler'\''s safemode bits (not implemented)' -x
 complete -c gp-profile -l java-async-profiler-features -d 'async-profiler'\''s stack walking features (asprof -F; probesp is gProfiler'\''s build'\''s only)' -x -a 'probesp vtable comptask'
 complete -c gp-profile -l java-async-profiler-args -d 'More asprof options for its start command, split at spaces' -x
-complete -c gp-profile -l java-safemode -d 'Java safemode options; alone: all (not implemented)' -x
-complete -c gp-profile -l java-jattach-timeout -d 'Timeout of async-profiler'\''s commands (not implemented)' -x
-complete -c gp-profile -l java-async-profiler-mcache -d 'async-profiler'\''s mcache option (not implemented)' -x
-complete -c gp-profile -l java-collect-spark-app-name-as-appid -d 'Add the Spark application'\''s name to the appid (not implemented)'
-complete -c gp-profile -l java-async-profiler-no-report-meminfo -d 'Do not collect async-profiler'\''s meminfo (not implemented)'
-complete -c gp-profile -l java-collect-jvm-flags -d 'JVM flags to collect: default, all, none or a list (not implemented)' -x
-complete -c gp-profile -l java-full-hserr -d 'Log whole hs_err files (not implemented)'
-complete -c gp-profile -l java-include-method-modifiers -d 'Add method modifiers to frames (not implemented)'
-complete -c gp-profile -l java-line-numbers -d 'Line numbers in Java frames (not implemented)' -x -a 'none line-of-function'
-complete -c gp-profile -l java-collect-thread-names -d 'Record thread names per sample (not implemented)'
+complete -c gp-profile -l java-jattach-timeout -d 'Seconds each jcmd (JFR) or asprof command may take; past it the JVM'\''s profile is an error frame' -x
+complete -c gp-profile -l java-include-method-modifiers -d 'Java frames start with the method'\''s modifiers ('\''private static Fibonacci.fibonacci(I)J_[j]'\''; JFR only: asprof has no such option)'
 complete -c gp-profile -l no-python-versions -d 'Python frames without '\''[pkg==ver]'\'': by default a frame of an installed package reads '\''func (file.py:12 [pkg==1.0])'\'', one of the standard library '\''[standard-library==3.11.2]'\'''
-complete -c gp-profile -l pyperf-user-stacks-pages -d 'PyPerf'\''s native stack pages (not implemented)' -x
-complete -c gp-profile -l python-pyperf-verbose -d 'PyPerf in verbose mode (not implemented)'
-complete -c gp-profile -l python-pyspy-process -d 'Profile these processes with py-spy even if not seen as Python (not implemented)' -x
-complete -c gp-profile -l python-skip-pyperf-profiler-above -d 'No PyPerf above N Python processes (not implemented)' -x
 complete -c gp-profile -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does ('\''php'\'' for the CLI)' -x
 complete -c gp-profile -l perf-event -d 'Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)' -x
 complete -c gp-profile -l perf-event-period -d 'Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)' -x
-complete -c gp-profile -l hw-events-file -d 'JSON definitions of PMU events (with --perf-event) (not implemented)' -x
 complete -c gp-profile -l spark-sample-period -d 'Deprecated, ignored' -x
 complete -c gp-profile -l collect-spark-metrics -d 'Deprecated, ignored'
 complete -c gp-profile -l databricks-job-name-as-service-name -d 'Deprecated, ignored'
@@ -93,13 +76,30 @@ complete -c gp-profile -l no-truncated-marker -d 'No '\''[truncated]'\'' frame a
 complete -c gp-profile -l controller-pid -d 'Exit when this process exits' -x
 complete -c gp-profile -l external-metadata -d 'JSON {"static": {...}, "application": {"PID": {...}}}: static goes in every header, each entry into that process'\''s app metadata (used while at most 5 minutes old)' -r -F
 complete -c gp-profile -l profile-spawned-processes -d 'Also profile processes that start during a session (default: only those running at its start)'
-complete -c gp-profile -l diagnostics -d 'Log extra diagnostics (not implemented)'
+complete -c gp-profile -l diagnostics -d 'After a session, at most every 15 minutes, log (-v) the running processes and the kernel log'\''s last 100 lines'
 complete -c gp-profile -l heartbeat-file -d 'Touched as each --continuous session starts' -r -F
 complete -c gp-profile -l enable-heartbeat-server -d 'Profile only as --api-server'\''s commands say: a heartbeat every --heartbeat-interval seconds, start/stop commands acknowledged (needs -u, --token, --service-name)'
 complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats' -x
-complete -c gp-profile -l enable-hw-metrics-collection -d 'PerfSpect metrics (not implemented)'
-complete -c gp-profile -l perfspect-path -d 'PerfSpect binary (not implemented)' -x
-complete -c gp-profile -l perfspect-duration -d 'PerfSpect'\''s duration (not implemented)' -x
 complete -c gp-profile -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-profile -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-profile -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'
+complete -c gp-profile -l hw-events-file -d 'Path to a JSON file containing custom PMU event definitions. Only valid with --perf-event. If not specified, only built-in perf events are available. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l enable-hw-metrics-collection -d 'Enable to collect HW metrics through Perfspect tool which need to be installed separately. (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l perfspect-path -d 'Enable HW metrics collection with PerfSpect tool. Provide path to PerfSpect binary to enable collection. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l perfspect-duration -d 'The default perfspect tool collection time is 60 second. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l java-no-version-check -d 'Skip the JDK version check (that is done before invoking async-profiler). See _is_jvm_profiling_supported() docs for more information. (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l java-async-profiler-safemode -d 'Controls the '\''safemode'\'' parameter passed to async-profiler. This is parameter denotes multiple bits that describe different stack recovery techniques which async-profiler uses. In a future release, these optinos will be migrated to the '\''features'\'' parameter. Defaults to '\''0'\''. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l java-safemode -d 'Sets the Java profiler safemode options. Default is: profiled-oom,profiled-signaled,hserr. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l java-async-profiler-mcache -d 'async-profiler mcache option (defaults to 30) (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l java-collect-spark-app-name-as-appid -d 'In case of Spark application executor process - add the name of the Spark application to the appid. (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l java-async-profiler-no-report-meminfo -d 'Disable collection of async-profiler meminfo at the end of each cycle (collected by default) (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l java-collect-jvm-flags -d 'Comma-separated list of JVM flags to collect from the JVM process, '\''all'\'' to collect all flags,'\''default'\'' for default flag filtering settings; see default_collection_filter_jvm_flag(), or '\''none'\'' to disable collection of JVM flags. Defaults to '\''default'\'' (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l java-full-hserr -d 'Log the full hs_err instead of excerpts only, if one is found for a profiled Java application (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l java-line-numbers -d 'Select if async-profiler should add line numbers to frames (not implemented by gp-profile, ignored)' -x -a 'none line-of-function'
+complete -c gp-profile -l java-collect-thread-names -d 'Enable per-sample thread name tracking. When enabled, each stack trace sample records the thread name at sample time, allowing accurate attribution when threads are renamed (e.g., in thread pools). Adds ~256KB memory and periodic thread name polling overhead. (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l perf-dwarf-stack-size -d 'The max stack size for the Dwarf perf, in bytes. Must be <=65528. Relevant for --perf-mode dwarf|smart. Default: 8192 (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l perf-no-memory-restart -d 'Disable checking if perf used memory exceeds threshold and restarting perf (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l pyperf-user-stacks-pages -d 'Number of user stack-pages that PyPerf will collect, this controls the maximum stack depth of native user frames. Pass 0 to disable user native stacks altogether. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l python-pyperf-verbose -d 'Enable PyPerf in verbose mode (max verbosity) (not implemented by gp-profile, ignored)'
+complete -c gp-profile -l python-pyspy-process -d 'PID to profile with py-spy. This option forces gProfiler to profile given processes with py-spy, even if they are not recognized by gProfiler as Python processes. Note - gProfiler assumes that the given processes are kept running as long as gProfiler runs. (not implemented by gp-profile, ignored)' -x
+complete -c gp-profile -l python-skip-pyperf-profiler-above -d 'Skip PyPerf (eBPF Python profiler) when Python processes exceed this threshold (0=unlimited). When exceeded, prevents PyPerf from starting but allows py-spy fallback for Python profiling. This provides fine-grained control over PyPerf resource usage independent of system profilers. Default: 0 (not implemented by gp-profile, ignored)' -x

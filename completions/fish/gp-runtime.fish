@@ -28,6 +28,8 @@ complete -c gp-runtime -l max-processes -d 'Profile at most N processes per runt
 complete -c gp-runtime -l java-async-profiler-mode -d 'asprof'\''s event: cpu (perf events), itimer, or auto (cpu where perf events can be opened)' -x -a 'auto cpu itimer'
 complete -c gp-runtime -l java-async-profiler-features -d 'asprof'\''s stack walking features (-F): vtable, comptask; probesp (gProfiler'\''s async-profiler build only) is accepted and left out' -x -a 'probesp vtable comptask'
 complete -c gp-runtime -l java-async-profiler-args -d 'More asprof options, split at spaces (e.g. '\''--cstack dwarf -j 512'\'')' -x
+complete -c gp-runtime -l java-jattach-timeout -d 'Seconds each jcmd or asprof command may take before it is abandoned and the JVM reported failed (gProfiler'\''s --java-jattach-timeout)' -x
+complete -c gp-runtime -l java-include-method-modifiers -d 'Java frames under JFR start with the method'\''s modifiers, as gProfiler'\''s '\''private static Fibonacci.fibonacci(I)J_[j]'\'' (asprof has no such option)'
 complete -c gp-runtime -l alloc-interval -d 'Profile Java allocations instead of CPU time, one sample per BYTES allocated, stacks weighted in bytes with the allocated class as leaf (gProfiler'\''s --mode allocation; the other runtimes are off)' -x
 complete -c gp-runtime -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does in gProfiler ('\''php'\'' for the CLI)' -x
 complete -c gp-runtime -l app-id-args-filter -d 'Java appids add the JVM options that match this regex (repeatable), e.g. '\''java: app.jar (-Dservice=web)'\'', as gProfiler'\''s' -x

@@ -12,7 +12,8 @@ setup_file() {
   export JAVA_CLASSES="$BATS_FILE_TMPDIR/classes"
   mkdir -p "$JAVA_CLASSES"
   if command -v javac >/dev/null; then
-    javac -d "$JAVA_CLASSES" "$GP_SOURCE_DIR/tests/fixtures/runtime/java/Alloc.java"
+    javac -d "$JAVA_CLASSES" "$GP_SOURCE_DIR/tests/fixtures/runtime/java/Alloc.java" \
+      "$GP_SOURCE_DIR/tests/fixtures/runtime/java/Fibonacci.java"
   fi
 }
 
@@ -97,6 +98,60 @@ print(f"{ours} bytes profiled, {allocated} allocated")
   check_allocation_col "$(cat allocated)" <out/last_profile.col
 }
 
+@test "the Studio's start command with profiling_mode allocation profiles the JVM's allocations in bytes" {
+  require_jdk
+  start_alloc_jvm
+  TOKEN=alloc-token
+  commands "{\"command_id\":\"cmd-a\",\"command_type\":\"start\",\"combined_config\":{\"duration\":15,\"profiling_mode\":\"allocation\",\"pids\":[$JVM_PID],\"continuous\":false}}"
+  start_studio --commands commands.json
+  timeout -s KILL 240 gp-profile -u --enable-heartbeat-server --heartbeat-interval 1 \
+    --server-host "$studio" --api-server "$studio" --token "$TOKEN" --service-name svc \
+    --java-mode jfr --log-file gp.log --pid-file gp.pid -v 2>gp.err &
+  local gp=$!
+  PIDS+=("$gp")
+  allocate_while_recorded
+  wait_for 120 compgen -G 'store/products/svc/stacks/*.gz'
+  kill -TERM "$gp"
+  wait "$gp" || fail "gp-profile exited $?: $(tail -5 gp.err)"
+  ! grep -q 'gp-record\|not implemented' gp.err || fail "$(cat gp.err)"
+  check_allocation_col "$(cat allocated)" < <(gzip -dc store/products/svc/stacks/*.gz)
+}
+
+# Starts Fibonacci (busy in a private static method) and waits until it runs.
+start_fibonacci_jvm() {
+  java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >jvm.out &
+  JVM_PID=$!
+  PIDS+=("$JVM_PID")
+  wait_for 60 grep -q ready jvm.out
+}
+
+@test "--java-include-method-modifiers: JFR's Java frames start with the modifiers, as gProfiler's" {
+  require_jdk
+  start_fibonacci_jvm
+  # -d 12: JFR's first execution samples come seconds after its start on a loaded host.
+  run -0 --separate-stderr timeout -s KILL 180 gp-profile -d 12 -o out --pids "$JVM_PID" \
+    --java-mode jfr --perf-mode disabled --no-flamegraph --java-include-method-modifiers
+  # gProfiler tests/test_java.py, test_including_method_modifiers: with the option its Fibonacci
+  # test application's collapsed stacks hold "private static Fibonacci.fibonacci(I)J_[j]"
+  # (java.py passes 'includemm' to its async-profiler, which writes the modifiers first).
+  [[ "$stderr" != *"session 1: 0 samples"* ]] || fail "no JFR sample in 12 s: $stderr"
+  run -0 grep -c ';private static Fibonacci.fibonacci(I)J_\[j\]' out/last_profile.col
+  run -0 grep -c ';public static Fibonacci.main(\[Ljava/lang/String|)V_\[j\]' out/last_profile.col
+  run -1 grep -E ';Fibonacci\.' out/last_profile.col
+}
+
+@test "--java-jattach-timeout: a JVM that does not answer jcmd is given up after that many seconds" {
+  require_jdk
+  start_fibonacci_jvm
+  kill -STOP "$JVM_PID"  # attach never answers
+  # A 6 s session: without the option (30 s) the session's end cuts jcmd short, unreported.
+  run --separate-stderr timeout -s KILL 120 gp-profile -d 6 -o out --pids "$JVM_PID" \
+    --java-mode jfr --perf-mode disabled --no-flamegraph --java-jattach-timeout 2
+  kill -CONT "$JVM_PID"
+  [[ "$stderr" == *"jcmd JFR.start: jcmd killed by signal 9 (timed out after 2 s)"* ]] ||
+    fail "$stderr"
+}
+
 # Runs SCRIPT (sh) in the test's cgroup NAME as a process whose comm is cg-NAME.
 start_in_cgroup() {
   local name=$1 script=$2
@@ -143,4 +198,70 @@ print(" ".join(sorted(comms)))'
     --perf-mode fp --no-java --no-python --no-php --no-ruby --no-flamegraph --log-usage
   [[ "$stderr" =~ CPU\ usage\ this\ cycle:\ [0-9]+\.[0-9]{3}\ seconds\ [0-9.]+%\ \(gp-profile\ and\ its\ children\)\;\ memory\ usage:\ [0-9.]+\ MB ]] ||
     fail "$stderr"
+}
+
+# gp-profile's option table is generated from gProfiler's parser (scripts/gen-gprofiler-options.py
+# reads tests/fixtures/gprofiler/options_source.py, an excerpt of gprofiler/main.py and
+# gprofiler/profilers/*.py of the gProfiler version named in its header).
+@test "the gProfiler option table is what scripts/gen-gprofiler-options.py generates" {
+  run -0 python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --check
+  # A new option in gProfiler's parser reaches the table, with its group, default and help.
+  cp "$GP_SOURCE_DIR/tests/fixtures/gprofiler/options_source.py" source.py
+  cat >>source.py <<'PY'
+# gprofiler/main.py:1
+parser.add_argument("--new-thing", type=positive_integer, dest="new_thing", default=DEFAULT_PROFILING_DURATION,
+                    help="A new option (default: %(default)s)")
+PY
+  run -1 python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --check --excerpt source.py
+  python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --excerpt source.py --table table.inc
+  run -0 grep -A1 -- '"--new-thing"' table.inc
+  assert_output "$(printf '%s\n%s' '{"", "", "--new-thing", "new_thing", "store", "", "positive_integer", true, "60", "", "",' \
+    ' "A new option (default: 60)"},')"
+}
+
+@test "gp-profile takes every option of gProfiler's parser with its names and default" {
+  run -0 --separate-stderr gp-profile --help
+  local help=$output
+  # The table's main-parser options: every name in the help, with gProfiler's default where gp
+  # shows one of its own choosing nowhere else.
+  run -0 python3 - "$GP_SOURCE_DIR/tools/gp-profile/gprofiler_options.inc" "$help" <<'PY'
+import re, sys
+table, help_text = open(sys.argv[1]).read(), sys.argv[2]
+rows = re.findall(r'^\{"([^"]*)", "[^"]*", "([^"]*)", "[^"]*", "([^"]*)", "[^"]*", "[^"]*", (true|false), "([^"]*)"',
+                  table, re.M)
+missing = []
+for sub, names, action, has_default, default in rows:
+    if sub:
+        continue
+    for n in names.split(","):
+        if not re.search(r"(^|[ ,])" + re.escape(n) + r"([ ,=\n]|$)", help_text, re.M):
+            missing.append(n)
+print(len(rows), "options;", "missing:", missing)
+sys.exit(1 if missing else 0)
+PY
+  # An option gp has no code for is accepted as gProfiler's parser takes it, and refused as it
+  # refuses it (here an integer_range of gProfiler's type= in the table).
+  run -2 --separate-stderr gp-profile --java-async-profiler-mcache 300 -d 1 -o out
+  [[ "$stderr" == *"argument --java-async-profiler-mcache: invalid integer value 300 (out of range 0-256)"* ]] ||
+    fail "$stderr"
+}
+
+@test "--diagnostics: after the session, the running processes and the kernel log (-v)" {
+  # gProfiler's log_diagnostics (gprofiler/diagnostics.py): "Running processes" (pid, ppid, comm,
+  # exe, uids, threads, memory, cmdline of each) and "Kernel log" (dmesg -T | tail -n 100).
+  require_root_bpf
+  ln -sf "$(command -v sh)" tmp/diag-busy
+  tmp/diag-busy -c 'while :; do :; done' &
+  local busy=$! ppid
+  PIDS+=("$busy")
+  ppid=$(awk '/^PPid:/ { print $2 }' "/proc/$busy/status")
+  local gp_args=(-d 1 -o out --pids "$busy" --perf-mode fp --no-java --no-python --no-php
+    --no-ruby --no-flamegraph -v)
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" --diagnostics
+  [[ "$stderr" == *"Running processes:"* && "$stderr" == *"Kernel log:"* ]] || fail "$stderr"
+  grep -qE "gp-profile: info: pid=$busy ppid=$ppid comm='diag-busy' exe='/[^']*' uid=0 threads=1 rss_kb=[0-9]+ cmdline='tmp/diag-busy -c while :; do :; done'\$" <<<"$stderr" ||
+    fail "$stderr"
+  # Without the option: neither.
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}"
+  [[ "$stderr" != *"Running processes:"* && "$stderr" != *"Kernel log:"* ]] || fail "$stderr"
 }

@@ -404,6 +404,9 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("java-async-profiler-features"))
     o.ap_features = k.text("java-async-profiler-features");
   if (k.given("java-async-profiler-args")) o.ap_args = k.text("java-async-profiler-args");
+  o.java_jattach_timeout_s =
+      static_cast<unsigned>(std::min(k.integer("java-jattach-timeout", 30), 86400L));
+  o.java_method_modifiers = k.flag("java-include-method-modifiers");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
@@ -426,6 +429,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("heartbeat-file")) args.heartbeat_file = k.text("heartbeat-file");
   args.disable_core_files = !k.flag("dont-disable-core-files");
   args.log_usage = k.flag("log-usage");
+  args.diagnostics = k.flag("diagnostics");
   args.pid_ns_check = !k.flag("disable-pidns-check");
   if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
   check_rules(k, mode, frequency_given);

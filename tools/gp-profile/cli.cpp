@@ -1,7 +1,15 @@
-// gp-profile's command line: gProfiler's parser, option by option (gprofiler.md §9; checked
-// against gprofiler/main.py and gprofiler/profilers/*.py). Values are kept as typed and checked
-// by check.cpp, so that every refusal carries gProfiler's message.
+// gp-profile's command line: gProfiler's parser (gprofiler.md §9). Names and defaults come from
+// the table generated from gProfiler's source (gprofiler_options.h); gp's help and handling of
+// each option are here. An option of the table gp has no code for is accepted and named in one
+// warning (add_rest). Values are kept as typed and checked by check.cpp, so that every refusal
+// carries gProfiler's message.
 #include "cli.h"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include "gprofiler_options.h"
 
 #include "gp/runtime/registry.h"
 
@@ -17,13 +25,18 @@ class Builder {
  public:
   Builder(CLI::App& app, ProfileArgs& args) : app_(app), args_(args) {}
 
-  // A valued option kept as typed in args.values[key].
+  // A valued option kept as typed in args.values[key]. Without a shown default: gProfiler's.
   CLI::Option* value(const std::string& names, const std::string& display, ValueType type,
                      const std::string& type_name, const std::string& help,
                      const std::string& shown_default = "") {
     std::string key = long_name(names);
+    const GprofilerOption* g = gprofiler(names);
     auto* o = app_.add_option(names, args_.values[key], help)->type_name(type_name);
-    if (!shown_default.empty()) o->default_str(shown_default);
+    if (!shown_default.empty()) {
+      o->default_str(shown_default);
+    } else if (g != nullptr && g->has_default && *g->default_value != '\0') {
+      o->default_str(g->default_value);
+    }
     args_.checks.push_back({key, display, type, 0, 0, {}});
     return o;
   }
@@ -49,6 +62,7 @@ class Builder {
   CLI::Option* list(const std::string& names, const std::string& display, ValueType type,
                     const std::string& type_name, const std::string& help) {
     std::string key = long_name(names);
+    gprofiler(names);
     auto* o = app_.add_option(names, args_.lists[key], help)
                   ->type_name(type_name)
                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -56,6 +70,7 @@ class Builder {
     return o;
   }
   CLI::Option* flag(const std::string& names, const std::string& help) {
+    gprofiler(names);
     return app_.add_flag(names, args_.flags[long_name(names)], help);
   }
   // gp-profile has no counterpart: accepted, and named in the start-up warning when given.
@@ -64,7 +79,87 @@ class Builder {
     return o;
   }
 
+  // Every option of gProfiler's parser that gp-profile has no code for: accepted with its
+  // gProfiler names, value form, default and help, checked as gProfiler checks it, and named in
+  // the start-up warning when given.
+  void add_rest() {
+    for (const GprofilerOption& g : kGprofilerOptions) {
+      if (*g.subcommand != '\0') continue;
+      std::string names = g.names;
+      if (app_.get_option_no_throw("--" + long_name(names)) != nullptr) continue;
+      std::string help = std::string(g.help) + " (not implemented by gp-profile, ignored)";
+      std::string action = g.action;
+      std::string display = names;
+      for (char& c : display) c = c == ',' ? '/' : c;
+      ValueCheck check = value_check(g);
+      std::string metavar = g.dest;  // argparse's: the dest in capitals
+      for (char& c : metavar) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      CLI::Option* o = nullptr;
+      if (action == "store_true" || action == "store_false" || action == "store_const") {
+        o = flag(names, help);
+      } else {
+        o = action == "append" || action == "extend"
+                ? list(names, display, check.type, metavar, help)
+                : value(names, display, check.type, metavar, help);
+        if (std::string(g.nargs) == "?") o->expected(0, 1);
+        args_.checks.back().lo = check.lo;
+        args_.checks.back().hi = check.hi;
+        args_.checks.back().choices = check.choices;
+        if (!check.choices.empty()) gp::cli::choices(o, check.choices, false);
+      }
+      if (*g.group != '\0') o->group(g.group);
+      unimplemented(o);
+    }
+  }
+
  private:
+  // The table's entry of these names; gp-profile's names must include all of gProfiler's.
+  static const GprofilerOption* gprofiler(const std::string& names) {
+    const GprofilerOption* g = find_gprofiler_option("--" + long_name(names));
+    if (g == nullptr) return nullptr;
+    std::string ours = "," + names + ",";
+    std::string theirs = g->names;
+    for (size_t at = 0; at <= theirs.size();) {
+      size_t end = std::min(theirs.find(',', at), theirs.size());
+      if (ours.find("," + theirs.substr(at, end - at) + ",") == std::string::npos)
+        throw std::logic_error("gp-profile's " + names + " lacks gProfiler's name " +
+                               theirs.substr(at, end - at));
+      at = end + 1;
+    }
+    return g;
+  }
+  // How check.cpp checks a value of this gProfiler type (argparse's type= and choices=).
+  static ValueCheck value_check(const GprofilerOption& g) {
+    ValueCheck c;
+    std::string type = g.type;
+    if (*g.choices != '\0') {
+      c.type = ValueType::choice;
+      c.choices = split(g.choices);
+    } else if (type == "positive_integer") {
+      c.type = ValueType::positive_integer;
+    } else if (type == "nonnegative_integer") {
+      c.type = ValueType::nonnegative_integer;
+    } else if (type == "int") {
+      c.type = ValueType::integer;
+    } else if (type == "integers_list") {
+      c.type = ValueType::integers_list;
+    } else if (type.rfind("integer_range(", 0) == 0) {
+      c.type = ValueType::integer_range;
+      c.lo = std::stol(type.substr(14));
+      c.hi = std::stol(type.substr(type.find(',') + 1));
+    }
+    return c;
+  }
+  static std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    for (size_t at = 0; at <= s.size();) {
+      size_t end = std::min(s.find(',', at), s.size());
+      out.push_back(s.substr(at, end - at));
+      at = end + 1;
+    }
+    return out;
+  }
+
   static std::string long_name(const std::string& names) {
     size_t at = names.find("--");
     std::string rest = names.substr(at + 2);
@@ -134,11 +229,6 @@ void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
                "smart");
   (void)mode;
   b.flag("--no-perf", "Same as --perf-mode disabled");
-  b.unimplemented(
-      b.value("--perf-dwarf-stack-size", "--perf-dwarf-stack-size", ValueType::integer, "BYTES",
-              "Stack bytes copied per DWARF sample, <= 65528 (not implemented)", "8192"));
-  b.unimplemented(b.flag("--perf-no-memory-restart",
-                         "Do not restart perf when it uses too much memory (not implemented)"));
   b.flag("--perf-use-cgroups",
          "gp-record samples only the cgroups (v2) with the most CPU since the previous session "
          "(the first: over 1 s), instead of --pids; named in the log (-v)");
@@ -176,15 +266,11 @@ void add_runtimes(CLI::App& app, ProfileArgs& args) {
 // The Java profiler's options (gprofiler/profilers/java.py). asprof's own options go to
 // gp-runtime; the rest have no counterpart.
 void add_java(Builder& b) {
-  const std::string ni = " (not implemented)";
-  b.unimplemented(b.flag("--java-no-version-check", "Skip the JDK version check" + ni));
   b.choice("--java-async-profiler-mode", "--java-async-profiler-mode",
            {"cpu", "itimer", "alloc", "auto"},
            "async-profiler's event: cpu, itimer, auto (cpu where perf events open); alloc "
            "(Java allocations every 1e9/-f bytes, as gProfiler; otherwise as --mode allocation)",
            "auto");
-  b.unimplemented(b.range("--java-async-profiler-safemode", "--java-async-profiler-safemode", 0,
-                          0x40, "async-profiler's safemode bits" + ni, "0"));
   b.choice(
       "--java-async-profiler-features", "--java-async-profiler-features",
       {"probesp", "vtable", "comptask"},
@@ -192,46 +278,20 @@ void add_java(Builder& b) {
       "probesp,vtable", ValueType::enum_list);
   b.value("--java-async-profiler-args", "--java-async-profiler-args", ValueType::text, "ARGS",
           "More asprof options for its start command, split at spaces");
-  b.unimplemented(b.value("--java-safemode", "--java-safemode", ValueType::text, "OPTIONS",
-                          "Java safemode options; alone: all" + ni,
-                          "profiled-oom,profiled-signaled,hserr")
-                      ->expected(0, 1));
-  b.unimplemented(b.value("--java-jattach-timeout", "--java-jattach-timeout",
-                          ValueType::positive_integer, "SECONDS",
-                          "Timeout of async-profiler's commands" + ni, "30"));
-  b.unimplemented(b.range("--java-async-profiler-mcache", "--java-async-profiler-mcache", 0, 256,
-                          "async-profiler's mcache option" + ni, "30"));
-  b.unimplemented(b.flag("--java-collect-spark-app-name-as-appid",
-                         "Add the Spark application's name to the appid" + ni));
-  b.unimplemented(b.flag("--java-async-profiler-no-report-meminfo",
-                         "Do not collect async-profiler's meminfo" + ni));
-  b.unimplemented(b.value("--java-collect-jvm-flags", "--java-collect-jvm-flags", ValueType::text,
-                          "FLAGS", "JVM flags to collect: default, all, none or a list" + ni,
-                          "default")
-                      ->expected(0, 1));
-  b.unimplemented(b.flag("--java-full-hserr", "Log whole hs_err files" + ni));
-  b.unimplemented(b.flag("--java-include-method-modifiers", "Add method modifiers to frames" + ni));
-  b.unimplemented(b.choice("--java-line-numbers", "--java-line-numbers",
-                           {"none", "line-of-function"}, "Line numbers in Java frames" + ni,
-                           "none"));
-  b.unimplemented(b.flag("--java-collect-thread-names", "Record thread names per sample" + ni));
+  b.value("--java-jattach-timeout", "--java-jattach-timeout", ValueType::positive_integer,
+          "SECONDS",
+          "Seconds each jcmd (JFR) or asprof command may take; past it the JVM's profile is "
+          "an error frame");
+  b.flag("--java-include-method-modifiers",
+         "Java frames start with the method's modifiers ('private static "
+         "Fibonacci.fibonacci(I)J_[j]'; JFR only: asprof has no such option)");
 }
 
 void add_python_php(Builder& b) {
-  const std::string ni = " (not implemented)";
   b.flag("--no-python-versions",
          "Python frames without '[pkg==ver]': by default a frame of an installed package reads "
          "'func (file.py:12 [pkg==1.0])', one of the standard library "
          "'[standard-library==3.11.2]'");
-  b.unimplemented(b.value("--pyperf-user-stacks-pages", "--pyperf-user-stacks-pages",
-                          ValueType::nonnegative_integer, "N", "PyPerf's native stack pages" + ni));
-  b.unimplemented(b.flag("--python-pyperf-verbose", "PyPerf in verbose mode" + ni));
-  b.unimplemented(b.list("--python-pyspy-process", "--python-pyspy-process",
-                         ValueType::integers_list, "PID,...",
-                         "Profile these processes with py-spy even if not seen as Python" + ni));
-  b.unimplemented(b.value("--python-skip-pyperf-profiler-above",
-                          "--python-skip-pyperf-profiler-above", ValueType::positive_integer, "N",
-                          "No PyPerf above N Python processes" + ni, "0"));
   b.value("--php-proc-filter", "--php-proc-filter", ValueType::text, "REGEX",
           "PHP processes to profile: those whose comm matches this extended regex, as phpspy's "
           "'pgrep' does ('php' for the CLI)",
@@ -239,14 +299,11 @@ void add_python_php(Builder& b) {
 }
 
 void add_events_and_deprecated(Builder& b) {
-  const std::string ni = " (not implemented)";
   b.value("--perf-event", "--perf-event", ValueType::text, "EVENT",
           "Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, "
           "cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)");
   b.value("--perf-event-period", "--perf-event-period", ValueType::integer, "N",
           "Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)");
-  b.unimplemented(b.value("--hw-events-file", "--hw-events-file", ValueType::text, "FILE",
-                          "JSON definitions of PMU events (with --perf-event)" + ni));
   // gProfiler's deprecated no-ops: accepted and ignored, as gProfiler does.
   b.value("--spark-sample-period", "--spark-sample-period", ValueType::integer, "SECONDS",
           "Deprecated, ignored", "120");
@@ -298,7 +355,6 @@ void add_connectivity(Builder& b, CLI::App& app, ProfileArgs& args) {
 }
 
 void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
-  const std::string ni = " (not implemented)";
   b.flag("--log-usage",
          "Log the CPU time and memory gp-profile and its children used, after each session");
   b.flag("--dont-disable-core-files", "Let the profilers gp-profile starts dump core");
@@ -344,7 +400,9 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.flag("--profile-spawned-processes",
          "Also profile processes that start during a session (default: only those running at "
          "its start)");
-  b.unimplemented(b.flag("--diagnostics", "Log extra diagnostics" + ni));
+  b.flag("--diagnostics",
+         "After a session, at most every 15 minutes, log (-v) the running processes and the "
+         "kernel log's last 100 lines");
   gp::cli::hint_value(b.value("--heartbeat-file", "--heartbeat-file", ValueType::text, "FILE",
                               "Touched as each --continuous session starts"),
                       ValueHint::file);
@@ -353,12 +411,6 @@ void add_process(Builder& b, CLI::App& app, ProfileArgs& args) {
          "seconds, start/stop commands acknowledged (needs -u, --token, --service-name)");
   b.value("--heartbeat-interval", "--heartbeat-interval", ValueType::positive_integer, "SECONDS",
           "Seconds between heartbeats", "30");
-  b.unimplemented(b.flag("--enable-hw-metrics-collection", "PerfSpect metrics" + ni));
-  b.unimplemented(b.value("--perfspect-path", "--perfspect-path", ValueType::text, "FILE",
-                          "PerfSpect binary" + ni));
-  b.unimplemented(b.value("--perfspect-duration", "--perfspect-duration",
-                          ValueType::positive_integer, "SECONDS", "PerfSpect's duration" + ni,
-                          "60"));
 }
 
 void add_subcommands(CLI::App& app, ProfileArgs& args) {
@@ -394,6 +446,7 @@ void add_cli(CLI::App& app, ProfileArgs& args) {
   add_process(b, app, args);
   add_subcommands(app, args);
   gp::cli::add_common_options(app, args.common);
+  b.add_rest();
   app.final_callback([&app, &args] {
     auto* gen = app.get_option_no_throw("--generate-completion");
     if (gen != nullptr && gen->count() > 0) return;  // only prints completions

@@ -71,7 +71,8 @@ struct ProfileArgs {
   long heartbeat_interval_s = 30;
   std::string heartbeat_file;
   bool disable_core_files = true;
-  bool log_usage = false;  // --log-usage: CPU and memory used, logged after each session
+  bool log_usage = false;    // --log-usage: CPU and memory used, logged after each session
+  bool diagnostics = false;  // --diagnostics: processes and kernel log (-v), every 15 min
   bool pid_ns_check = true;
   // Subcommands.
   bool upload_file = false;

@@ -19,6 +19,7 @@
 #include "gp/fold/external_metadata.h"
 #include "gp/profile/agent.h"
 #include "gp/profile/child.h"
+#include "gp/profile/diagnostics.h"
 #include "gp/profile/instance.h"
 #include "gp/profile/usage.h"
 #include "gp/runtime/work_dir.h"
@@ -128,6 +129,17 @@ void touch(const std::string& path, Log& log) {
 
 // Sessions with options `o` until `stop` (SIGTERM/SIGINT, or a heartbeat's stop command); one
 // without --continuous.
+// Calls f with each line of text (without its newline).
+template <typename F>
+void for_each_line(const std::string& text, F f) {
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    f(std::string_view(text).substr(at, end - at));
+    at = end + 1;
+  }
+}
+
 int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
                  const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id) {
@@ -144,6 +156,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
   int failures = 0;
   std::optional<gp::profile::UsageLog> usage;  // --log-usage
   if (args.log_usage) usage.emplace();
+  std::chrono::steady_clock::time_point last_diagnostics;  // --diagnostics
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
     // gProfiler's cycle ids: the run's id for a single session, a new one per continuous one.
@@ -152,6 +165,16 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     if (o.continuous && !args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     auto outcome = run_session(context, number);
     if (usage) log.info(0, usage->cycle());
+    if (args.diagnostics && (number == 1 || std::chrono::steady_clock::now() - last_diagnostics >=
+                                                gp::profile::kDiagnosticsInterval)) {
+      // gProfiler's log_diagnostics, at debug level; the listings stay local, as gProfiler sends
+      // them with no_extra_to_server.
+      last_diagnostics = std::chrono::steady_clock::now();
+      log.info_local(1, "Running processes:");
+      for_each_line(gp::profile::process_listing(), [&](auto line) { log.info_local(1, line); });
+      log.info_local(1, "Kernel log:");
+      for_each_line(gp::profile::kernel_log_tail(), [&](auto line) { log.info_local(1, line); });
+    }
     log.set_cycle_id(std::nullopt);
     if (outcome == SessionOutcome::stopped || stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;

@@ -248,7 +248,10 @@ Recorded record(const Session& s) {
   const std::string sys_path = (s.dir / "system.gpa").string();
   const std::string rt_path = (s.dir / "runtime.gpa").string();
   const auto& tools = s.c.tools;
-  std::string record_tool = tools.record;
+  // This session's options may turn off what the run's found (a heartbeat command's
+  // profiling_mode allocation: Java only, no gp-record).
+  std::string record_tool = gp::profile::system_enabled(o) ? tools.record : "";
+  const std::string runtime_tool = gp::profile::runtimes_enabled(o) ? tools.runtime : "";
   if (o.skip_system_above > 0 && !record_tool.empty()) {
     // gProfiler's --skip-system-profilers-above: perf is not started on a host this crowded.
     size_t processes = gp::proc::list_processes("/proc").size();
@@ -260,7 +263,7 @@ Recorded record(const Session& s) {
     }
   }
   const std::string sys_consequence =
-      tools.runtime.empty() ? "no profile this time" : "this profile has runtime stacks only";
+      runtime_tool.empty() ? "no profile this time" : "this profile has runtime stacks only";
   gp::profile::Options record_options = o;
   if (s.c.cgroups != nullptr && !record_tool.empty()) {
     record_options.cgroups = s.c.cgroups->top(
@@ -294,8 +297,8 @@ Recorded record(const Session& s) {
                                gp::profile::record_command(record_options, sys_path), sys_path,
                                duration + kRecordSlack, sys_consequence);
   Recorder rt = make_recorder(
-      tools.runtime, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,
-      tools.record.empty() ? "no profile this time" : "this profile has system stacks only");
+      runtime_tool, gp::profile::runtime_command(o, rt_path), rt_path, duration + kRuntimeSlack,
+      record_tool.empty() ? "no profile this time" : "this profile has system stacks only");
   auto wall_start = std::chrono::system_clock::now();
   launch(s, sys);
   launch(s, rt);

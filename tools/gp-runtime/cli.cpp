@@ -106,6 +106,15 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_option("--java-async-profiler-args", args.ap_args,
                  "More asprof options, split at spaces (e.g. '--cstack dwarf -j 512')")
       ->type_name("ARGS");
+  app.add_option("--java-jattach-timeout", args.jattach_timeout,
+                 "Seconds each jcmd or asprof command may take before it is abandoned and the "
+                 "JVM reported failed (gProfiler's --java-jattach-timeout)")
+      ->type_name("SECONDS")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 86400u));
+  app.add_flag("--java-include-method-modifiers", args.method_modifiers,
+               "Java frames under JFR start with the method's modifiers, as gProfiler's "
+               "'private static Fibonacci.fibonacci(I)J_[j]' (asprof has no such option)");
   app.add_option("--alloc-interval", args.alloc_interval,
                  "Profile Java allocations instead of CPU time, one sample per BYTES allocated, "
                  "stacks weighted in bytes with the allocated class as leaf (gProfiler's --mode "

@@ -37,7 +37,9 @@ struct RuntimeArgs {
   std::string ap_args;                                        // more asprof options
   std::vector<std::string> app_id_args_filters;               // Java appid: JVM options to add
   std::string php_proc_filter = "php-fpm";
-  uint64_t alloc_interval = 0;  // bytes; gProfiler's --mode allocation (0: CPU time)
+  uint64_t alloc_interval = 0;    // bytes; gProfiler's --mode allocation (0: CPU time)
+  unsigned jattach_timeout = 30;  // seconds; gProfiler's --java-jattach-timeout
+  bool method_modifiers = false;  // gProfiler's --java-include-method-modifiers (JFR)
   double grace = 15;
   gp::cli::CommonArgs common;
 };

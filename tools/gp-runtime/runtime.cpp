@@ -91,6 +91,8 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   for (const auto& f : a.app_id_args_filters) o.app_id_args_filters.emplace_back(f);
   o.async_profiler.event = a.ap_mode;
   o.alloc_interval = a.alloc_interval;
+  o.java_attach_timeout = std::chrono::seconds(a.jattach_timeout);
+  o.java_method_modifiers = a.method_modifiers;
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)
     if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler

@@ -147,6 +147,10 @@ Command runtime_command(const Options& o, const std::string& out) {
     if (!o.ap_features.empty())
       c.args.insert(c.args.end(), {"--java-async-profiler-features", o.ap_features});
     if (!o.ap_args.empty()) c.args.insert(c.args.end(), {"--java-async-profiler-args", o.ap_args});
+    if (o.java_jattach_timeout_s != 30)
+      c.args.insert(c.args.end(),
+                    {"--java-jattach-timeout", std::to_string(o.java_jattach_timeout_s)});
+    if (o.java_method_modifiers) c.args.push_back("--java-include-method-modifiers");
     for (const auto& f : o.app_id_args_filters)
       c.args.insert(c.args.end(), {"--app-id-args-filter", f});
   }

@@ -111,6 +111,8 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.python_versions = o.python_versions;
   s->params.async_profiler = o.async_profiler;
   s->params.alloc_interval = o.alloc_interval;
+  s->params.attach_timeout = o.java_attach_timeout;
+  s->params.method_modifiers = o.java_method_modifiers;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;

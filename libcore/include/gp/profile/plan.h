@@ -48,9 +48,9 @@ struct Options {
   bool application_identifiers = true;  // false: --disable-application-identifiers
   bool application_metadata = true;     // false: --disable-application-metadata
   std::string profile_api_version = "v2";
-  bool truncated_marker = true;             // false: gp-fold --no-truncated-marker
-  bool insert_dso_name = false;             // true: gp-fold --insert-dso-name
-  bool profile_spawned_processes = false;   // gProfiler's default: only the session's processes
+  bool truncated_marker = true;            // false: gp-fold --no-truncated-marker
+  bool insert_dso_name = false;            // true: gp-fold --insert-dso-name
+  bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
   // --python-mode pyperf: Python frames walked by gp-record (--python-frames), not gp-runtime.
   bool python_frames = false;
   bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
@@ -75,6 +75,8 @@ struct Options {
       cgroups;  // --skip-system-profilers-above: no gp-record above N processes
   // gProfiler's --java-async-profiler-mode/-features/-args, for gp-runtime; "" when not given.
   std::string ap_mode, ap_features, ap_args;
+  unsigned java_jattach_timeout_s = 30;  // --java-jattach-timeout: each jcmd / asprof command
+  bool java_method_modifiers = false;    // --java-include-method-modifiers (JFR frames)
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
   bool container_names = true;                   // false: --disable-container-names
   bool metadata_collection = true;               // false: --disable-metadata-collection

@@ -68,6 +68,10 @@ struct SessionParams {
   // gProfiler's allocation mode (Java only): the bytes between two allocation samples, and the
   // stacks' counts are bytes allocated. 0: CPU profiling at frequency_hz.
   uint64_t alloc_interval = 0;
+  // Java: gProfiler's --java-jattach-timeout, the limit of each jcmd / asprof command.
+  std::chrono::seconds attach_timeout{30};
+  // Java under JFR: gProfiler's --java-include-method-modifiers ("private static C.m(I)J").
+  bool method_modifiers = false;
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields

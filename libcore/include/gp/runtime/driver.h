@@ -65,6 +65,8 @@ struct DriverOptions {
   // gProfiler's --mode allocation: Java allocations, one sample per this many bytes, weighted in
   // bytes; the header's metadata says profiling_mode "allocation". 0: CPU profiling.
   uint64_t alloc_interval = 0;
+  std::chrono::seconds java_attach_timeout{30};  // gProfiler's --java-jattach-timeout
+  bool java_method_modifiers = false;            // gProfiler's --java-include-method-modifiers
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
   // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the

@@ -28,8 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kAsprofTimeout = 30s;  // gProfiler's --java-jattach-timeout default
-constexpr auto kAgentSlack = 30s;     // gProfiler's timeout=<duration+30>
+constexpr auto kAgentSlack = 30s;  // gProfiler's timeout=<duration+30>
 constexpr uint64_t kMaxOutputBytes = 512ull << 20;
 
 std::string find_asprof() {
@@ -57,14 +56,16 @@ std::vector<std::string> output_options(const std::string& file) {
 
 class Asprof {
  public:
-  Asprof(std::string exe, pid_t pid) : exe_(std::move(exe)), pid_(pid) {}
+  // `timeout`: gProfiler's --java-jattach-timeout, the limit of each asprof command.
+  Asprof(std::string exe, pid_t pid, std::chrono::seconds timeout)
+      : exe_(std::move(exe)), pid_(pid), timeout_(timeout) {}
   Status run(const std::string& action, const std::vector<std::string>& options,
              std::stop_token stop, std::string* problem_text = nullptr) {
     ToolCommand spec;
     spec.argv = {exe_, action};
     spec.argv.insert(spec.argv.end(), options.begin(), options.end());
     spec.argv.push_back(std::to_string(pid_));
-    spec.timeout = kAsprofTimeout;
+    spec.timeout = timeout_;
     auto r = run_tool(spec, stop);
     if (!r) return r.error();
     if (r->exit_code == 0) return ok_status();
@@ -75,6 +76,7 @@ class Asprof {
  private:
   std::string exe_;
   pid_t pid_;
+  std::chrono::seconds timeout_;
 };
 
 std::vector<std::string> start_options(const SessionParams& params, const std::string& file) {
@@ -131,7 +133,7 @@ class AsyncProfilerAdapter final : public Adapter {
                                  "ap-" + std::to_string(jvm->pid), jvm->owner);
     if (!dir) return failed(*jvm, name(), dir.error().message);
     // asprof switches to the JVM's user and namespaces itself (jattach), so it runs as gp.
-    Asprof asprof(exe, jvm->pid);
+    Asprof asprof(exe, jvm->pid, params.attach_timeout);
     std::string file = dir->target_path("collapsed.txt");
     Status started = start(asprof, params, file, stop);
     if (!started) {

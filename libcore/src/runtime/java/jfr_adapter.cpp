@@ -23,7 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kJcmdTimeout = 30s;  // gProfiler's --java-jattach-timeout default
 constexpr auto kJfrPrintTimeout = 180s;
 constexpr auto kRecordingSlack = 60s;  // JFR ends the recording itself this long after the session
 constexpr uint64_t kMaxRecordingBytes = 1ull << 30;
@@ -113,8 +112,9 @@ std::string jcmd_problem(const ToolCommand& spec, const RunResult& r) {
 
 class JfrSession {
  public:
-  JfrSession(const JvmProcess& jvm, std::string jcmd, std::optional<Credentials> as_user)
-      : jvm_(jvm), jcmd_(std::move(jcmd)), as_user_(as_user) {
+  JfrSession(const JvmProcess& jvm, std::string jcmd, std::optional<Credentials> as_user,
+             std::chrono::seconds timeout)
+      : jvm_(jvm), jcmd_(std::move(jcmd)), as_user_(as_user), timeout_(timeout) {
     name_ = "gp-runtime-" + std::to_string(getpid()) + "-" + std::to_string(jvm.pid);
   }
   // Status with jcmd's reason on failure; `expect` is the sentence of a success.
@@ -123,7 +123,7 @@ class JfrSession {
     ToolCommand spec;
     spec.argv = {jcmd_, "-J-XX:-UsePerfData", std::to_string(jvm_.pid)};
     spec.argv.insert(spec.argv.end(), command.begin(), command.end());
-    spec.timeout = kJcmdTimeout;
+    spec.timeout = timeout_;
     spec.as_user = as_user_;
     auto r = run_tool(spec, stop);
     if (!r) return r.error();
@@ -144,12 +144,14 @@ class JfrSession {
   const JvmProcess& jvm_;
   std::string jcmd_;
   std::optional<Credentials> as_user_;
+  std::chrono::seconds timeout_;  // gProfiler's --java-jattach-timeout
   std::string name_;
 };
 
 // `jfr print --json` of the recording into stacks.
 Status read_recording(const JvmProcess& jvm, const std::string& recording,
-                      const std::string& json_path, bool allocation, Profile& out) {
+                      const std::string& json_path, bool allocation, const JfrFrameStyle& style,
+                      Profile& out) {
   auto tools = jdk_tool_candidates(jvm, "jfr");
   if (tools.empty())
     return make_error("the JDK's jfr tool was not found (not in the JVM's JDK, not on PATH)");
@@ -166,7 +168,8 @@ Status read_recording(const JvmProcess& jvm, const std::string& recording,
   if (r->exit_code != 0) return make_error("jfr print: " + describe_failure(spec, *r));
   std::ifstream in(json_path, std::ios::binary);
   StackTable table;
-  auto stats = read_jfr_json(in, table, allocation ? JfrEvents::allocation : JfrEvents::execution);
+  auto stats =
+      read_jfr_json(in, table, allocation ? JfrEvents::allocation : JfrEvents::execution, style);
   if (!stats) return make_error("jfr print: " + stats.error().message);
   if (stats->truncated > 0) {
     out.warnings.push_back(std::to_string(stats->truncated) + " of " +
@@ -209,7 +212,7 @@ class JfrAdapter final : public Adapter {
     if (auto st = dir->write_file("gp.jfc", settings); !st) {
       return failed(*jvm, name(), st.error().message);
     }
-    JfrSession session(*jvm, jcmds.front(), *identity);
+    JfrSession session(*jvm, jcmds.front(), *identity, params.attach_timeout);
     Status started = session.start(*dir, params.duration, stop);
     if (!started) {
       (void)session.stop();  // the JVM may have started it before jcmd timed out or was stopped
@@ -235,8 +238,10 @@ class JfrAdapter final : public Adapter {
       return failed(jvm, name(), "no recording from JFR.stop: " + st.error().message);
     }
     dir.remove("rec.jfr");
+    JfrFrameStyle style;
+    style.method_modifiers = params.method_modifiers;
     Status read =
-        read_recording(jvm, base + ".jfr", base + ".json", params.alloc_interval > 0, out);
+        read_recording(jvm, base + ".jfr", base + ".json", params.alloc_interval > 0, style, out);
     unlink((base + ".jfr").c_str());
     unlink((base + ".json").c_str());
     if (!read) return failed(jvm, name(), read.error().message);

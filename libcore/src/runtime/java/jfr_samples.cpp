@@ -78,16 +78,34 @@ std::string java_frame_name(std::string_view class_name, std::string_view method
   return out;
 }
 
-Frame jfr_frame(const json::Value& frame) {
+std::string java_method_modifiers(int64_t flags) {
+  // JVMS table 4.6-A's method flags, in the order java.lang.reflect.Modifier.toString writes them.
+  static constexpr std::pair<int64_t, const char*> kFlags[] = {
+      {0x0001, "public"},       {0x0004, "protected"}, {0x0002, "private"},
+      {0x0400, "abstract"},     {0x0008, "static"},    {0x0010, "final"},
+      {0x0020, "synchronized"}, {0x0100, "native"},    {0x0800, "strictfp"}};
+  std::string out;
+  for (const auto& [bit, word] : kFlags) {
+    if ((flags & bit) != 0) out.append(word).push_back(' ');
+  }
+  return out;
+}
+
+Frame jfr_frame(const json::Value& frame, const JfrFrameStyle& style) {
   Frame f;
   const json::Value* method = frame.find("method");
   std::string cls, name, descriptor;
+  int64_t modifiers = 0;
   if (method != nullptr) {
     if (const json::Value* type = method->find("type")) cls = type->get_string("name");
     name = method->get_string("name");
     descriptor = method->get_string("descriptor");
+    if (const json::Value* m = method->find("modifiers"); m != nullptr && m->is_number())
+      modifiers = m->as_int(0);
   }
   f.name = cls.empty() && name.empty() ? "[unknown]" : java_frame_name(cls, name, descriptor);
+  if (style.method_modifiers && f.name != "[unknown]")
+    f.name = java_method_modifiers(modifiers) + f.name;
   f.kind =
       frame.get_string("type") == "Inlined" ? model::FrameKind::inlined : model::FrameKind::java;
   if (const json::Value* line = frame.find("lineNumber"); line != nullptr && line->is_number()) {
@@ -100,7 +118,8 @@ Frame jfr_frame(const json::Value& frame) {
 namespace {
 
 // The event's stack, root first, with the thread named in `thread_key`; count 1.
-Result<Stack> event_stack(const json::Value& event, std::string_view thread_key) {
+Result<Stack> event_stack(const json::Value& event, std::string_view thread_key,
+                          const JfrFrameStyle& style) {
   const json::Value* values = event.find("values");
   const json::Value* frames = values ? path(*values, {"stackTrace", "frames"}) : nullptr;
   if (frames == nullptr || !frames->is_array()) return make_error("event without a stack trace");
@@ -114,7 +133,7 @@ Result<Stack> event_stack(const json::Value& event, std::string_view thread_key)
   }
   // JFR lists the leaf first; gp stacks are root first.
   for (auto it = frames->items.rbegin(); it != frames->items.rend(); ++it) {
-    s.frames.push_back(jfr_frame(*it));
+    s.frames.push_back(jfr_frame(*it, style));
   }
   return s;
 }
@@ -125,7 +144,9 @@ constexpr std::string_view kOutsideTlab = "jdk.ObjectAllocationOutsideTLAB";
 
 }  // namespace
 
-Result<Stack> jfr_sample(const json::Value& event) { return event_stack(event, "sampledThread"); }
+Result<Stack> jfr_sample(const json::Value& event, const JfrFrameStyle& style) {
+  return event_stack(event, "sampledThread", style);
+}
 
 std::string java_class_name(std::string_view internal) {
   size_t dims = 0;
@@ -171,14 +192,14 @@ std::string java_class_name(std::string_view internal) {
   return out;
 }
 
-Result<Stack> jfr_allocation(const json::Value& event) {
+Result<Stack> jfr_allocation(const json::Value& event, const JfrFrameStyle& style) {
   std::string type = event.get_string("type");
   const char* weight_key = type == kAllocationSample ? "weight"
                            : type == kInNewTlab      ? "tlabSize"
                            : type == kOutsideTlab    ? "allocationSize"
                                                      : nullptr;
   if (weight_key == nullptr) return make_error("not an allocation event: " + type);
-  auto s = event_stack(event, "eventThread");
+  auto s = event_stack(event, "eventThread", style);
   if (!s) return s.error();
   const json::Value* values = event.find("values");
   const json::Value* weight = values->find(weight_key);
@@ -195,7 +216,8 @@ Result<Stack> jfr_allocation(const json::Value& event) {
   return s;
 }
 
-Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table, JfrEvents which) {
+Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table, JfrEvents which,
+                                   const JfrFrameStyle& style) {
   JfrReadStats stats, tlab_stats;
   StackTable tlab_table;  // TLAB events, kept unless the recording has sampled allocations
   EventSplitter splitter;
@@ -210,7 +232,8 @@ Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table, JfrEvent
     bool wanted = which == JfrEvents::execution ? type == "jdk.ExecutionSample"
                                                 : tlab || type == kAllocationSample;
     if (!wanted) return;
-    auto stack = which == JfrEvents::execution ? jfr_sample(*event) : jfr_allocation(*event);
+    auto stack =
+        which == JfrEvents::execution ? jfr_sample(*event, style) : jfr_allocation(*event, style);
     JfrReadStats& st = tlab ? tlab_stats : stats;
     if (!stack) {
       ++st.bad;

@@ -25,13 +25,24 @@ namespace gp::runtime::java {
 std::string java_frame_name(std::string_view class_name, std::string_view method,
                             std::string_view descriptor);
 
+// How frames are named.
+struct JfrFrameStyle {
+  // gProfiler's --java-include-method-modifiers: the method's modifiers first, in Java's order
+  // ("private static Fibonacci.fibonacci(I)J").
+  bool method_modifiers = false;
+};
+
+// A method's access flags (JVMS 4.6) as Java source spells them, in java.lang.reflect.Modifier's
+// order: "private static " for 0x000a; "" for none.
+std::string java_method_modifiers(int64_t flags);
+
 // One element of stackTrace.frames: its name and kind (JFR's "Inlined" → inlined, as
 // async-profiler's `ann` marks it "_[i]"; "Interpreted", "JIT compiled", "Native" → java).
-Frame jfr_frame(const json::Value& frame);
+Frame jfr_frame(const json::Value& frame, const JfrFrameStyle& style = {});
 
 // One jdk.ExecutionSample event object → a root-first stack with count 1 (tid = the OS thread
 // id, thread_name = the Java name). Error when the event has no stack trace.
-Result<Stack> jfr_sample(const json::Value& event);
+Result<Stack> jfr_sample(const json::Value& event, const JfrFrameStyle& style = {});
 
 // "[B" → "byte[]", "[[Ljava/lang/String;" → "java.lang.String[][]", "java/lang/String" →
 // "java.lang.String": a JVM class name as async-profiler names allocated classes (dotted, as
@@ -43,7 +54,7 @@ std::string java_class_name(std::string_view internal);
 // thread allocated since its previous sample), jdk.ObjectAllocationInNewTLAB by `tlabSize`,
 // jdk.ObjectAllocationOutsideTLAB by `allocationSize`. The class frame is marked as
 // async-profiler's alloc event marks it: inlined ("_[i]") in a TLAB, kernel ("_[k]") outside.
-Result<Stack> jfr_allocation(const json::Value& event);
+Result<Stack> jfr_allocation(const json::Value& event, const JfrFrameStyle& style = {});
 
 // The events read_jfr_json reads.
 enum class JfrEvents {
@@ -60,6 +71,7 @@ struct JfrReadStats {
 
 // Streams `jfr print --json` output into `table`. Error when the text is not such output.
 Result<JfrReadStats> read_jfr_json(std::istream& in, StackTable& table,
-                                   JfrEvents which = JfrEvents::execution);
+                                   JfrEvents which = JfrEvents::execution,
+                                   const JfrFrameStyle& style = {});
 
 }  // namespace gp::runtime::java
