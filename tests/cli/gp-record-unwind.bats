@@ -299,17 +299,27 @@ record_short_runs() {
 # replaced the old (whose user registers point into a stack that is gone) and in an exit's
 # teardown of the address space have no user stack left to walk: they are left out.
 selected_whole() {
+  selected_whole_share "$1"
+  # A copy taken in the loader's first instructions can hold every frame down to ld.so's _start
+  # and still end marked [truncated] (the walk found no end marker above _start): its frames are
+  # all there, so it is not counted here. ld.so's lazy binder (_dl_runtime_resolve_*, entered
+  # from a PLT entry at a function's first call) realigns the stack and names its CFA by rbx, a
+  # rule the walker does not follow: a sample there is cut, counted as
+  # unwind.truncated.unsupported (about one sample in 2,000 of a program's first second). Any
+  # other [truncated] root fails.
+  run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" | grep -vE '^[^;]*;\\[truncated\\];(_start;_dl_start;|_dl_runtime_resolve)' || true" "$OUT/selected"
+  assert_output ''
+}
+
+# Fails unless at least $1 per mille of the samples in $OUT/selected are whole from their
+# process's start (the samples with no user stack left to walk left out, as above).
+selected_whole_share() {
   local permille
   grep -vE '__x64_sys_execve_\[k\]|exit_mmap_\[k\]' "$OUT/selected" >"$OUT/walkable" || true
   mv "$OUT/walkable" "$OUT/selected"
   permille=$(whole_permille <"$OUT/selected")
   [ "$permille" -ge "$1" ] || fail "only $permille per mille of the samples are whole stacks: $(sort -t' ' -k2 -nr "$OUT/selected" | head -8)
 $(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
-  # A copy taken in the loader's first instructions can hold every frame down to ld.so's _start
-  # and still end marked [truncated] (the walk found no end marker above _start): its frames are
-  # all there, so it is not counted here; any other [truncated] root fails.
-  run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" | grep -vE '^[^;]*;\\[truncated\\];_start;_dl_start;' || true" "$OUT/selected"
-  assert_output ''
 }
 
 @test "50 processes without frame pointers that live 30 ms: copies of their first samples are unwound whole, never with a wrong root" {
@@ -338,6 +348,36 @@ def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
 end = time.monotonic() + 2
 while time.monotonic() < end: fib(18)'
   selected_whole 995
+}
+
+@test "Debian's gzip -9 of 5 MB is whole from its first sample, none under [truncated]" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gzip
+  head -c 4000000 /dev/urandom | base64 >"$OUT/input"
+  record_while gzip '' sh -c 'exec gzip -9 -c "$0" >/dev/null' "$OUT/input"
+  selected_whole 995
+}
+
+@test "Debian's perl running for 1 s of CPU is whole from its first sample, none under [truncated]" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command perl
+  record_while perl '' perl -e '$x++ while (times)[0] < 1'
+  selected_whole 995
+}
+
+@test "a process that maps libLLVM (bpftrace) is whole from its first sample in 97.5% of its samples" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command bpftrace
+  ldd "$(command -v bpftrace)" | grep -q libLLVM || skip "this bpftrace does not link libLLVM"
+  # Its start runs libLLVM's static constructors, called by ld.so's _dl_init from its entry
+  # point (no FDE covers it): the copies of its first samples end there, as the BPF walk does.
+  # Measured here: 988-993 per mille whole; the rest is marked [truncated] (the lazy binder's
+  # rbx-based CFA, a few reads of its stack that fail).
+  record_while bpftrace '' sh -c "exec bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1"
+  selected_whole_share 975
 }
 
 @test "a library loaded with dlopen is whole from its first sample, none under [truncated]" {
