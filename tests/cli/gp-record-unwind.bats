@@ -382,13 +382,15 @@ while time.monotonic() < end: fib(18)'
   selected_whole_share 975
 }
 
-@test "Debian's openssl speed sha256 (libcrypto's hand-written assembly) is 99% whole" {
+@test "Debian's openssl speed sha256 (libcrypto's hand-written assembly) is 98% whole" {
   # bats test_tags=root,bpf
   require_root_bpf
   require_command openssl
-  # One block size for 2 s (without -bytes, six sizes take 2 s each).
+  # One block size for 2 s (without -bytes, six sizes take 2 s each). Measured here: 988-999 per
+  # mille; on a host loaded ~7 runnable tasks per CPU it gets ~300 samples, of which 1-4 are cut
+  # ([truncated] in libcrypto, or a sample at the stripped executable's entry point).
   record_while openssl '' sh -c 'exec openssl speed -seconds 2 -bytes 8192 sha256 >/dev/null 2>&1'
-  selected_whole_share 990
+  selected_whole_share 980
 }
 
 @test "a library loaded with dlopen is whole from its first sample, none under [truncated]" {
