@@ -62,7 +62,10 @@
 #           mapping whose table was not loaded yet); for the copies: samples copied, their
 #           bytes per second, copies that fell back, and the deferred path's cost per copied
 #           sample: BPF ns (run time over the copying recorder's program minus the other's, per
-#           copy) and the recorder's own CPU ns (the same difference).
+#           copy) and the recorder's own CPU ns (the same difference); the time from a new
+#           process's mappings handed to the table loader to its first tables loaded (median,
+#           p95: unwind.first_load_us). Run twice: with the table cache cold (emptied), then
+#           warm (as the cold run left it).
 #   rss     gp-record --unwind dwarf -F 99's RSS every 30 s (every 10 s under 3 minutes) over
 #           -L MINUTES (default 2; 10 for the full figure) of steady load (one busy process per
 #           core at nice 19) and churn (a new process of a few different binaries ~10/s).
@@ -525,16 +528,20 @@ whole_of_comms() {
   echo "$sw $st $scut"
 }
 
+# $1: cold (the recorders start with an empty table cache) or warm (the cache the cold round
+# left).
 first_samples_part() {
-  local hz=$first_hz s pids=() ns0=() runs0=() cpu0=() ns1=() runs1=() cpu1=() j w0 w1
+  local hz=$first_hz s pids=() ns0=() runs0=() cpu0=() ns1=() runs1=() cpu1=() j w0 w1 cache=$1
   cc -O2 -g -fomit-frame-pointer -fno-inline -o "$tmp/shortlived_nofp" "$root/tests/fixtures/src/shortlived.c"
   head -c 2M "$tmp/text" >"$tmp/gz2m"
   rm -f "$tmp"/big?
+  [ "$cache" = warm ] || rm -rf "$tmp/unwind-cache"
   sysctl -qw kernel.bpf_stats_enabled=1
-  "$bin/gp-record" -v -F "$hz" --unwind dwarf -o "$tmp/first-copies.gpa" 2>"$tmp/first-copies.err" &
+  "$bin/gp-record" -v -F "$hz" --unwind dwarf --unwind-cache "$tmp/unwind-cache" -o "$tmp/first-copies.gpa" \
+    2>"$tmp/first-copies.err" &
   pids+=($!)
-  "$bin/gp-record" -v -F $((hz - 2)) --unwind dwarf --unwind-copies 0 -o "$tmp/first-nocopies.gpa" \
-    2>"$tmp/first-nocopies.err" &
+  "$bin/gp-record" -v -F $((hz - 2)) --unwind dwarf --unwind-copies 0 --unwind-cache "$tmp/unwind-cache" \
+    -o "$tmp/first-nocopies.gpa" 2>"$tmp/first-nocopies.err" &
   pids+=($!)
   sampler_pid=${pids[*]}
   for j in 0 1; do wait_attached "${pids[j]}"; done
@@ -555,7 +562,8 @@ first_samples_part() {
   sleep 2  # the last copies' drain
   stop_sampler
   sysctl -qw kernel.bpf_stats_enabled="$bpf_stats_before"
-  printf 'first samples: gp-record --unwind dwarf with stack copies and with --unwind-copies 0 at once, whole system, %d Hz,\n' "$hz"
+  printf 'first samples, table cache %s: gp-record --unwind dwarf with stack copies and with --unwind-copies 0 at once, whole system, %d Hz,\n' \
+    "$cache" "$hz"
   printf '  %ss of an FP-less 30-ms program ~10/s, and bpftrace (libLLVM), python3 (1 s), gzip -9 (2 MB), perl (1 s) once each\n' \
     "$record_seconds"
   printf '%-12s %22s %22s %10s %24s\n' "recorder" "short: whole (trunc.)" "big: whole (trunc.)" "samples" "before tables (+pending)"
@@ -588,11 +596,21 @@ first_samples_part() {
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.truncated)" \
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.without_tables)" \
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.pending_mapping)"
+  printf 'time to tables (copies recorder; from a new process'"'"'s mappings handed to the loader, after its announcement was\n'
+  printf '  read and its mappings snapshot, to its first tables loaded): median %s us, p95 %s us, over %s processes;\n' \
+    "$(session_counter "$tmp/first-copies.err" unwind.first_load_us.p50)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.first_load_us.p95)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.first_loads)"
+  printf '  tables built %s, from the cache %s\n' "$(session_counter "$tmp/first-copies.err" unwind.tables.built)" \
+    "$(session_counter "$tmp/first-copies.err" unwind.tables.cache_hits)"
   echo "(whole: the root is _start, clone3 or a stripped executable's caller of __libc_start_main; the copies' counts"
   echo " include the whole system's new processes, the recorders' start-up excluded from the cost)"
   echo
 }
-if part first; then first_samples_part; fi
+if part first; then
+  first_samples_part cold
+  first_samples_part warm
+fi
 
 # --- rss ----------------------------------------------------------------------------------------
 if part rss; then

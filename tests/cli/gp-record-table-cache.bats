@@ -3,7 +3,8 @@
 # process that maps libLLVM loads every table from the cache and builds none; a corrupted or
 # planted entry (a flipped byte, another binary's table, a symlink, another user's file) and a
 # cache directory that is a symlink are refused with a warning, never used, and the table is
-# built again. Recording tests need root with BPF and BTF (tagged root,bpf).
+# built again; a cache directory that is full or read-only is a warning, and the stacks are
+# whole as without a cache. Recording tests need root with BPF and BTF (tagged root,bpf).
 # bats file_tags=gp-record
 
 load helpers
@@ -21,6 +22,7 @@ setup() {
 
 teardown() {
   kill_workloads
+  [ -z "${MOUNTED:-}" ] || umount "$MOUNTED" 2>/dev/null || true
 }
 
 stderr_has() {
@@ -135,4 +137,41 @@ expect_counter() {
   record_cached
   stderr_has "unwind table cache '$CACHE' not used: writable by other users"
   [ -z "$(ls -A "$CACHE")" ] || fail "written into a world-writable directory: $(ls "$CACHE")"
+}
+
+# Records PID for a second at 999 Hz with the cache in $CACHE; stderr in $stderr.
+record_sampled() {
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -d 1 -F 999 -p "$PID" -v \
+    --unwind-cache "$CACHE" -o "$OUT/rec.gpa"
+}
+
+# Permille of the samples of $OUT/rec.gpa (symbolized, folded) whose stack reaches _start.
+whole_permille_of_recording() {
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded |
+    awk '{ n = $NF; total += n; split($1, f, ";"); if (f[2] == "_start") whole += n }
+         END { if (total == 0) print 0; else print int(1000 * whole / total) }'
+}
+
+@test "a cache directory that is full or read-only: a warning, tables built, stacks whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  start_llvm_process
+  mkdir -m 700 "$CACHE"
+  # 64 KiB: libLLVM's table (megabytes) cannot be written.
+  mount -t tmpfs -o size=64k,mode=700 gp-test-cache "$CACHE" || fail "cannot mount a tmpfs"
+  MOUNTED=$CACHE
+  record_sampled
+  stderr_has "unwind table cache '$CACHE': cannot write entries"
+  expect_counter unwind.tables.cache_write_failed -ge 1
+  expect_counter unwind.tables.built -ge 5
+  local whole
+  whole=$(whole_permille_of_recording)
+  [ "$whole" -ge 990 ] || fail "only $whole per mille of the stacks are whole with a full cache"
+  [ -z "$(find "$CACHE" -name '*.tmp*')" ] || fail "half-written entries left: $(ls -la "$CACHE")"
+  mount -o remount,ro "$CACHE"
+  record_sampled
+  stderr_has "unwind table cache '$CACHE': cannot write entries (Read-only file system)"
+  expect_counter unwind.tables.built -ge 5
+  whole=$(whole_permille_of_recording)
+  [ "$whole" -ge 990 ] || fail "only $whole per mille of the stacks are whole with a read-only cache"
 }

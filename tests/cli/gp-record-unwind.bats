@@ -238,12 +238,14 @@ first_samples_are_never_roots() {
 # a process's start: its root is _start, a thread's clone3/clone, the loader's _dl_start, or
 # __libc_start_main under a stripped executable, or it is the loader's entry point alone (the
 # process's first instruction: the loader's _start, unnamed in Debian's stripped ld.so).
+# With `list` as $1, prints the folded lines that are not whole instead.
 whole_permille() {
-  awk '{ n = $NF; total += n; k = split($1, f, ";"); sub(/ [0-9]+$/, "", f[k])
+  awk -v list="${1:-}" '{ n = $NF; total += n; line = $0; k = split($1, f, ";"); sub(/ [0-9]+$/, "", f[k])
          if (f[2] == "_start" || f[2] == "clone3" || f[2] == "clone" || f[2] ~ /^_dl_start/ ||
              (f[2] ~ /^\(/ && (f[3] ~ /^_dl_start/ || f[3] ~ /^__libc_start_main/)) ||
-             (f[2] ~ /^\(.*\/ld-linux[^\/]*\)$/ && (k == 2 || f[3] ~ /_\[k\]$/))) whole += n }
-       END { if (total == 0) print 0; else print int(1000 * whole / total) }'
+             (f[2] ~ /^\(.*\/ld-linux[^\/]*\)$/ && (k == 2 || f[3] ~ /_\[k\]$/))) whole += n
+         else if (list != "") print line }
+       END { if (list != "") exit; if (total == 0) print 0; else print int(1000 * whole / total) }'
 }
 
 # Records at 999 Hz (-v) the remaining arguments, run in a cgroup of their own (--cgroup), from
@@ -299,17 +301,23 @@ record_short_runs() {
 # replaced the old (whose user registers point into a stack that is gone) and in an exit's
 # teardown of the address space have no user stack left to walk: they are left out.
 selected_whole() {
-  local permille
-  grep -vE '__x64_sys_execve_\[k\]|exit_mmap_\[k\]' "$OUT/selected" >"$OUT/walkable" || true
-  mv "$OUT/walkable" "$OUT/selected"
-  permille=$(whole_permille <"$OUT/selected")
-  [ "$permille" -ge "$1" ] || fail "only $permille per mille of the samples are whole stacks: $(sort -t' ' -k2 -nr "$OUT/selected" | head -8)
-$(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
+  selected_whole_share "$1"
   # A copy taken in the loader's first instructions can hold every frame down to ld.so's _start
   # and still end marked [truncated] (the walk found no end marker above _start): its frames are
   # all there, so it is not counted here; any other [truncated] root fails.
   run -0 bash -c "grep -E '^[^;]*;\\[truncated\\];' \"\$0\" | grep -vE '^[^;]*;\\[truncated\\];_start;_dl_start;' || true" "$OUT/selected"
   assert_output ''
+}
+
+# Fails unless at least $1 per mille of the samples in $OUT/selected are whole from their
+# process's start (the samples with no user stack left to walk left out, as above).
+selected_whole_share() {
+  local permille
+  grep -vE '__x64_sys_execve_\[k\]|exit_mmap_\[k\]' "$OUT/selected" >"$OUT/walkable" || true
+  mv "$OUT/walkable" "$OUT/selected"
+  permille=$(whole_permille <"$OUT/selected")
+  [ "$permille" -ge "$1" ] || fail "only $permille per mille of the samples are whole stacks; those that are not: $(whole_permille list <"$OUT/selected" | head -12 | cut -c1-400)
+$(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
 }
 
 @test "50 processes without frame pointers that live 30 ms: copies of their first samples are unwound whole, never with a wrong root" {
@@ -338,6 +346,51 @@ def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
 end = time.monotonic() + 2
 while time.monotonic() < end: fib(18)'
   selected_whole 995
+}
+
+# Debian's gzip and perl, recorded from their first sample: 99% of their samples whole. Measured
+# here (5 runs idle, 5 with two busy loops): 992-1000 per mille. What is left is marked
+# [truncated]: a sample in ld.so's lazy binder (_dl_runtime_resolve_*: its CFA is rbx-based, a
+# rule the walker does not follow) or in a library whose table came after the process's end.
+@test "Debian's gzip -9 of 10 MB is 99% whole from its first sample" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gzip
+  head -c 7500000 /dev/urandom | base64 >"$OUT/input"
+  record_while gzip '' sh -c 'exec gzip -9 -c "$0" >/dev/null' "$OUT/input"
+  selected_whole_share 990
+}
+
+@test "Debian's perl running for 1 s of CPU is 99% whole from its first sample" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command perl
+  record_while perl '' perl -e '$x++ while (times)[0] < 1'
+  selected_whole_share 990
+}
+
+@test "a process that maps libLLVM (bpftrace) is whole from its first sample in 97.5% of its samples" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command bpftrace
+  ldd "$(command -v bpftrace)" | grep -q libLLVM || skip "this bpftrace does not link libLLVM"
+  # Its start runs libLLVM's static constructors, called by ld.so's _dl_init from its entry
+  # point (no FDE covers it): the copies of its first samples end there, as the BPF walk does.
+  # Measured here: 988-993 per mille whole; the rest is marked [truncated] (the lazy binder's
+  # rbx-based CFA, a few reads of its stack that fail).
+  record_while bpftrace '' sh -c "exec bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1"
+  selected_whole_share 975
+}
+
+@test "Debian's openssl speed sha256 (libcrypto's hand-written assembly) is 98% whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command openssl
+  # One block size for 2 s (without -bytes, six sizes take 2 s each). Measured here: 988-999 per
+  # mille; on a host loaded ~7 runnable tasks per CPU it gets ~300 samples, of which 1-4 are cut
+  # ([truncated] in libcrypto, or a sample at the stripped executable's entry point).
+  record_while openssl '' sh -c 'exec openssl speed -seconds 2 -bytes 8192 sha256 >/dev/null 2>&1'
+  selected_whole_share 980
 }
 
 @test "a library loaded with dlopen is whole from its first sample, none under [truncated]" {

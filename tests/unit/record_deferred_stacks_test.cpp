@@ -34,9 +34,10 @@ StackCopySample copy_of(int32_t pid, uint32_t slot) {
 
 // Tables for the pids in `loaded`: walks that reach the outermost frame, or (for the pids in
 // `partial`: a library's table missing) stop short of it, or (in `zero_end`) end at a zero frame
-// pointer after a frame-pointer step.
+// pointer after a frame-pointer step at an address without a table, or (in `gap_end`) in a gap
+// of a table (ld.so's entry point).
 struct FakeTables {
-  std::set<int32_t> loaded, partial, zero_end;
+  std::set<int32_t> loaded, partial, zero_end, gap_end;
   DeferredStacks::Unwind unwind() {
     return [this](int32_t pid, const gp::unwind::UserRegisters& regs, const gp::unwind::StackCopy&,
                   bool) -> std::optional<gp::unwind::WalkedStack> {
@@ -45,10 +46,12 @@ struct FakeTables {
       w.frames = {regs.rip, 0x2000};
       w.end = partial.count(pid) ? WalkEnd::truncated : WalkEnd::complete;
       w.stop = partial.count(pid) ? gp::unwind::WalkStop::no_rule : gp::unwind::WalkStop::complete;
-      if (zero_end.count(pid)) {
+      if (zero_end.count(pid) || gap_end.count(pid)) {
         w.end = WalkEnd::unknown;
         w.stop = gp::unwind::WalkStop::unknown_end;
+        w.fp_frames = 1;
       }
+      w.untabled_frames = partial.count(pid) || zero_end.count(pid) ? 1 : 0;
       return w;
     };
   }
@@ -197,6 +200,25 @@ TEST(DeferredStacks, ACopyOfAMappingWhoseTableNeverCameIsTruncated) {
   EXPECT_EQ(other[0].user.end, WalkEnd::unknown);
   EXPECT_EQ(d.stats().pending_mapping, 1u);
   EXPECT_EQ(d.stats().truncated, 1u);
+}
+
+TEST(DeferredStacks, AWalkThatEndsInAGapOfItsTablesGoesAtOnceAsTheBpfWalkWouldEnd) {
+  // Every frame had a table but the last, in a gap of one (ld.so's entry point, no FDE, rbp 0):
+  // no later load changes the walk, so it neither waits nor, for a pending-mapping copy, is cut.
+  FakeTables tables;
+  tables.loaded = {7};
+  tables.gap_end = {7};
+  DeferredStacks d(tables.unwind());
+  auto pending = copy_of(7, 0);
+  pending.pending_mapping = true;
+  d.add(pending);
+  EXPECT_FALSE(d.waiting(0));
+  auto got = d.take(0, true);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].with_tables);
+  EXPECT_EQ(got[0].user.end, WalkEnd::unknown);
+  EXPECT_EQ(d.stats().truncated, 0u);
+  EXPECT_EQ(d.stats().carried, 0u);
 }
 
 }  // namespace

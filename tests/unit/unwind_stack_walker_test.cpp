@@ -91,6 +91,20 @@ TEST_F(StackWalker, RestoresTheSavedRbpForTheFramePointerStepOfACallerWithoutTab
   EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x110, kOutside, M + 0x401}));
   EXPECT_EQ(w.end, WalkEnd::complete);
   EXPECT_EQ(w.fp_frames, 1u);
+  EXPECT_EQ(w.untabled_frames, 1u);  // no module covers kOutside
+}
+
+TEST_F(StackWalker, AFramePointerStepInAGapOfATableIsNoUntabledFrame) {
+  // M+0x700: a `none` row (code between FDEs, as ld.so's entry point), rbp 0: the ABI's end,
+  // reached with every table in place.
+  auto w = walk(M + 0x710, S, 0, {0});
+  EXPECT_EQ(w.end, WalkEnd::unknown);
+  EXPECT_EQ(w.fp_frames, 1u);
+  EXPECT_EQ(w.untabled_frames, 0u);
+  // The same at an address no table covers.
+  w = walk(kOutside, S, 0, {0});
+  EXPECT_EQ(w.end, WalkEnd::unknown);
+  EXPECT_EQ(w.untabled_frames, 1u);
 }
 
 TEST_F(StackWalker, APltEntryAddsEightFromItsEleventhByte) {

@@ -143,11 +143,22 @@ void BpfUnwinder::run() {
         forget_now(op.pid);
       }
     } else {
+      bool first = false;
       {
         std::lock_guard tables(tables_mu_);
         retiring_pids_.erase(op.pid);  // its new image's tables replace the old ones
+        first = written_.count(op.pid) == 0;
         load(op.pid, op.mappings);
+        first = first && written_.count(op.pid) != 0;
         retire_due();
+      }
+      if (first && op.queued != std::chrono::steady_clock::time_point{}) {
+        const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - op.queued)
+                            .count();
+        std::lock_guard lock_waits(mu_);
+        ++first_load_wait_[std::min<size_t>(static_cast<size_t>(us) / kWaitBucketUs,
+                                            kWaitBuckets)];
       }
       if (listener_) listener_(op.pid, false, false, false);
     }
@@ -244,7 +255,7 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
         op.mappings = mappings;
         return;
       }
-    ops_.push_back(Op{pid, false, false, mappings});
+    ops_.push_back(Op{pid, false, false, mappings, std::chrono::steady_clock::now()});
   }
   wake_.notify_one();
 }
@@ -374,7 +385,28 @@ std::vector<std::string> BpfUnwinder::take_failures() {
 
 std::vector<model::Counter> BpfUnwinder::counters() const {
   std::lock_guard lock(mu_);
-  return counters_;
+  std::vector<model::Counter> list = counters_;
+  uint64_t n = 0;
+  for (uint64_t b : first_load_wait_) n += b;
+  list.push_back(model::Counter{"unwind.first_loads", static_cast<int64_t>(n)});
+  list.push_back(model::Counter{"unwind.first_load_us.p50",
+                                static_cast<int64_t>(first_load_wait_us(0.5))});
+  list.push_back(model::Counter{"unwind.first_load_us.p95",
+                                static_cast<int64_t>(first_load_wait_us(0.95))});
+  return list;
+}
+
+uint64_t BpfUnwinder::first_load_wait_us(double q) const {
+  uint64_t n = 0;
+  for (uint64_t b : first_load_wait_) n += b;
+  if (n == 0) return 0;
+  const auto rank = static_cast<uint64_t>(q * static_cast<double>(n - 1)) + 1;
+  uint64_t seen = 0;
+  for (size_t i = 0; i < first_load_wait_.size(); ++i) {
+    seen += first_load_wait_[i];
+    if (seen >= rank) return (i + 1) * kWaitBucketUs;
+  }
+  return first_load_wait_.size() * kWaitBucketUs;
 }
 
 // On the loading thread: its counters and failures, for the recorder's thread to read.

@@ -122,7 +122,15 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
     bool forget = false;
     bool exited = false;  // a forget after the process's exit: retired, not dropped at once
     std::vector<model::Mapping> mappings;
+    std::chrono::steady_clock::time_point queued{};  // of the first of the loads it merged
   };
+  // Time from a process's mappings being handed over (its announcement, read and snapshot) to
+  // its first tables loaded, in kWaitBucketUs buckets (the last: that long or more), under mu_.
+  static constexpr uint32_t kWaitBucketUs = 100;
+  static constexpr size_t kWaitBuckets = 1000;
+  std::vector<uint64_t> first_load_wait_ = std::vector<uint64_t>(kWaitBuckets + 1, 0);
+  // The wait's percentile q (0..1) in microseconds (a bucket's upper end); 0 when none.
+  uint64_t first_load_wait_us(double q) const;
   void run();
   // The op to run next (ops_ not empty; under mu_).
   std::deque<Op>::iterator next_op();

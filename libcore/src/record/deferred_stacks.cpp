@@ -18,7 +18,11 @@ bool DeferredStacks::finish(StackCopySample& copy, bool fallback, bool wait) {
       unwind_ ? unwind_(copy.pid, copy.regs, stack, wait) : std::nullopt;
   // A walk that does not reach the outermost frame may lack a table (a library mapped after the
   // mappings were read: a follow-up read loads it): it waits for the next load, until the drain.
-  if (walked && !fallback && walked->end != unwind::WalkEnd::complete) return false;
+  // One that met no address without a table (it ended in a gap of a table: ld.so's entry point,
+  // which no FDE covers, with rbp 0) is what the BPF walk gives now: no load would change it.
+  const bool lacks_table = walked && walked->end != unwind::WalkEnd::complete &&
+                           walked->untabled_frames > 0;
+  if (walked && !fallback && lacks_table) return false;
   const bool with_tables = walked.has_value();
   if (!walked) {
     if (!fallback) return false;
@@ -31,7 +35,7 @@ bool DeferredStacks::finish(StackCopySample& copy, bool fallback, bool wait) {
     ++stats_.without_tables;
   } else {
     // The mapping the BPF walk met still has no table: its frames took frame-pointer steps.
-    if (copy.pending_mapping && walked->end != unwind::WalkEnd::complete)
+    if (copy.pending_mapping && lacks_table)
       walked->end = unwind::WalkEnd::truncated;
     ++stats_.unwound;
     if (walked->end == unwind::WalkEnd::complete) ++stats_.complete;

@@ -127,8 +127,8 @@ WalkedStack walk_stack(const UserRegisters& regs, const StackCopy& stack, const 
   };
   for (;;) {
     if (out.frames.size() >= max_frames) return stop(WalkStop::depth);
-    const PackedRule rule = rules.rule_at(pc - (ret_addr ? 1 : 0))
-                                .value_or(PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
+    const std::optional<PackedRule> found = rules.rule_at(pc - (ret_addr ? 1 : 0));
+    const PackedRule rule = found.value_or(PackedRule{0, static_cast<uint8_t>(Rule::none), 0});
     uint64_t cfa = 0, ra = 0;
     const auto kind = static_cast<Rule>(rule.kind);
     if (kind == Rule::end) return stop(WalkStop::complete);
@@ -143,6 +143,7 @@ WalkedStack walk_stack(const UserRegisters& regs, const StackCopy& stack, const 
     } else if (kind == Rule::none) {
       // A frame-pointer step: {saved rbp, return address} at rbp.
       ++out.fp_frames;
+      if (!found) ++out.untabled_frames;
       if (bp == 0) return stop(WalkStop::unknown_end);  // the ABI's end, but no CFI says so
       if (bp < sp || (bp & 7) != 0) return stop(WalkStop::no_rule);
       cfa = bp + 16;

@@ -6,14 +6,15 @@
 //
 // A copy is unwound as soon as its process's tables are there: when it arrives, when a load of
 // the process's tables finishes (tables_changed), and before the process's tables are dropped
-// (process_gone). A walk that does not reach the outermost frame is tried again at each later
-// load until its slot's drain: the mappings may have been read before the loader mapped every
-// library. A copy still waiting when its slot is drained, or whose process goes without
+// (process_gone). A walk that does not reach the outermost frame at an address without a table
+// is tried again at each later load until its slot's drain: the mappings may have been read
+// before the loader mapped every library. A copy still waiting when its slot is drained, or whose process goes without
 // tables, is walked with frame pointers through the copy (no rules: what the BPF program would
 // have done, and marked as it marks such a walk: truncated unless the chain ended at a zero
 // frame pointer after one frame record at least), counted, never shown as more than it is.
 // A copy taken because the walk met a mapping whose table was not loaded yet (its process had
-// tables) that still does not reach the outermost frame then is truncated.
+// tables) that still does not reach the outermost frame then, at an address without a table, is
+// truncated.
 // Thread-safe: copies come from the recorder's thread, loads and drops from the table loader's.
 
 #include <chrono>

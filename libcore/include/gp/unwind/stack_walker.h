@@ -63,6 +63,10 @@ struct WalkedStack {
   WalkEnd end = WalkEnd::truncated;
   WalkStop stop = WalkStop::depth;
   uint32_t fp_frames = 0;  // frame-pointer steps (no rule covered the pc), as the BPF counts them
+  // Of those, the steps at an address no table covers at all (rule_at gave nullopt: no mapping
+  // with a table), as opposed to a gap between the FDEs of a mapping that has one. A walk with
+  // none used every table it could: loading more tables would not change it.
+  uint32_t untabled_frames = 0;
 };
 
 // Where the walk finds rules: the rule in force at an address of the process, or nullopt when no
