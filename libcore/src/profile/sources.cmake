@@ -7,4 +7,5 @@ target_sources(gp_core PRIVATE
   src/profile/agent.cpp
   src/profile/top_cgroups.cpp
   src/profile/usage.cpp
+  src/profile/command.cpp
 )
