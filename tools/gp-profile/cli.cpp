@@ -445,6 +445,11 @@ void add_cli(CLI::App& app, ProfileArgs& args) {
   add_connectivity(b, app, args);
   add_process(b, app, args);
   add_subcommands(app, args);
+  app.add_option("command", args.options.command,
+                 "Run this command (after --, with its arguments) and profile it and the "
+                 "processes it starts until it exits; gp-profile exits with its status")
+      ->type_name("COMMAND")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   gp::cli::add_common_options(app, args.common);
   b.add_rest();
   app.final_callback([&app, &args] {

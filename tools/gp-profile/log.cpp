@@ -172,6 +172,13 @@ void Log::progress(std::string_view message) {
   progress_shown_ = true;
 }
 
+void Log::terminal_text(std::string_view text) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (!tty_ || quiet_) return;
+  clear_progress();
+  write_all(STDERR_FILENO, std::string(text));
+}
+
 void Log::clear_progress() {
   if (!progress_shown_) return;
   write_all(STDERR_FILENO, "\r\033[K");

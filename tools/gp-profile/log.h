@@ -49,6 +49,9 @@ class Log {
   // Redraws the progress line (terminal only, never in the file).
   void progress(std::string_view message);
   void clear_progress();
+  // Writes `text` as it is on stderr when it is a terminal and not quiet (a table for the
+  // person at the terminal: never in a pipe, nor in the file).
+  void terminal_text(std::string_view text);
 
  private:
   void emit(std::string_view severity, std::string_view message, bool to_stderr, bool to_file);

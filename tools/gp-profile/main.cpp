@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
       "  gp-profile -c -o /var/lib/gp --rotating-output # forever, keep only the newest\n"
       "  gp-profile -cu --token \"$TOKEN\" --service-name web --server-host https://studio.local\n"
       "  gp-profile -d 30 --pids 1234 --python-mode pyspy --no-java -o out/\n"
+      "  gp-profile -f 99 -o out/ -- ./myprog --its-args  # one command, until it exits\n"
       "  gp-profile upload-file --file-path out/last_profile.col --token \"$TOKEN\" "
       "--service-name web\n"
       "  GPROFILER_TOKEN=... GPROFILER_SERVICE_NAME=web gp-profile -cu --server-host "

@@ -22,6 +22,7 @@
 #include "gp/profile/diagnostics.h"
 #include "gp/profile/instance.h"
 #include "gp/profile/usage.h"
+#include "gp/record/command.h"
 #include "gp/runtime/work_dir.h"
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
@@ -38,11 +39,23 @@ using gp::profile::Options;
 std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free);  // set from a signal handler
 
-void on_signal(int) { g_stop.store(true); }
+// With a command, the first SIGINT/SIGTERM goes on to it (gp-profile's session ends when it
+// exits, as gp-record -- COMMAND's does); a second one stops gp-profile.
+volatile sig_atomic_t g_forward = 0;
+
+void on_signal(int sig, siginfo_t* info, void*) {
+  if (g_forward != 0) {
+    g_forward = 0;
+    gp::record::forward_to_command(sig, info);
+    return;
+  }
+  g_stop.store(true);
+}
 
 void install_signals() {
   struct sigaction sa {};
-  sa.sa_handler = on_signal;
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
@@ -142,9 +155,11 @@ void for_each_line(const std::string& text, F f) {
 
 int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
                  const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
-                 gp::profile::MetricsMonitor* metrics, const std::string& run_id) {
+                 gp::profile::MetricsMonitor* metrics, const std::string& run_id,
+                 gp::record::RecordedCommand* command = nullptr) {
   std::set<std::string> said_once;
   SessionContext context{o, tools, work, stop, log, &agent, metrics, &said_once};
+  context.command = command;
   std::optional<gp::profile::CgroupRanking> cgroups;
   if (o.perf_use_cgroups) context.cgroups = &cgroups.emplace();
   // Continuous: one gp-record for every session, as gProfiler keeps perf running.
@@ -176,8 +191,11 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
       for_each_line(gp::profile::kernel_log_tail(), [&](auto line) { log.info_local(1, line); });
     }
     log.set_cycle_id(std::nullopt);
+    if (outcome == SessionOutcome::cannot_run) return gp::record::kExitCannotRun;
     if (outcome == SessionOutcome::stopped || stop.load()) break;
     if (outcome == SessionOutcome::failed) ++failures;
+    // As gp-record -- COMMAND: the command's status (gp-profile's failure when it exited 0).
+    if (command != nullptr && command->exit_code() != 0) return command->exit_code();
     if (!o.continuous) return failures == 0 ? gp::cli::kExitOk : gp::cli::kExitFailure;
     sleep_until(gp::profile::next_session_start(started, std::chrono::seconds(o.duration_s),
                                                 std::chrono::steady_clock::now()),
@@ -288,6 +306,25 @@ int upload_file(const ProfileArgs& args) {
   ::execv(program->c_str(), argv.data());  // gp-upload's own status and messages are the result
   gp::cli::error("cannot run '" + *program + "': " + ::strerror(errno));
   return gp::cli::kExitFailure;
+}
+
+// gp-profile -- COMMAND: one session, from the command's first instruction until it exits.
+int profile_command(const ProfileArgs& args, const Tools& tools, const fs::path& work, Log& log,
+                    const json::Value& agent, gp::profile::MetricsMonitor* metrics,
+                    const std::string& run_id) {
+  auto command = gp::record::RecordedCommand::start(args.options.command);
+  if (!command) {
+    gp::cli::error(command.error().message);
+    return gp::record::kExitCannotRun;
+  }
+  if (command->cgroup().empty())
+    log.warning("only the command's own process is recorded, not the processes it starts (" +
+                command->no_cgroup_reason() + ")");
+  g_forward = 1;
+  int status = profile_loop(args, args.options, g_stop, tools, work, log, agent, metrics, run_id,
+                            &*command);
+  g_forward = 0;
+  return status;
 }
 
 }  // namespace
@@ -402,6 +439,7 @@ int run(ProfileArgs& args) {
                                (o.perf_event.empty() ? "" : " of " + event);
   log.info(1, std::string("gp-profile ") + gp::kVersion + ": " + std::to_string(o.duration_s) +
                   " s sessions " + rate + (o.continuous ? ", continuous" : ""));
+  if (!o.command.empty()) return profile_command(args, *tools, work, log, agent, metrics.get(), run_id);
   if (args.heartbeat_server) {
     auto sessions = [&](const Options& job, const std::atomic<bool>& stop) {
       return profile_loop(args, job, stop, *tools, work, log, agent, metrics.get(), run_id);

@@ -1,15 +1,22 @@
 #include "session.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "gp/proc/process.h"
+#include "gp/cli/tool.h"
 #include "gp/profile/child.h"
+#include "gp/profile/command.h"
 #include "gp/profile/output.h"
+#include "gp/record/summary.h"
 
 namespace gp::profile_tool {
 namespace {
@@ -226,6 +233,7 @@ std::string collect(const Session& s, Recorder& r, const std::function<void()>& 
 struct Recorded {
   std::string system, runtime;  // empty: that recorder did not run or failed
   gp::profile::SessionTimes times;
+  bool cannot_run = false;  // the command could not be started
 };
 
 // The system archive of a session of the run's continuous gp-record ("" when there is none).
@@ -238,6 +246,57 @@ std::string switch_system(const Session& s, const std::string& consequence) {
     s.c.log.warning(s.label() + ": gp-record failed (" + file.error().message + "); " +
                     consequence);
   return "";
+}
+
+// `gp-profile -- COMMAND`: gp-record samples the command's cgroup from before its exec until it
+// has exited. The runtime profilers, which attach to running processes, are not run (Python
+// frames come from gp-record with --python-mode pyperf).
+Recorded record_command(const Session& s) {
+  auto& command = *s.c.command;
+  const auto& o = s.c.options;
+  const std::string sys_path = (s.dir / "system.gpa").string();
+  Recorder sys = make_recorder(
+      s.c.tools.record, gp::profile::record_command(gp::profile::options_for_command(o, command), sys_path),
+      sys_path, kProcessTimeout, "no profile this time");
+  Recorded out;
+  auto wall_start = std::chrono::system_clock::now();
+  launch(s, sys);
+  auto ready = sys.started.state == StageState::ok
+                   ? gp::profile::wait_attached(sys.running.pid, sys_path, s.c.stop)
+                   : gp::profile::RecorderStart::exited;
+  if (ready != gp::profile::RecorderStart::attached) {
+    if (ready == gp::profile::RecorderStart::stopped)
+      gp::profile::kill_child(sys.running.pid, kKillGrace);
+    else out.system = collect(s, sys, {});  // says why gp-record ended
+    return out;
+  }
+  if (auto released = command.release(); !released) {
+    gp::cli::error(released.error().message);
+    gp::profile::kill_child(sys.running.pid, kKillGrace);
+    out.cannot_run = true;
+    return out;
+  }
+  auto began = Clock::now();
+  auto tick = [&] {
+    auto elapsed = std::chrono::duration_cast<seconds>(Clock::now() - began).count();
+    s.c.log.progress(s.label() + ": recording the command, " + std::to_string(elapsed) + " s");
+  };
+  auto last_tick = began;
+  tick();
+  while (!command.exited() && !s.c.stop.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Clock::now() - last_tick >= seconds(1)) {
+      last_tick = Clock::now();
+      tick();
+    }
+  }
+  // gp-record's first SIGINT ends its session normally: its last samples are drained.
+  ::kill(sys.running.pid, SIGINT);
+  sys.running.deadline = Clock::now() + kRecordSlack;
+  out.system = collect(s, sys, tick);
+  out.times = {gp::profile::utc_stamp(wall_start),
+               gp::profile::utc_stamp(std::chrono::system_clock::now())};
+  return out;
 }
 
 // Both recorders run side by side for the session's duration (gprofiler.md §1: perf and the
@@ -388,6 +447,17 @@ std::string publish(const Session& s, const std::string& col, const Recorded& re
   return (dir / (stem + ".col")).string();
 }
 
+// After a command's profile, on a terminal: its hottest functions, as gp-record shows them.
+void show_top_functions(const SessionContext& c, const std::string& archive) {
+  std::ostringstream table;
+  if (auto st = gp::record::write_top_functions(archive, 10, table); !st) {
+    c.log.warning("no summary: " + st.error().message);
+    return;
+  }
+  if (!table.str().empty())
+    c.log.terminal_text("\nhottest functions:\n" + table.str());
+}
+
 }  // namespace
 
 SessionOutcome run_session(const SessionContext& c, int number) {
@@ -405,7 +475,8 @@ SessionOutcome run_session(const SessionContext& c, int number) {
       fs::remove_all(dir, ignored);
     }
   } cleanup{s.dir};
-  Recorded rec = record(s);
+  Recorded rec = c.command != nullptr ? record_command(s) : record(s);
+  if (rec.cannot_run) return SessionOutcome::cannot_run;
   // A continuous gp-record's session file is this session's until it ends.
   struct Release {
     ContinuousRecord* owner;
@@ -479,6 +550,7 @@ SessionOutcome run_session(const SessionContext& c, int number) {
     }
   }
   c.log.info(0, summary);
+  if (c.command != nullptr) show_top_functions(c, archive);
   return delivered ? SessionOutcome::ok : SessionOutcome::failed;
 }
 

@@ -13,6 +13,7 @@
 #include "gp/profile/agent.h"
 #include "gp/profile/plan.h"
 #include "gp/profile/top_cgroups.h"
+#include "gp/record/command.h"
 #include "log.h"
 
 namespace gp::profile_tool {
@@ -37,9 +38,12 @@ struct SessionContext {
   ContinuousRecord* system_record = nullptr;
   // With --perf-use-cgroups: picks each session's cgroups for gp-record.
   gp::profile::CgroupRanking* cgroups = nullptr;
+  // `gp-profile -- COMMAND`: the held command the one session records and lets go (null: none).
+  gp::record::RecordedCommand* command = nullptr;
 };
 
-enum class SessionOutcome { ok, failed, stopped };
+// cannot_run: the command could not be started (said in one line; gp-profile exits 127).
+enum class SessionOutcome { ok, failed, stopped, cannot_run };
 
 SessionOutcome run_session(const SessionContext& context, int number);
 

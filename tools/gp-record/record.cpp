@@ -36,9 +36,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using gp::cli::kExitFailure;
 using gp::cli::kExitOk;
+using gp::record::kExitCannotRun;
 using gp::cli::kExitUsage;
-// A command that cannot be started, as shells report it.
-constexpr int kExitCannotRun = 127;
 
 volatile sig_atomic_t g_signals = 0;
 // SIGUSR2: end the current session now (as perf's --switch-output=signal); with -c the next one

@@ -74,6 +74,11 @@ std::optional<std::string> validate(const Options& o, bool running_as_root) {
   if (o.rootless && o.pids.empty()) return "--rootless requires --pids";
   if (o.rootless && running_as_root) return "--rootless cannot be used when running as root";
   if (!system_enabled(o) && !runtimes_enabled(o)) return "All profilers are disabled!";
+  if (!o.command.empty()) {
+    if (o.continuous || !o.pids.empty() || o.perf_use_cgroups)
+      return "a command cannot be combined with --continuous, --pids or --perf-use-cgroups";
+    if (!system_enabled(o)) return "a command is recorded by gp-record: not with --perf-mode disabled";
+  }
   return std::nullopt;
 }
 
@@ -112,6 +117,7 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
 }  // namespace
 
 Command record_command(const Options& o, const std::string& out) {
+  if (!o.command.empty()) return record_with_output(o, {"-o", out});
   return record_with_output(o, {"-d", std::to_string(o.duration_s), "-o", out});
 }
 

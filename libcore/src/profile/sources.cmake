@@ -8,4 +8,5 @@ target_sources(gp_core PRIVATE
   src/profile/top_cgroups.cpp
   src/profile/usage.cpp
   src/profile/diagnostics.cpp
+  src/profile/command.cpp
 )

@@ -100,12 +100,16 @@ struct Options {
   std::string gpid_file;
   // Privileges.
   bool rootless = false;
+  // `gp-profile -- COMMAND`: one session that records this command and what it starts, from its
+  // first instruction until it exits (gp/profile/command.h); empty: the host or --pids.
+  std::vector<std::string> command;
 };
 
 // gProfiler's parse_cmd_args rules that apply to gp-profile (gprofiler.md §9.3, with its
 // messages): an output is needed (-u or -o), -u needs --token and --service-name, dwarf/smart
 // need -f <= 100, nodejs perf/attach-maps need perf fp or smart, --rootless needs --pids and a
-// non-root user. Also gp's own: --perf-mode dwarf is unavailable. Returns the first violation.
+// non-root user. Also gp's own: --perf-mode dwarf is unavailable; a command needs the system
+// profiler and goes with neither --continuous, --pids nor --perf-use-cgroups. Returns the first violation.
 std::optional<std::string> validate(const Options& options, bool running_as_root);
 
 // True when gp-record runs (perf mode not disabled) / when any runtime is enabled.
@@ -129,6 +133,8 @@ inline constexpr unsigned kMaxRuntimeFrequency = 1000;
 // The events gp-record can sample, as --perf-event takes them.
 const std::vector<std::string>& perf_events();
 
+// gp-record for one session: -d the session's length; with a command, no -d (gp-profile ends it
+// once the command has exited).
 Command record_command(const Options& options, const std::string& out);
 // gp-record for a whole continuous run, as gProfiler runs perf: one session file per session in
 // `dir`, each ended by gp-profile's SIGUSR2 (perf's --switch-output=signal); -d is 3 sessions'

@@ -16,6 +16,9 @@
 
 namespace gp::record {
 
+// The exit status of a tool whose command cannot be started, as shells report it.
+inline constexpr int kExitCannotRun = 127;
+
 class RecordedCommand {
  public:
   // Starts `argv` held (a bare name is looked up on PATH). When no cgroup can be made (not root,
