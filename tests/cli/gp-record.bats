@@ -435,10 +435,9 @@ top_recurse_stack() {
 @test "a process that lived 50 ms is still symbolized" {
   # bats test_tags=root,bpf
   require_root_bpf
-  (sleep 0.7; for i in 1 2 3; do "$FIX/shortlived" 50; done) &
-  local pid=$!
-  record 2 -F 999
-  wait "$pid"
+  # As the command, so the three runs fall inside the recording however slowly it starts.
+  timeout -s KILL 60 gp-record -o "$OUT/rec.gpa" -F 999 -- \
+    bash -c 'for i in 1 2 3; do "$0" 50; done' "$FIX/shortlived"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^shortlived;.*;main;short_lived_work [0-9]+$'
 }
@@ -446,12 +445,10 @@ top_recurse_stack() {
 @test "exited processes are forgotten during the session, their samples stay symbolized" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 5 &
-  local chain=$!
-  (sleep 0.5; for i in $(seq 20); do "$FIX/shortlived" 50; done) &
-  local churn=$!
-  run -0 --separate-stderr record 4 -F 999 --flush-interval 0.2 -v
-  wait "$chain" "$churn"
+  # Recorded as gp-record's command, so all of it falls inside the recording however slowly the
+  # recorder starts on a loaded host: chain spinning, and 20 processes of 100 ms one after another.
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -o "$OUT/rec.gpa" -F 999 --flush-interval 0.2 \
+    -v -- bash -c '"$0" 3 & for i in $(seq 20); do "$1" 100; done; wait' "$FIX/chain" "$FIX/shortlived"
   # Each short process was announced by its first sample and forgotten two drains after its
   # exit; a few may have been too quick to be sampled at all.
   [[ "$stderr" =~ processes\.forgotten=([0-9]+) ]] || fail "no processes.forgotten counter: $stderr"
@@ -460,7 +457,7 @@ top_recurse_stack() {
   local short_pids
   short_pids=$(grep -cE '^shortlived-[0-9]+;.*;main;short_lived_work [0-9]+$' <<<"$output")
   [ "$short_pids" -ge 15 ] || fail "only $short_pids short-lived processes symbolized: $output"
-  assert_line --regexp "^chain-$chain;.*;main;a;b;spin [0-9]+\$"
+  assert_line --regexp "^chain-[0-9]+;.*;main;a;b;spin [0-9]+\$"
   # Whole chains: libc was mapped after the first sample (ld.so start-up), and is still known.
   # (Through a file: the whole system's folded stacks can exceed the 128 KiB of one argument.)
   printf '%s\n' "$output" >"$OUT/folded"
