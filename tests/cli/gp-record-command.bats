@@ -8,14 +8,7 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-  FIXTURES=$(mktemp -d /tmp/gp-command-fixtures.XXXXXX)
-  export FIXTURES
-  local src="$GP_SOURCE_DIR/tests/fixtures/src"
-  # As most distribution and -O2 code is built: no frame pointers, no inlining.
-  local nofp=(-O2 -g -fomit-frame-pointer -fno-inline)
-  cc "${nofp[@]}" -o "$FIXTURES/shortlived_nofp" "$src/shortlived.c"
-  cc "${nofp[@]}" -o "$FIXTURES/chain_nofp" "$src/chain.c"
-  chmod 755 "$FIXTURES" "$FIXTURES"/*
+  build_nofp_fixtures shortlived chain
 }
 
 teardown_file() {

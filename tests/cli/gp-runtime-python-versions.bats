@@ -173,19 +173,7 @@ tool() { /usr/bin/python3 "$GP_SOURCE_DIR/tests/fixtures/runtime/python/debug_of
 }
 
 @test "a container's CPython 3.14 killed mid-session: reported, the session ends normally" {
-  local status=0 rt
   start_chain "$(root_of sid)" /usr/bin/python3.14
-  gp-runtime -v --python-mode gp -F 50 -d 5 -p "$PY_PID" --no-python-versions -o "$OUT/rt.gpa" \
-    2>"$OUT/err.txt" &
-  rt=$!
-  for _ in $(seq 1 300); do grep -q "profiling pid $PY_PID" "$OUT/err.txt" && break; sleep 0.1; done
-  sleep 1
-  kill -9 "$PY_PID"
-  wait "$rt" || status=$?
-  [ "$status" -eq 0 ] || fail "exit status $status: $(cat "$OUT/err.txt")"
-  grep -q "pid $PY_PID (.*: exited during the session" "$OUT/err.txt" ||
-    fail "the exit is not reported: $(cat "$OUT/err.txt")"
-  run -0 gp-fold -f folded "$OUT/rt.gpa"
-  assert_output --partial "[Profiling error: process went down during profiling]"
+  gp_runtime_target_killed "$PY_PID" --python-mode gp -F 50 --no-python-versions
   refute_output --partial "chain.py"
 }

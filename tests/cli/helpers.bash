@@ -176,3 +176,35 @@ wait_for() {
   done
   fail "timed out after ${limit}s waiting for: $*"
 }
+
+# build_nofp_fixtures PROGRAM...: builds tests/fixtures/src/PROGRAM.c as PROGRAM_nofp, as most
+# distribution -O2 code is built (no frame pointers, no inlining), into a new FIXTURES directory
+# (exported; the caller's teardown_file removes it).
+build_nofp_fixtures() {
+  local src="$GP_SOURCE_DIR/tests/fixtures/src" program
+  FIXTURES=$(mktemp -d /tmp/gp-fixtures.XXXXXX)
+  export FIXTURES
+  for program in "$@"; do
+    cc -O2 -g -fomit-frame-pointer -fno-inline -o "$FIXTURES/${program}_nofp" "$src/$program.c"
+  done
+  chmod 755 "$FIXTURES" "$FIXTURES"/*
+}
+
+# gp_runtime_target_killed PID ARG...: runs gp-runtime -v ARG... -d 5 -p PID, kills PID once it is
+# being profiled, and checks that the session ends normally with the exit reported and gProfiler's
+# error frame in place of the process's stacks. $OUT/rt.gpa is the archive.
+gp_runtime_target_killed() {
+  local pid=$1 status=0 rt
+  shift
+  gp-runtime -v "$@" -d 5 -p "$pid" -o "$OUT/rt.gpa" 2>"$OUT/err.txt" &
+  rt=$!
+  for _ in $(seq 1 300); do grep -q "profiling pid $pid" "$OUT/err.txt" && break; sleep 0.1; done
+  sleep 1
+  kill -9 "$pid"
+  wait "$rt" || status=$?
+  [ "$status" -eq 0 ] || fail "exit status $status: $(cat "$OUT/err.txt")"
+  grep -q "pid $pid (.*: exited during the session" "$OUT/err.txt" ||
+    fail "the exit is not reported: $(cat "$OUT/err.txt")"
+  run -0 gp-fold -f folded "$OUT/rt.gpa"
+  assert_output --partial "[Profiling error: process went down during profiling]"
+}
