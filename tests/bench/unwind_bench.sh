@@ -3,7 +3,7 @@
 # --unwind fp, bpftrace's frame-pointer walk and perf --call-graph dwarf, and what it holds.
 #
 #   tests/bench/unwind_bench.sh [-f "999 99"] [-s WINDOWS] [-S SECONDS] [-p "SAMPLERS"]
-#                               [-r SECONDS] [-L MINUTES] [-o "PARTS"]
+#                               [-w "WORKLOADS"] [-r SECONDS] [-L MINUTES] [-o "PARTS"]
 #
 # Parts (-o, default all of "cost stacks tables maps churn first rss"), each a table of its own:
 #   cost    For each frequency of -f (default 999) and each workload, -s windows (default 9) of
@@ -14,13 +14,15 @@
 #             empty       bpftrace 'profile:hz:N {}': the floor (the timer interrupt alone)
 #             gp-fp       gp-record -F N --unwind fp (frame pointers only)
 #             gp-dwarf    gp-record -F N --unwind dwarf (tables compiled from .eh_frame)
+#             gp-python   gp-record -F N --unwind dwarf --python-frames (and the walk of
+#                         CPython's frame chain at each sample of a Python process)
 #             bpftrace    bpftrace 'profile:hz:N { @[ustack] = count(); }': the kernel's
 #                         frame-pointer walk, aggregated in a map
 #             perf-dwarf  perf record -a --call-graph dwarf -F N (8 KiB of stack per sample)
 #           Workloads: fp, the probe itself (a thread pinned to each CPU reading the clock
 #           32 frames deep, built with frame pointers); python, Debian's /usr/bin/python3 (built
 #           without frame pointers) running the probe's loop (stolen_time_probe.py, one process
-#           pinned to each CPU, through stolen_time_probe -e).
+#           pinned to each CPU, through stolen_time_probe -e); -w picks some (default both).
 #           Columns, medians over the windows: BPF ns/run (kernel.bpf_stats_enabled: run time /
 #           runs of the sampler's perf_event program, over every sample the sampler took in the
 #           window, whatever ran), the probe's sampling gaps per CPU-second it found, their
@@ -30,7 +32,9 @@
 #           in which both ran, gp-dwarf's cost above the floor against bpftrace's, perf-dwarf's
 #           and gp-fp's (Q1 med Q3 of the ratios), with the targets: dwarf <= bpftrace's
 #           frame-pointer walk, <= 1/4 of perf --call-graph dwarf; and the median ratio of the
-#           ns per sample above the floor alone (the interrupt's side, without own CPU).
+#           ns per sample above the floor alone (the interrupt's side, without own CPU). With
+#           gp-python, its cost above the floor against gp-dwarf's in the same way, with the
+#           target: the Python walk adds no more than gp-dwarf's own cost (ratio <= 2).
 #   stacks  For each workload — python (Debian's python3 running fib, three processes in turn),
 #           xz (xz -T2 compressing), fp (the probe's 32-deep loop) — gp-record --unwind dwarf, gp-record --unwind fp and
 #           perf record --call-graph dwarf record it at once for -r seconds (default 10) at the
@@ -82,15 +86,17 @@ probe_seconds=5
 probe_warmup=2
 settle_seconds=10  # after the samplers attach, before each window's probe starts
 samplers="empty gp-fp gp-dwarf bpftrace perf-dwarf"
+workloads="fp python"
 record_seconds=10
 rss_minutes=2
 parts="cost stacks tables maps churn first rss"
-while getopts "f:s:S:p:r:L:o:h" opt; do
+while getopts "f:s:S:p:w:r:L:o:h" opt; do
   case "$opt" in
     f) freqs=$OPTARG ;;
     s) probe_windows=$OPTARG ;;
     S) probe_seconds=$OPTARG ;;
     p) samplers=$OPTARG ;;
+    w) workloads=$OPTARG ;;
     r) record_seconds=$OPTARG ;;
     L) rss_minutes=$OPTARG ;;
     o) parts=$OPTARG ;;
@@ -110,9 +116,12 @@ for tool in gp-record gp-symbolize gp-fold gp-import; do
   [ -x "$bin/$tool" ] || { echo "$bench: error: '$bin/$tool' is not built" >&2; exit 1; }
 done
 for s in $samplers; do
-  [[ " empty gp-fp gp-dwarf bpftrace perf-dwarf " == *" $s "* ]] || { echo "$bench: error: -p: unknown sampler '$s'" >&2; exit 2; }
+  [[ " empty gp-fp gp-dwarf gp-python bpftrace perf-dwarf " == *" $s "* ]] || { echo "$bench: error: -p: unknown sampler '$s'" >&2; exit 2; }
 done
 [[ " $samplers " == *" empty "* ]] || { echo "$bench: error: -p needs 'empty' (the floor)" >&2; exit 2; }
+for w in $workloads; do
+  [[ " fp python " == *" $w "* ]] || { echo "$bench: error: -w: unknown workload '$w'" >&2; exit 2; }
+done
 for p in $parts; do
   [[ " cost stacks tables maps churn first rss " == *" $p "* ]] || { echo "$bench: error: -o: unknown part '$p'" >&2; exit 2; }
 done
@@ -157,6 +166,7 @@ launch_sampler() {
     # -v: the session counters; one gp-record per mode, side by side.
     gp-fp) "$bin/gp-record" -v -F "$hz" $(unwind_opt fp) -o "$tmp/gp-fp.gpa" 2>"$tmp/gp-fp.err" & ;;
     gp-dwarf) "$bin/gp-record" -v -F "$hz" $(unwind_opt dwarf) -o "$tmp/gp-dwarf.gpa" 2>"$tmp/gp-dwarf.err" & ;;
+    gp-python) "$bin/gp-record" -v -F "$hz" $(unwind_opt dwarf) --python-frames -o "$tmp/gp-python.gpa" 2>"$tmp/gp-python.err" & ;;
     # END clears the map: bpftrace would otherwise symbolize every stack as it exits.
     bpftrace) bpftrace -e "profile:hz:$hz { @[ustack] = count(); } END { clear(@); }" >/dev/null 2>&1 & ;;
     # perf ends by itself after perf_seconds too: here it once ignored SIGINT and wrote on (11 GB).
@@ -259,32 +269,41 @@ cost_table() {
       printf "%-5s %-7s %-10s %10s %9.1f %8d %26s %9.3f %12s\n", hz, w, s, (s == "perf-dwarf") ? "-" : sprintf("%d", b),
         n, g, above, own / 1e7, (s == "empty") ? "-" : sprintf("%.3f", cost) }'
   done
-  # gp-dwarf against the others, window by window (both met the same conditions there).
-  for s in bpftrace perf-dwarf gp-fp; do
-    [[ " $samplers " == *" gp-dwarf "* && " $samplers " == *" $s "* ]] || continue
-    read -r q1 med q3 < <(awk -v s="$s" '$2 == "gp-dwarf" { g[$1] = $4 } $2 == s { o[$1] = $4 }
+  # gp-dwarf against the others, window by window (both met the same conditions there); then
+  # gp-python against gp-dwarf.
+  local pair mine
+  for pair in gp-dwarf:bpftrace gp-dwarf:perf-dwarf gp-dwarf:gp-fp gp-python:gp-dwarf; do
+    mine=${pair%%:*} s=${pair#*:}
+    [[ " $samplers " == *" $mine "* && " $samplers " == *" $s "* ]] || continue
+    read -r q1 med q3 < <(awk -v m="$mine" -v s="$s" '$2 == m { g[$1] = $4 } $2 == s { o[$1] = $4 }
       END { for (k in g) if (o[k] > 0) print g[k] / o[k] }' "$tmp/above" | quartiles)
-    x=$(awk -v s="$s" '$2 == "gp-dwarf" { g[$1] = $4 } $2 == s { o[$1] = $4 }
+    x=$(awk -v m="$mine" -v s="$s" '$2 == m { g[$1] = $4 } $2 == s { o[$1] = $4 }
       END { n = 0; for (k in g) n += (g[k] < o[k]); print n }' "$tmp/above")
     # The interrupt's side alone: the ns per sample above the floor, without own CPU.
-    per_sample=$(awk -v s="$s" '$2 == "gp-dwarf" { g[$1] = $3 } $2 == s { o[$1] = $3 }
+    per_sample=$(awk -v m="$mine" -v s="$s" '$2 == m { g[$1] = $3 } $2 == s { o[$1] = $3 }
       END { for (k in g) if (o[k] > 0) print g[k] / o[k] }' "$tmp/above" | median)
-    awk -v hz="$hz" -v w="$workload" -v s="$s" -v g="${cost[gp-dwarf]}" -v o="${cost[$s]}" -v q1="$q1" -v m="$med" \
+    awk -v hz="$hz" -v w="$workload" -v mine="$mine" -v s="$s" -v g="${cost[$mine]}" -v o="${cost[$s]}" -v q1="$q1" -v m="$med" \
       -v q3="$q3" -v n="$x" -v k="$probe_windows" -v ps="$per_sample" 'BEGIN {
-        target = (s == "bpftrace") ? 1 : (s == "perf-dwarf") ? 0.25 : 0
+        target = (mine == "gp-python") ? 2 : (s == "bpftrace") ? 1 : (s == "perf-dwarf") ? 0.25 : 0
         verdict = target ? sprintf("; target <= %.2f: %s", target, (m <= target) ? "met" : "NOT met") : ""
-        printf "%-5s %-7s gp-dwarf / %-10s above the floor: %.3f%% / %.3f%%; per window %.2f %.2f %.2f (Q1 med Q3), dwarf cheaper in %d of %d%s; ns per sample alone %.2f\n",
-          hz, w, s, g, o, q1, m, q3, n, k, verdict, ps }'
+        printf "%-5s %-7s %s / %-10s above the floor: %.3f%% / %.3f%%; per window %.2f %.2f %.2f (Q1 med Q3), %s cheaper in %d of %d%s; ns per sample alone %.2f\n",
+          hz, w, mine, s, g, o, q1, m, q3, mine, n, k, verdict, ps }'
   done
-  for s in gp-fp gp-dwarf; do
+  for s in gp-fp gp-dwarf gp-python; do
     [[ " $samplers " == *" $s "* ]] || continue
     [ -s "$tmp/$s.err" ] || continue
     printf '%-5s %-7s %s (last window, whole system): samples %s, archive %s B/sample%s\n' "$hz" "$workload" "$s" \
       "$(session_counter "$tmp/$s.err" samples.kernel)" \
       "$(awk -v b="$(stat -c %s "$tmp/$s.gpa")" -v n="$(session_counter "$tmp/$s.err" samples.kernel)" 'BEGIN { printf "%.1f", n ? b / n : 0 }')" \
-      "$(unwind_summary "$tmp/$s.err")"
+      "$(unwind_summary "$tmp/$s.err")$(python_summary "$s" "$tmp/$s.err")"
   done
   echo
+}
+
+# ", Python frames in W of N samples of Python processes" from gp-python's stderr $2.
+python_summary() {
+  [ "$1" = gp-python ] || return 0
+  echo ", Python frames in $(session_counter "$2" python.walked) of $(session_counter "$2" python.samples) samples of Python processes"
 }
 
 # Warns of each sampler of names $1 (pids $2) that is no longer running, with its last words.
@@ -314,7 +333,7 @@ if part cost; then
   printf 'cost: %d windows of %ss (or two flush intervals) per frequency and workload, samplers at once: %s\n' \
     "$probe_windows" "$probe_seconds" "$samplers"
   for hz in $freqs; do
-    for w in fp python; do cost_table "$hz" "$w"; done
+    for w in $workloads; do cost_table "$hz" "$w"; done
   done
 fi
 

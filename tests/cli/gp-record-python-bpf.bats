@@ -117,6 +117,22 @@ python_percent() {
   assert_equal "$stderr" "gp-record: error: --python-frames: the Python walk needs --stack-walker gp or auto"
 }
 
+@test "--python-frames=auto where the walk cannot run records without Python frames, not an error" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  run -0 --separate-stderr gp-record --python-frames=auto --stack-walker kernel -p $$ -d 1 \
+    -o "$OUT/rec.gpa"
+  assert_equal "$(grep -c 'error\|warning' <<<"$stderr")" 0
+  [[ "$stderr" == *"gp-record: --python-frames: the Python walk needs --stack-walker gp or auto: recording without Python frames"* ]] ||
+    fail "$stderr"
+  [ -s "$OUT/rec.gpa" ] || fail "no archive written"
+}
+
+@test "--python-frames with a value other than auto is a usage error" {
+  run -2 --separate-stderr gp-record --python-frames=yes -p $$ -d 1 -o "$OUT/rec.gpa"
+  [[ "$stderr" == "gp-record: error: "*"--python-frames"* ]] || fail "$stderr"
+}
+
 @test "a C extension that calls back into Python shows Python, native and Python frames in order" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -155,6 +171,58 @@ python_percent() {
   share=$(python_percent <<<"$output")
   [ "$share" -ge 99 ] || fail "only $share% of the samples have Python frames: $output"
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+# Per Python function, the percent of the Python samples of folded stacks on stdin whose innermost
+# Python frame it is ("spin_a 49.8"); names without module or class, as both samplers spell the
+# function ("gpyext_work.spin_a (...)_[p]", "spin_a (...)_[p]").
+leaf_python_shares() {
+  awk '{ n = $NF; k = split($0, f, ";"); leaf = ""
+         for (i = 1; i <= k; i++) if (f[i] ~ /_\[p\]( [0-9]+)?$/) leaf = f[i]
+         if (leaf == "") next
+         sub(/ \(.*/, "", leaf); sub(/.*\./, "", leaf); sub(/_\[p\].*/, "", leaf)
+         by[leaf] += n; total += n }
+       END { for (x in by) printf "%s %.2f\n", x, 100 * by[x] / total }' | sort -k2,2nr
+}
+
+@test "the BPF walk and gp's user-space sampler agree on a CPU-bound script's top Python functions" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  require_command gp-runtime
+  # Three functions in turn, in phases of 15, 9 and 6 ms (gpyext_work.py mix), sampled at once
+  # by both for the same 8 s. gp-record samples CPU time, the user-space sampler wall-clock time:
+  # at nice -20 the script is on a CPU whenever it could be, and the sampler reads it on time,
+  # however loaded the host (else every wait of the script for a CPU weighs on one sampler's
+  # shares and not on the other's).
+  nice -n -20 /usr/bin/python3 "$PYFIX/gpyext_work.py" 60 mix &
+  local pid=$! rec
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 8 -F 999 -p "$pid" --python-frames -o "$OUT/rec.gpa" \
+    2>"$OUT/record.err" &
+  rec=$!
+  nice -n -20 timeout -s KILL 60 gp-runtime --python-mode gp -F 1000 -d 8 -p "$pid" \
+    -o "$OUT/rt.gpa" 2>"$OUT/runtime.err" || fail "gp-runtime failed: $(cat "$OUT/runtime.err")"
+  wait "$rec" || fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/bpf.folded"
+  gp-fold -f folded --annotate "$OUT/rt.gpa" >"$OUT/rt.folded"
+  local share
+  share=$(python_percent <"$OUT/bpf.folded")
+  [ "$share" -ge 99 ] || fail "only $share% of the samples have Python frames: $(head -c 3000 "$OUT/bpf.folded")"
+  leaf_python_shares <"$OUT/bpf.folded" >"$OUT/bpf.shares"
+  leaf_python_shares <"$OUT/rt.folded" >"$OUT/rt.shares"
+  # The three top functions of the BPF walk are the script's three, and the sampler gives each
+  # the same share within 2 points.
+  run -0 cut -d' ' -f1 <(head -3 "$OUT/bpf.shares")
+  assert_equal "$(sort <<<"$output" | tr '\n' ' ')" "spin_a spin_b spin_c "
+  local name bpf rt
+  while read -r name bpf; do
+    rt=$(awk -v n="$name" '$1 == n { print $2 }' "$OUT/rt.shares")
+    awk -v a="$bpf" -v b="${rt:-0}" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }' ||
+      fail "$name: $bpf% of the BPF walk's Python samples, ${rt:-0}% of the sampler's: $(cat "$OUT/bpf.shares") // $(cat "$OUT/rt.shares")"
+  done < <(head -3 "$OUT/bpf.shares")
+  echo "BPF: $(tr '\n' ' ' <"$OUT/bpf.shares") sampler: $(tr '\n' ' ' <"$OUT/rt.shares")" >&3
 }
 
 @test "a Python process started during the recording has its Python frames, to its exit" {
@@ -215,6 +283,27 @@ python_percent() {
   # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
   grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
     fail "$(head -c 2000 out/last_profile.col)"
+}
+
+@test "gp-profile --python-mode auto keeps gp-record's PyPerf stacks of the processes it walked" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-profile
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 120 ext &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  cd "$OUT"
+  run --separate-stderr timeout -s KILL 240 gp-profile -d 2 -f 99 -o out --pids "$pid" \
+    --python-mode auto --no-flamegraph -vv
+  [ "$status" -eq 0 ] || fail "gp-profile failed: $stderr"
+  # gp-record walks where it can, and gp-runtime's sampler still runs for the processes it
+  # cannot walk.
+  [[ "$stderr" == *"--python-frames=auto"* ]] || fail "gp-record ran without --python-frames=auto: $stderr"
+  [[ "$stderr" == *"--python-mode auto"* ]] || fail "gp-runtime ran without Python: $stderr"
+  # The merge kept gp-record's stacks (native frames between Python frames), not the sampler's.
+  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
+    fail "$(head -c 2000 out/last_profile.col)"
+  ! grep -Eq '(^|;)callback_py_func \(' out/last_profile.col || fail "the sampler's stacks are there too"
 }
 
 @test "CPython 3.9, 3.13, 3.14 and 3.15 in containers get their Python frames too" {

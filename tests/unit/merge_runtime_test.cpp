@@ -120,6 +120,32 @@ TEST(MergeRuntime, RuntimeReplacesNativeStacksScaledToPerfCount) {
       << lines[0];
 }
 
+TEST(MergeRuntime, SystemStacksWithPythonFramesAreNotReplacedAgain) {
+  // gp-record --python-frames=auto walked pid 40 (its stacks carry Python frames) but not pid 41
+  // (a version it has no offsets for); the user-space sampler profiled both.
+  model::Session sys = session(SourceKind::system);
+  model::SessionBuilder b(sys);
+  b.process(process(40, "python3"));
+  add(b, 40, "_start;_PyEval_EvalFrameDefault;main_[p];work_[p];ext_func;read_[k]", 90);
+  add(b, 40, "_start;Py_RunMain", 10);
+  b.process(process(41, "python3"));
+  add(b, 41, "_start;_PyEval_EvalFrameDefault", 50);
+  model::Session rt = session(SourceKind::runtime);
+  model::SessionBuilder r(rt);
+  r.process(process(40, "python3"));
+  add(r, 40, "main_[p];work_[p]", 9);
+  r.process(process(41, "python3"));
+  add(r, 41, "main_[p];other_[p]", 5);
+  gp::merge::MergeStats stats;
+  auto out = run_merge({archive_of(sys), archive_of(rt)}, {}, &stats);
+  EXPECT_EQ(stats.runtime_pids_kept_native, 1u);
+  EXPECT_EQ(stats.runtime_pids_replaced, 1u);
+  EXPECT_EQ(folded(out),
+            (Lines{"python3;_start;Py_RunMain 10",
+                   "python3;_start;_PyEval_EvalFrameDefault;main_[p];work_[p];ext_func;read_[k] 90",
+                   "python3;main_[p];other_[p] 50"}));
+}
+
 TEST(MergeRuntime, SameSeedSameOutputAndInputOrderDoesNotMatter) {
   model::Session sys = session(SourceKind::system);
   model::SessionBuilder b(sys);

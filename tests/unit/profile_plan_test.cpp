@@ -148,6 +148,19 @@ TEST(ProfilePlan, PythonFramesReachGpRecord) {
             (Args{"-F", "11", "-d", "5", "-o", "s.gpa", "--unwind", "auto", "--python-frames"}));
 }
 
+// --python-mode auto: gp-record walks the Python frames where it can, without failing where it
+// cannot (gp-runtime's sampler runs too, and gp-merge picks per process).
+TEST(ProfilePlan, PythonFramesWherePossibleReachGpRecord) {
+  Options o = with_output();
+  o.duration_s = 5;
+  o.python_frames_auto = true;
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args,
+            (Args{"-F", "11", "-d", "5", "-o", "s.gpa", "--unwind", "auto",
+                  "--python-frames=auto"}));
+  EXPECT_EQ(gp::profile::continuous_record_command(o, "/w/system").args.back(),
+            "--python-frames=auto");
+}
+
 // Continuous mode runs one gp-record for the whole run, as gProfiler runs perf: sessions in a
 // directory, each ended by SIGUSR2, and -d three sessions long as the safety net.
 TEST(ProfilePlan, ContinuousRecordKeepsTheSessionOptionsAndSwitchesBySignal) {

@@ -63,7 +63,8 @@ void report(const merge::MergeStats& s) {
   info(1, "runtime pids: " + std::to_string(s.runtime_pids_replaced) + " replaced, " +
               std::to_string(s.runtime_pids_added) + " added unscaled, " +
               std::to_string(s.error_frames_attached) + " error frames attached, " +
-              std::to_string(s.runtime_pids_dropped) + " dropped");
+              std::to_string(s.runtime_pids_dropped) + " dropped, " +
+              std::to_string(s.runtime_pids_kept_native) + " kept with gp-record's Python frames");
   if (s.smart_pids_fp + s.smart_pids_dwarf + s.smart_pids_dropped > 0)
     info(1, "smart: " + std::to_string(s.smart_pids_fp) + " pids fp, " +
                 std::to_string(s.smart_pids_dwarf) + " dwarf, " +

@@ -221,6 +221,16 @@ void set_python_frames(const Checked& k, Options& o) {
   }
 }
 
+// --python-mode auto: gProfiler's auto tries PyPerf and resorts to py-spy when it fails. Here
+// gp-record walks Python frames where the kernel and the process's CPython allow
+// (--python-frames=auto never fails the recording) and gp-runtime's sampler still runs: gp-merge
+// keeps gp-record's stacks of the processes it walked and takes the sampler's for the others.
+void set_python_frames_auto(Options& o) {
+  if (o.python_frames || o.perf_mode == gp::profile::PerfMode::disabled || o.rootless) return;
+  for (const auto& r : o.runtimes)
+    if (r.option == "python" && r.mode == "auto") o.python_frames_auto = true;
+}
+
 std::vector<int> pids_of(const Checked& k) {
   std::vector<int> pids;
   for (const std::string& item : k.args.lists["pids"]) {
@@ -376,6 +386,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
     for (auto& r : o.runtimes) r.mode = "disabled";
   }
   set_python_frames(k, o);
+  set_python_frames_auto(o);
   o.pids = pids_of(k);
   o.application_identifiers = !k.flag("disable-application-identifiers");
   o.application_metadata = !k.flag("disable-application-metadata");

@@ -168,10 +168,14 @@ void add_cli(CLI::App& app, RecordArgs& args) {
           ->type_name("DIR")
           ->capture_default_str(),
       ValueHint::directory);
-  app.add_flag("--python-frames", args.python_frames,
+  app.add_flag("--python-frames{on}", args.python_frames,
                "CPython 3.8-3.15 processes: walk their Python frames with the native stack and "
                "put each evaluation loop's frames next to it (gProfiler's PyPerf stacks: _[p] "
-               "Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+)");
+               "Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+). "
+               "With =auto, where the walk cannot run: a line that says why and stacks without "
+               "Python frames, not an error")
+      ->option_text("[=auto]")
+      ->check(CLI::IsMember({"on", "auto"}));
   app.add_option("command", args.command,
                  "Run this command (after --, with its arguments) and record it and the "
                  "processes it starts until it exits; gp-record exits with its status")

@@ -38,7 +38,9 @@ struct RecordArgs {
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
   uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
   uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
-  bool python_frames = false;         // CPython frames walked in BPF, spliced into native stacks
+  // CPython frames walked in BPF, spliced into native stacks: "" off; "on" (an error where the
+  // walk cannot run); "auto" (where it can: otherwise a warning and stacks without them).
+  std::string python_frames;
   std::vector<std::string> command;   // `-- COMMAND [ARGS...]`: run it and record it
   std::string unwind_cache = "/var/cache/gp/unwind";  // "none": no table cache
 };

@@ -95,7 +95,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind = args.unwind;
   c.unwind_memory_mib = args.unwind_memory;
   c.unwind_copies = args.unwind_copies;
-  c.python_frames = args.python_frames;
+  c.python_frames = !args.python_frames.empty();
   c.unwind_cache = args.unwind_cache == "none" ? "" : args.unwind_cache;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
@@ -113,8 +113,8 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
 
 // --sampler auto: BPF first; the perf sampler when BPF cannot be used (not root, no BPF).
 // --python-frames needs the BPF program: without it, an error rather than stacks without them.
-Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const SamplerConfig& config,
-                                              std::string* hint) {
+Result<std::unique_ptr<Sampler>> open_any_sampler(const RecordArgs& args,
+                                                  const SamplerConfig& config, std::string* hint) {
   if (args.sampler == "perf")
     return config.python_frames
                ? make_error("--python-frames: Python frames are walked by the BPF sampler, not "
@@ -133,6 +133,21 @@ Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const Samp
   if (!perf && !privileged && hint->empty())
     *hint = "run as root for system-wide sampling, or use --pids of your own processes";
   return perf;
+}
+
+// --python-frames=auto (gp-profile's --python-mode auto): where the walk cannot run (the kernel,
+// the stack walker, the sampler), one line says why and the recording goes on without it. Python
+// processes then have native stacks only, and gp-profile's merge gives them the user-space
+// sampler's instead.
+Result<std::unique_ptr<Sampler>> open_sampler(const RecordArgs& args, const SamplerConfig& config,
+                                              std::string* hint) {
+  auto sampler = open_any_sampler(args, config, hint);
+  if (sampler || args.python_frames != "auto") return sampler;
+  gp::cli::info(0, sampler.error().message + ": recording without Python frames");
+  hint->clear();
+  SamplerConfig without = config;
+  without.python_frames = false;
+  return open_any_sampler(args, without, hint);
 }
 
 // The end-of-run line on Python frames (--python-frames): the share of Python processes' samples

@@ -65,6 +65,16 @@ std::string usage_message(const CLI::Error& e) {
 // description instead: "... (not with --with-tid)".
 class Formatter : public CLI::Formatter {
  public:
+  // A flag that also takes a value ("--python-frames{on}": --python-frames or
+  // --python-frames=auto) is shown under its name alone; its option text says the value.
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, is_positional);
+    for (size_t open; (open = name.find('{')) != std::string::npos;) {
+      size_t close = name.find('}', open);
+      name.erase(open, close == std::string::npos ? std::string::npos : close - open + 1);
+    }
+    return name;
+  }
   std::string make_option_opts(const CLI::Option* opt) const override {
     std::string out;
     if (!opt->get_option_text().empty()) return " " + opt->get_option_text();

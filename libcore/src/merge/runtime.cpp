@@ -57,6 +57,23 @@ std::set<int32_t> runtime_pids(const model::Session& rt, const std::map<int32_t,
   return pids;
 }
 
+// The pids whose system stacks already carry Python frames: gp-record walked them in its BPF
+// program (--python-frames), so their stacks hold native and Python frames both.
+std::set<int32_t> python_walked_pids(const model::Session& system) {
+  std::vector<char> python_stack(system.stacks.size() + 1, 0);
+  for (size_t id = 1; id <= system.stacks.size(); ++id)
+    for (uint64_t loc : system.stack(id).location_ids)
+      if (loc != 0 && system.location(loc).kind == model::FrameKind::python) {
+        python_stack[id] = 1;
+        break;
+      }
+  std::set<int32_t> pids;
+  for (const model::Sample& s : system.samples)
+    if (s.stack_id != 0 && s.stack_id < python_stack.size() && python_stack[s.stack_id])
+      pids.insert(s.pid);
+  return pids;
+}
+
 }  // namespace
 
 bool is_profiling_error_frame(const std::string& name) {
@@ -76,7 +93,12 @@ void merge_runtime(model::Session& system, const model::Session& runtime, uint64
   std::vector<model::Sample> kept_samples;
   // Decide first, then rebuild the sample list once.
   std::vector<std::pair<int32_t, double>> to_copy;  // pid, ratio (0 = unscaled)
+  const std::set<int32_t> walked = python_walked_pids(system);
   for (int32_t pid : runtime_pids(runtime, rt_groups)) {
+    if (walked.count(pid)) {
+      ++stats.runtime_pids_kept_native;
+      continue;
+    }
     auto rt_it = rt_groups.find(pid);
     const PidSamples* rt = rt_it == rt_groups.end() ? nullptr : &rt_it->second;
     auto sys_it = sys_groups.find(pid);

@@ -111,6 +111,7 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
                                            : o.perf_mode == PerfMode::dwarf ? "dwarf"
                                                                             : "auto"});
   if (o.python_frames) c.args.push_back("--python-frames");
+  else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
   return c;
 }
 

@@ -37,6 +37,9 @@ struct MergeStats {
   uint64_t runtime_pids_added = 0;     // P = 0: runtime stacks kept unscaled
   uint64_t error_frames_attached = 0;  // P > 0 and the runtime profiler failed/skipped
   uint64_t runtime_pids_dropped = 0;   // P = 0 and error, or runtime profile empty
+  // The system's stacks of the pid have Python frames (gp-record --python-frames): kept whole,
+  // the runtime's not used.
+  uint64_t runtime_pids_kept_native = 0;
   uint64_t smart_pids_dwarf = 0;       // --smart: pids that took the dwarf stacks
   uint64_t smart_pids_fp = 0;
   uint64_t smart_pids_dropped = 0;  // --smart: pids seen only by the dwarf recording

@@ -9,6 +9,8 @@
 //   runtime stacks, P > 0: the pid's native samples are replaced by the runtime samples scaled
 //     by P / R with seeded probabilistic rounding (scale.h).
 //   runtime stacks, P = 0: the runtime samples are added unscaled.
+//   system stacks with Python frames (gp-record --python-frames walked the process): they stay
+//     as they are, and the runtime's samples and error of the pid are not used.
 // The process entry then comes from the runtime (appid, app metadata, runtime), with the
 // system's container name when the runtime has none and the system's comm when it has none.
 

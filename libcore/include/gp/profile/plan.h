@@ -53,6 +53,9 @@ struct Options {
   bool profile_spawned_processes = false;  // gProfiler's default: only the session's processes
   // --python-mode pyperf: Python frames walked by gp-record (--python-frames), not gp-runtime.
   bool python_frames = false;
+  // --python-mode auto: gp-record walks Python frames where it can (--python-frames=auto) and
+  // gp-runtime's sampler still runs; gp-merge keeps gp-record's stacks where they have them.
+  bool python_frames_auto = false;
   bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
   std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
   bool collect_metrics = true;              // false: --disable-metrics-collection
