@@ -14,6 +14,7 @@
 
 #include "gp/runtime/adapters.h"
 #include "jfr_samples.h"
+#include "jvm_flags.h"
 #include "jvm_session.h"
 #include "target_dir.h"
 
@@ -117,9 +118,9 @@ class JfrSession {
       : jvm_(jvm), jcmd_(std::move(jcmd)), as_user_(as_user), timeout_(timeout) {
     name_ = "gp-runtime-" + std::to_string(getpid()) + "-" + std::to_string(jvm.pid);
   }
-  // Status with jcmd's reason on failure; `expect` is the sentence of a success.
-  Status jcmd(const std::vector<std::string>& command, std::string_view expect,
-              std::stop_token stop) {
+  // jcmd's standard output, or its reason on failure; `expect` is in the text of a success.
+  Result<std::string> output(const std::vector<std::string>& command, std::string_view expect,
+                             std::stop_token stop) {
     ToolCommand spec;
     spec.argv = {jcmd_, "-J-XX:-UsePerfData", std::to_string(jvm_.pid)};
     spec.argv.insert(spec.argv.end(), command.begin(), command.end());
@@ -127,8 +128,13 @@ class JfrSession {
     spec.as_user = as_user_;
     auto r = run_tool(spec, stop);
     if (!r) return r.error();
-    if (r->exit_code == 0 && r->out.find(expect) != std::string::npos) return ok_status();
+    if (r->exit_code == 0 && r->out.find(expect) != std::string::npos) return std::move(r->out);
     return make_error("jcmd " + command.front() + ": " + jcmd_problem(spec, *r));
+  }
+  Status jcmd(const std::vector<std::string>& command, std::string_view expect,
+              std::stop_token stop) {
+    auto r = output(command, expect, stop);
+    return r ? ok_status() : Status(r.error());
   }
   Status start(const TargetDir& dir, std::chrono::milliseconds duration, std::stop_token stop) {
     auto secs = std::chrono::duration_cast<std::chrono::seconds>(duration + kRecordingSlack);
@@ -147,6 +153,28 @@ class JfrSession {
   std::chrono::seconds timeout_;  // gProfiler's --java-jattach-timeout
   std::string name_;
 };
+
+// gProfiler's "jvm_flags" app metadata (--java-collect-jvm-flags): the flags of VM.flags -all as
+// the selection picks them, or "error <why>" when jcmd failed, as gProfiler's.
+void add_jvm_flags(JfrSession& session, const std::string& selection, Profile& out) {
+  json::Value flags;
+  std::vector<std::string> missing;
+  if (selection == "none" || selection.empty()) {
+    flags = json::Value::array();
+  } else if (auto text = session.output({"VM.flags", "-all"}, "", {})) {
+    flags = collect_jvm_flags(parse_jvm_flags(*text), selection, &missing);
+  } else {
+    flags = json::Value::from_string("error " + text.error().message);
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+    out.warnings.push_back("JVM flags not found: " + names);
+  }
+  json::Value meta = json::Value::object();
+  meta.set("jvm_flags", std::move(flags));
+  out.app_metadata_json = json::dump(meta);
+}
 
 // `jfr print --json` of the recording into stacks.
 Status read_recording(const JvmProcess& jvm, const std::string& recording,
@@ -228,6 +256,7 @@ class JfrAdapter final : public Adapter {
       return went_down();
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);
+    add_jvm_flags(session, params.jvm_flags, out);
     return collect(*jvm, *dir, params, std::move(out));
   }
 
@@ -240,6 +269,7 @@ class JfrAdapter final : public Adapter {
     dir.remove("rec.jfr");
     JfrFrameStyle style;
     style.method_modifiers = params.method_modifiers;
+    style.line_numbers = params.line_numbers;
     Status read =
         read_recording(jvm, base + ".jfr", base + ".json", params.alloc_interval > 0, style, out);
     unlink((base + ".jfr").c_str());
