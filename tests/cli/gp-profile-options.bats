@@ -133,6 +133,7 @@ import json, sys
 header = json.loads(sys.stdin.readline()[2:])
 apps = [a for a in header["application_metadata"] if a and "jvm_flags" in a]
 assert len(apps) == 1, header["application_metadata"]
+assert isinstance(apps[0]["jvm_flags"], list), apps[0]["jvm_flags"]
 for f in apps[0]["jvm_flags"]:
     assert list(f) == ["name", "type", "value", "origin", "kind"], f
     print(f["name"], f["type"], f["value"], f["origin"], ",".join(f["kind"]))

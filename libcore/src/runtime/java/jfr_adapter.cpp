@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <future>
 
 #include "gp/runtime/adapters.h"
 #include "jfr_samples.h"
@@ -154,17 +155,21 @@ class JfrSession {
   std::string name_;
 };
 
-// gProfiler's "jvm_flags" app metadata (--java-collect-jvm-flags): the flags of VM.flags -all as
-// the selection picks them, or "error <why>" when jcmd failed, as gProfiler's.
-void add_jvm_flags(JfrSession& session, const std::string& selection, Profile& out) {
-  json::Value flags;
+bool collects_jvm_flags(const std::string& selection) {
+  return selection != "none" && !selection.empty();
+}
+
+// gProfiler's "jvm_flags" app metadata (--java-collect-jvm-flags): the flags of VM.flags -all
+// (`text`, jcmd's output) as the selection picks them, or "error <why>" when jcmd failed, as
+// gProfiler's.
+void add_jvm_flags(const std::string& selection, std::future<Result<std::string>>& text,
+                   Profile& out) {
+  json::Value flags = json::Value::array();
   std::vector<std::string> missing;
-  if (selection == "none" || selection.empty()) {
-    flags = json::Value::array();
-  } else if (auto text = session.output({"VM.flags", "-all"}, "", {})) {
-    flags = collect_jvm_flags(parse_jvm_flags(*text), selection, &missing);
-  } else {
-    flags = json::Value::from_string("error " + text.error().message);
+  if (text.valid()) {
+    auto got = text.get();
+    flags = got ? collect_jvm_flags(parse_jvm_flags(*got), selection, &missing)
+                : json::Value::from_string("error " + got.error().message);
   }
   if (!missing.empty()) {
     std::string names;
@@ -250,13 +255,21 @@ class JfrAdapter final : public Adapter {
     }
     // The full duration from the moment samples are taken, as gProfiler waits after its start
     // (attaching takes seconds on a busy host; counting it would leave a short session empty).
-    SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
+    auto session_end = std::chrono::steady_clock::now() + params.duration;
+    // The JVM's flags are read while JFR records (a jcmd of its own, not cut short by the
+    // session's end; the future waits for it on every way out).
+    std::future<Result<std::string>> flags;
+    if (collects_jvm_flags(params.jvm_flags)) {
+      flags = std::async(std::launch::async,
+                         [&session] { return session.output({"VM.flags", "-all"}, "", {}); });
+    }
+    SessionEnd end = wait_session(*jvm, session_end, stop);
     Status stopped = session.stop();
     if (end == SessionEnd::exited || !still_running(*jvm)) {
       return went_down();
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);
-    add_jvm_flags(session, params.jvm_flags, out);
+    add_jvm_flags(params.jvm_flags, flags, out);
     return collect(*jvm, *dir, params, std::move(out));
   }
 
