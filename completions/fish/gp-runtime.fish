@@ -30,6 +30,9 @@ complete -c gp-runtime -l java-async-profiler-features -d 'asprof'\''s stack wal
 complete -c gp-runtime -l java-async-profiler-args -d 'More asprof options, split at spaces (e.g. '\''--cstack dwarf -j 512'\'')' -x
 complete -c gp-runtime -l java-jattach-timeout -d 'Seconds each jcmd or asprof command may take before it is abandoned and the JVM reported failed (gProfiler'\''s --java-jattach-timeout)' -x
 complete -c gp-runtime -l java-include-method-modifiers -d 'Java frames under JFR start with the method'\''s modifiers, as gProfiler'\''s '\''private static Fibonacci.fibonacci(I)J_[j]'\'' (asprof has no such option)'
+complete -c gp-runtime -l java-line-numbers -d 'line-of-function: Java frames under JFR name the line the method was at, '\''Fibonacci.fibonacci:7(I)J_[j]'\'' as gProfiler (asprof has no such format)' -x -a 'none line-of-function'
+complete -c gp-runtime -l java-collect-thread-names -d 'Java stacks start with their thread'\''s frame, '\''[main tid=1234]'\'', as gProfiler'\''s'
+complete -c gp-runtime -l java-collect-jvm-flags -d 'The JVM flags in the app metadata'\''s jvm_flags (JFR): default (those not set by default), all, none, or a comma-separated list of names' -x
 complete -c gp-runtime -l alloc-interval -d 'Profile Java allocations instead of CPU time, one sample per BYTES allocated, stacks weighted in bytes with the allocated class as leaf (gProfiler'\''s --mode allocation; the other runtimes are off)' -x
 complete -c gp-runtime -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does in gProfiler ('\''php'\'' for the CLI)' -x
 complete -c gp-runtime -l app-id-args-filter -d 'Java appids add the JVM options that match this regex (repeatable), e.g. '\''java: app.jar (-Dservice=web)'\'', as gProfiler'\''s' -x

@@ -125,6 +125,21 @@ start_fibonacci_jvm() {
   wait_for 60 grep -q ready jvm.out
 }
 
+# Prints the jvm_flags of the .col's (stdin) app metadata, one "name type value origin kinds" line
+# each, sorted as gProfiler sorts them (by name).
+jvm_flags_of_col() {
+  python3 -c '
+import json, sys
+header = json.loads(sys.stdin.readline()[2:])
+apps = [a for a in header["application_metadata"] if a and "jvm_flags" in a]
+assert len(apps) == 1, header["application_metadata"]
+assert isinstance(apps[0]["jvm_flags"], list), apps[0]["jvm_flags"]
+for f in apps[0]["jvm_flags"]:
+    assert list(f) == ["name", "type", "value", "origin", "kind"], f
+    print(f["name"], f["type"], f["value"], f["origin"], ",".join(f["kind"]))
+'
+}
+
 @test "--java-include-method-modifiers: JFR's Java frames start with the modifiers, as gProfiler's" {
   require_jdk
   start_fibonacci_jvm
@@ -138,6 +153,42 @@ start_fibonacci_jvm() {
   run -0 grep -c ';private static Fibonacci.fibonacci(I)J_\[j\]' out/last_profile.col
   run -0 grep -c ';public static Fibonacci.main(\[Ljava/lang/String|)V_\[j\]' out/last_profile.col
   run -1 grep -E ';Fibonacci\.' out/last_profile.col
+  # gProfiler's default --java-collect-jvm-flags: the flags not set by default, in the app
+  # metadata's jvm_flags ({name, type, value, origin, kind} as granulate_utils' JvmFlag), here
+  # the -Xmx64m of the command line among them.
+  jvm_flags_of_col <out/last_profile.col >flags
+  grep -qx 'MaxHeapSize size_t 67108864 command line product' flags || fail "$(cat flags)"
+  ! grep -q ' default [a-zA-Z0-9_,]*$' flags || fail "$(cat flags)"
+  sort -c -k1,1 flags || fail "not sorted: $(cat flags)"
+}
+
+@test "--java-line-numbers line-of-function, --java-collect-thread-names, --java-collect-jvm-flags LIST under JFR" {
+  require_jdk
+  start_fibonacci_jvm
+  run -0 --separate-stderr timeout -s KILL 180 gp-profile -d 12 -o out --pids "$JVM_PID" \
+    --java-mode jfr --perf-mode disabled --no-flamegraph --java-line-numbers line-of-function \
+    --java-collect-thread-names --java-collect-jvm-flags MaxHeapSize,NoSuchFlag
+  [[ "$stderr" != *"session 1: 0 samples"* ]] || fail "no JFR sample in 12 s: $stderr"
+  # --java-collect-jvm-flags with names: those of them the JVM has, only.
+  jvm_flags_of_col <out/last_profile.col >flags
+  [ "$(cat flags)" = "MaxHeapSize size_t 67108864 command line product" ] || fail "$(cat flags)"
+  [[ "$stderr" != *"not implemented"* ]] || fail "$stderr"
+  # Line numbers: gProfiler tests/test_java.py, test_including_line_numbers, expects
+  # "Fibonacci.fibonacci:20(I)J_[j]" of its Fibonacci.java, whose fibonacci is at line 20 (java.py
+  # passes 'includeln' to its async-profiler: the frame's line after the method's name); ours is
+  # at line 7 (tests/fixtures/runtime/java/Fibonacci.java), main's loop at line 14.
+  # Thread names: java.py passes 'threads', and async-profiler's frameName.cpp roots each stack at
+  # "[<thread name> tid=<tid>]" (Granulate/async-profiler); JFR's main thread is "main".
+  local main
+  main=$(grep -oE ';\[main tid=[0-9]+\];Fibonacci\.main:14\(\[Ljava/lang/String\|\)V_\[j\];Fibonacci\.fibonacci:7\(I\)J_\[[ji]\]' \
+    out/last_profile.col | head -1)
+  [ -n "$main" ] || fail "$(grep Fibonacci out/last_profile.col | head -5)"
+  local tid=${main#;\[main tid=}
+  tid=${tid%%]*}
+  [ -d "/proc/$JVM_PID/task/$tid" ] || fail "tid $tid is not a thread of $JVM_PID"
+  # Every Java frame of the program names its line; every stack starts with its thread.
+  run -1 grep -E ';Fibonacci\.[a-z]+\(' out/last_profile.col
+  run -1 grep -vE '^#|;\[[^];]* tid=[0-9]+\];' out/last_profile.col
 }
 
 @test "--java-jattach-timeout: a JVM that does not answer jcmd is given up after that many seconds" {
@@ -150,6 +201,31 @@ start_fibonacci_jvm() {
   kill -CONT "$JVM_PID"
   [[ "$stderr" == *"jcmd JFR.start: jcmd killed by signal 9 (timed out after 2 s)"* ]] ||
     fail "$stderr"
+}
+
+@test "--python-skip-pyperf-profiler-above: with more Python processes at start, no PyPerf, said so" {
+  require_root_bpf
+  require_command python3
+  local i
+  for i in 1 2; do
+    python3 -c 'import time; time.sleep(600)' &
+    PIDS+=($!)
+    wait_for 10 grep -q python "/proc/$!/maps"
+  done
+  local gp_args=(-d 1 -o out --python-mode pyperf --no-java --no-php --no-ruby --no-flamegraph -vv)
+  # gProfiler's python_ebpf.py counts the Python processes as PyPerf starts; above the threshold
+  # it skips PyPerf, and under --python-mode pyperf has no py-spy to fall back on.
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" \
+    --python-skip-pyperf-profiler-above 1
+  [[ "$stderr" =~ "warning: PyPerf skipped: "[0-9]+" Python processes exceed --python-skip-pyperf-profiler-above 1" ]] ||
+    fail "$stderr"
+  grep -q 'gp-record.* -d ' <<<"$stderr" || fail "no gp-record command line: $stderr"
+  ! grep -q 'gp-record.*--python-frames' <<<"$stderr" || fail "$stderr"
+  # Under the threshold PyPerf runs: gp-record walks Python frames.
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" \
+    --python-skip-pyperf-profiler-above 100000
+  [[ "$stderr" != *"PyPerf skipped"* ]] || fail "$stderr"
+  grep -q 'gp-record.*--python-frames' <<<"$stderr" || fail "$stderr"
 }
 
 # Runs SCRIPT (sh) in the test's cgroup NAME as a process whose comm is cg-NAME.

@@ -363,19 +363,39 @@ LIST
   [[ "$stderr" == *"warning: extract-resources"* ]] || fail "$stderr"
 }
 
-@test "options gp-profile does not implement are named once, in one warning line" {
+@test "options that have no effect in gp-profile are named once at start, with the reason" {
   [ "$(id -u)" -eq 0 ] || skip "needs root to switch to an unprivileged user"
   run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
     "$GP_BUILD_DIR/bin/gp-profile" -o out --perf-use-cgroups --java-full-hserr --min-duration 3 \
     --java-full-hserr --mode allocation --no-python-versions --profile-spawned-processes
   [ "$(grep -c 'warning' <<<"$stderr")" -eq 1 ] || fail "$stderr"
   warning=$(grep 'warning' <<<"$stderr")
-  [[ "$warning" == "gp-profile: warning: not implemented by gp-profile, ignored: --java-full-hserr" ]] ||
+  [[ "$warning" == "gp-profile: warning: --java-full-hserr has no effect: gp-profile reads no hs_err files" ]] ||
     fail "$warning"
+  # One line each, in the order given; their --help says the same.
+  run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$GP_BUILD_DIR/bin/gp-profile" -o out --perf-dwarf-stack-size 4096 --java-async-profiler-mcache 8
+  [ "$(grep -c 'warning' <<<"$stderr")" -eq 2 ] || fail "$stderr"
+  [[ "$stderr" == *"warning: --perf-dwarf-stack-size has no effect: gp-record unwinds user stacks in the kernel"* ]] ||
+    fail "$stderr"
+  [[ "$stderr" == *"warning: --java-async-profiler-mcache has no effect: an option of gProfiler's async-profiler build"* ]] ||
+    fail "$stderr"
+  run -0 gp-profile --help
+  [[ "$output" != *"not implemented"* ]] || fail "$(grep 'not implemented' <<<"$output")"
+  [[ "$output" == *"(no effect in gp-profile: gp-profile reads no hs_err files)"* ]] || fail "$output"
   # Without such options there is no warning at all.
   run -1 --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
     "$GP_BUILD_DIR/bin/gp-profile" -o out --mode cpu -f 99 --profile-api-version v1
   [[ "$stderr" != *"warning"* ]] || fail "$stderr"
+}
+
+@test "--perfspect-path naming no file ends gp-profile at start, with gProfiler's message" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (gp-profile's first precondition)"
+  run -1 --separate-stderr timeout -s KILL 60 gp-profile -d 1 -o "$BATS_TEST_TMPDIR/out" \
+    --enable-hw-metrics-collection --perfspect-path "$BATS_TEST_TMPDIR/no-perfspect"
+  [[ "$stderr" == *"error: PerfSpect tool $BATS_TEST_TMPDIR/no-perfspect does not exist!"* ]] ||
+    fail "$stderr"
+  [ ! -e "$BATS_TEST_TMPDIR/out/last_profile.col" ] || fail "it profiled"
 }
 
 @test "gProfiler's refusals: its messages, one line, exit 2, naming the option" {

@@ -7,6 +7,7 @@
 
 #include "runtime/java/ap_collapsed.h"
 #include "runtime/java/jfr_samples.h"
+#include "runtime/java/jvm_flags.h"
 #include "runtime/java/jvm_process.h"
 
 namespace gp::test::runtime_java {
@@ -217,6 +218,73 @@ TEST(AsyncProfilerCollapsed, ReadsAnnotationsAndThreadFrames) {
   EXPECT_EQ(stacks[3].thread_name, "C2 CompilerThread0");
   EXPECT_EQ(stacks[3].tid, 4250);
   EXPECT_EQ(stacks[3].frames[0].name, "start_thread");
+}
+
+TEST(JavaFrameName, LineOfFunctionGoesAfterTheMethodName) {
+  // gProfiler tests/test_java.py, test_including_line_numbers: "Fibonacci.fibonacci:20(I)J_[j]".
+  EXPECT_EQ(java_frame_name("Fibonacci", "fibonacci", "(I)J", 20), "Fibonacci.fibonacci:20(I)J");
+  EXPECT_EQ(java_frame_name("Fibonacci", "fibonacci", "(I)J", 0), "Fibonacci.fibonacci(I)J");
+}
+
+TEST(ThreadFrames, RootEachStackAtItsThreadAsAsyncProfilerThreadsDoes) {
+  // async-profiler's frameName.cpp: "[<name> tid=<tid>]", "[tid=<tid>]" without a name.
+  StackTable table;
+  read_ap_collapsed(slurp(fixture("async_profiler_collapsed.txt")), table);
+  gp::runtime::Profile p;
+  p.stacks = table.take();
+  gp::runtime::Stack anonymous;
+  anonymous.tid = 7;
+  anonymous.count = 1;
+  p.stacks.push_back(anonymous);
+  gp::runtime::add_thread_frames(p);
+  EXPECT_EQ(p.stacks[0].frames[0].name, "[main tid=4242]");
+  EXPECT_EQ(p.stacks[0].frames[0].kind, FrameKind::pseudo);
+  EXPECT_EQ(p.stacks[0].frames[1].name, "Main.main([Ljava/lang/String|)V");
+  EXPECT_EQ(p.stacks[3].frames[0].name, "[C2 CompilerThread0 tid=4250]");
+  EXPECT_EQ(p.stacks.back().frames[0].name, "[tid=7]");
+}
+
+TEST(JvmFlags, ParsedAndFilteredAsGProfiler) {
+  // Lines of OpenJDK 17's `jcmd PID VM.flags -all` (java -Xmx64m) and one of JDK 8's.
+  const std::string text =
+      "12345:\n"
+      "[Global flags]\n"
+      "      int ActiveProcessorCount                     = -1                                "
+      "        {product} {default}\n"
+      "     intx CICompilerCount                          = 2                                 "
+      "        {product} {ergonomic}\n"
+      "    ccstr ErrorFile                                =                                   "
+      "        {product} {default}\n"
+      "   size_t MaxHeapSize                              = 67108864                          "
+      "        {product} {command line}\n"
+      "    uintx NonNMethodCodeHeapSize                   = 5826188                           "
+      "     {pd product} {ergonomic}\n"
+      "   size_t SoftMaxHeapSize                          = 67108864                          "
+      "     {manageable} {ergonomic}\n"
+      "     bool UseCompressedClassPointers               = true                        "
+      "   {product lp64_product} {ergonomic}\n"
+      "     bool UseSerialGC                             := true                              "
+      "      {product}\n";
+  auto flags = parse_jvm_flags(text);
+  ASSERT_EQ(flags.size(), 7u);  // the empty ccstr does not parse, as granulate_utils' regex
+  EXPECT_EQ(flags[2].name, "MaxHeapSize");
+  EXPECT_EQ(flags[2].origin, "command line");
+  EXPECT_EQ(flags[5].kind, (std::vector<std::string>{"lp64_product", "product"}));
+  EXPECT_EQ(flags[6].origin, "non-default");  // JDK 8's ":="
+  auto dump = [](const json::Value& v) { return json::dump(v); };
+  EXPECT_EQ(dump(collect_jvm_flags(flags, "none")), "[]");
+  std::string def = dump(collect_jvm_flags(flags, "default"));
+  EXPECT_EQ(def.find("ActiveProcessorCount"), std::string::npos);    // default origin
+  EXPECT_EQ(def.find("NonNMethodCodeHeapSize"), std::string::npos);  // pd
+  EXPECT_EQ(def.find("SoftMaxHeapSize"), std::string::npos);         // manageable
+  EXPECT_LT(def.find("CICompilerCount"), def.find("MaxHeapSize"));   // sorted by name
+  EXPECT_NE(def.find("UseSerialGC"), std::string::npos);
+  std::vector<std::string> missing;
+  auto listed = collect_jvm_flags(flags, "MaxHeapSize, NoSuchFlag", &missing);
+  ASSERT_EQ(listed.items.size(), 1u);
+  EXPECT_EQ(listed.items[0].get_string("origin"), "command line");
+  EXPECT_EQ(missing, (std::vector<std::string>{"NoSuchFlag"}));
+  EXPECT_EQ(collect_jvm_flags(flags, "all").items.size(), 6u);  // not the manageable one
 }
 
 TEST(AsyncProfilerCollapsed, ReadsTheDocumentedExampleVerbatim) {

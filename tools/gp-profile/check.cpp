@@ -418,6 +418,10 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.java_jattach_timeout_s =
       static_cast<unsigned>(std::min(k.integer("java-jattach-timeout", 30), 86400L));
   o.java_method_modifiers = k.flag("java-include-method-modifiers");
+  o.java_line_numbers =
+      k.given("java-line-numbers") && k.text("java-line-numbers") == "line-of-function";
+  o.java_thread_names = k.flag("java-collect-thread-names");
+  if (k.given("java-collect-jvm-flags")) o.java_jvm_flags = k.text("java-collect-jvm-flags");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
@@ -442,6 +446,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   args.log_usage = k.flag("log-usage");
   args.diagnostics = k.flag("diagnostics");
   args.pid_ns_check = !k.flag("disable-pidns-check");
+  args.pyperf_skip_above = k.integer("python-skip-pyperf-profiler-above", 0);
   if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
   check_rules(k, mode, frequency_given);
   args.not_implemented.clear();

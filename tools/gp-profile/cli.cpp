@@ -1,8 +1,9 @@
 // gp-profile's command line: gProfiler's parser (gprofiler.md §9). Names and defaults come from
 // the table generated from gProfiler's source (gprofiler_options.h); gp's help and handling of
-// each option are here. An option of the table gp has no code for is accepted and named in one
-// warning (add_rest). Values are kept as typed and checked by check.cpp, so that every refusal
-// carries gProfiler's message.
+// each option are here. An option of the table gp has no code for is accepted and named at
+// start-up (add_rest): with the reason it has no effect (no_effect.h), or as not implemented.
+// Values are kept as typed and checked by check.cpp, so that every refusal carries gProfiler's
+// message.
 #include "cli.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 
 #include "gprofiler_options.h"
+#include "no_effect.h"
 
 #include "gp/runtime/registry.h"
 
@@ -87,7 +89,10 @@ class Builder {
       if (*g.subcommand != '\0') continue;
       std::string names = g.names;
       if (app_.get_option_no_throw("--" + long_name(names)) != nullptr) continue;
-      std::string help = std::string(g.help) + " (not implemented by gp-profile, ignored)";
+      auto reason = no_effect_reason(long_name(names));
+      std::string help =
+          std::string(g.help) + (reason ? " (no effect in gp-profile: " + std::string(*reason) + ")"
+                                        : std::string(" (not implemented by gp-profile, ignored)"));
       std::string action = g.action;
       std::string display = names;
       for (char& c : display) c = c == ',' ? '/' : c;
@@ -285,9 +290,26 @@ void add_java(Builder& b) {
   b.flag("--java-include-method-modifiers",
          "Java frames start with the method's modifiers ('private static "
          "Fibonacci.fibonacci(I)J_[j]'; JFR only: asprof has no such option)");
+  b.choice("--java-line-numbers", "--java-line-numbers", {"none", "line-of-function"},
+           "line-of-function: Java frames name the line the method was at "
+           "('Fibonacci.fibonacci:7(I)J_[j]'; JFR only: asprof has no such format)",
+           "none");
+  b.flag("--java-collect-thread-names",
+         "Java stacks start with their thread's frame ('[main tid=1234]'), as gProfiler's");
+  b.value("--java-collect-jvm-flags", "--java-collect-jvm-flags", ValueType::text, "FLAGS",
+          "The JVM flags in the Java app metadata's jvm_flags (JFR): default (those not set by "
+          "default), all, none, or a comma-separated list of names",
+          "default")
+      ->expected(0, 1);
 }
 
 void add_python_php(Builder& b) {
+  b.value("--python-skip-pyperf-profiler-above", "--python-skip-pyperf-profiler-above",
+          ValueType::positive_integer, "N",
+          "With --python-mode pyperf: when more than N Python processes run at start, PyPerf "
+          "(gp-record's Python frames) is skipped and Python goes unprofiled, as gProfiler's "
+          "(0: no limit)",
+          "0");
   b.flag("--no-python-versions",
          "Python frames without '[pkg==ver]': by default a frame of an installed package reads "
          "'func (file.py:12 [pkg==1.0])', one of the standard library "

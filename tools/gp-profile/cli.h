@@ -54,7 +54,8 @@ struct ProfileArgs {
   std::vector<ValueCheck> checks;
   std::vector<RuntimeArg> runtimes;
   // Options that were given (command line, environment or config file) but have no
-  // counterpart in gp: named once in a warning at start-up.
+  // counterpart in gp: named once at start-up, each with why it has no effect (no_effect.h),
+  // the rest in one "not implemented" warning.
   std::vector<std::string> not_implemented;
   std::vector<std::pair<std::string, const CLI::Option*>> unimplemented_options;
   // Process-level settings (gprofiler.md §9.4).
@@ -74,6 +75,9 @@ struct ProfileArgs {
   bool log_usage = false;    // --log-usage: CPU and memory used, logged after each session
   bool diagnostics = false;  // --diagnostics: processes and kernel log (-v), every 15 min
   bool pid_ns_check = true;
+  // --python-skip-pyperf-profiler-above: no PyPerf (gp-record --python-frames) when more Python
+  // processes than this run at start (0: no limit).
+  long pyperf_skip_above = 0;
   // Subcommands.
   bool upload_file = false;
   std::string file_path;

@@ -23,11 +23,13 @@
 #include "gp/profile/instance.h"
 #include "gp/profile/usage.h"
 #include "gp/record/command.h"
+#include "gp/runtime/discovery.h"
 #include "gp/runtime/work_dir.h"
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "no_effect.h"
 #include "session.h"
 
 namespace gp::profile_tool {
@@ -229,6 +231,10 @@ Status preconditions(const ProfileArgs& args) {
         "Please run me in the init PID namespace! In Docker, make sure you pass '--pid=host'. In "
         "Kubernetes, add 'hostPID: true' in the Pod spec. You can disable this check with "
         "--disable-pidns-check.");
+  // As gProfiler: a PerfSpect path that names no file ends it at start.
+  if (auto ps = args.values.find("perfspect-path");
+      ps != args.values.end() && !ps->second.empty() && !fs::is_regular_file(ps->second))
+    return make_error("PerfSpect tool " + ps->second + " does not exist!");
   if (!o.pids.empty() && !gp::profile::any_alive(o.pids))
     return make_error("none of the processes given with --pids is running");
   if (!o.output_dir.empty()) {
@@ -239,6 +245,23 @@ Status preconditions(const ProfileArgs& args) {
                         "': " + (ec ? ec.message() : "a component is not a directory"));
   }
   return ok_status();
+}
+
+// --python-skip-pyperf-profiler-above N, as gProfiler's PyPerf start: with more Python processes
+// than N (those gp-runtime would profile as Python), no PyPerf. Under --python-mode pyperf
+// gProfiler has no py-spy to fall back on, so Python goes unprofiled, which gp-profile says.
+void skip_pyperf_above(ProfileArgs& args) {
+  if (!args.options.python_frames || args.pyperf_skip_above <= 0) return;
+  gp::runtime::DiscoveryOptions d;
+  d.runtimes = {gp::runtime::Runtime::python};
+  size_t count = gp::runtime::ProcessWatcher(d).scan().size();
+  if (count <= static_cast<size_t>(args.pyperf_skip_above)) return;
+  args.options.python_frames = false;
+  gp::cli::warning("PyPerf skipped: " + std::to_string(count) +
+                   " Python processes exceed --python-skip-pyperf-profiler-above " +
+                   std::to_string(args.pyperf_skip_above) +
+                   "; with --python-mode pyperf there is no py-spy fallback (as gProfiler): "
+                   "Python frames are not profiled");
 }
 
 // gProfiler's start-up check of the Studio (ProfilerAPIClient's health check): one attempt;
@@ -330,11 +353,15 @@ int profile_command(const ProfileArgs& args, const Tools& tools, const fs::path&
 }  // namespace
 
 int run(ProfileArgs& args) {
-  if (!args.not_implemented.empty()) {
-    std::string names;
-    for (const auto& n : args.not_implemented) names += (names.empty() ? "" : ", ") + n;
-    gp::cli::warning("not implemented by gp-profile, ignored: " + names);
+  std::string names;
+  for (const auto& n : args.not_implemented) {
+    if (auto reason = no_effect_reason(n.substr(2))) {
+      gp::cli::warning(n + " has no effect: " + std::string(*reason));
+    } else {
+      names += (names.empty() ? "" : ", ") + n;
+    }
   }
+  if (!names.empty()) gp::cli::warning("not implemented by gp-profile, ignored: " + names);
   if (args.extract_resources) {
     gp::cli::warning("extract-resources: gp-profile has no bundled resources; nothing to extract");
     return gp::cli::kExitOk;
@@ -352,6 +379,7 @@ int run(ProfileArgs& args) {
     gp::cli::error(ok.error().message);
     return gp::cli::kExitFailure;
   }
+  skip_pyperf_above(args);
   auto lock = gp::profile::InstanceLock::acquire("gp_profile_lock");
   if (!lock) {
     gp::cli::error("could not acquire gp-profile's lock: is it already running?");

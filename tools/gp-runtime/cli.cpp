@@ -115,6 +115,20 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
   app.add_flag("--java-include-method-modifiers", args.method_modifiers,
                "Java frames under JFR start with the method's modifiers, as gProfiler's "
                "'private static Fibonacci.fibonacci(I)J_[j]' (asprof has no such option)");
+  gp::cli::choices(
+      app.add_option("--java-line-numbers", args.line_numbers,
+                     "line-of-function: Java frames under JFR name the line the method was at, "
+                     "'Fibonacci.fibonacci:7(I)J_[j]' as gProfiler (asprof has no such format)")
+          ->type_name("MODE")
+          ->capture_default_str(),
+      {"none", "line-of-function"});
+  app.add_flag("--java-collect-thread-names", args.thread_names,
+               "Java stacks start with their thread's frame, '[main tid=1234]', as gProfiler's");
+  app.add_option("--java-collect-jvm-flags", args.jvm_flags,
+                 "The JVM flags in the app metadata's jvm_flags (JFR): default (those not set by "
+                 "default), all, none, or a comma-separated list of names")
+      ->type_name("FLAGS")
+      ->capture_default_str();
   app.add_option("--alloc-interval", args.alloc_interval,
                  "Profile Java allocations instead of CPU time, one sample per BYTES allocated, "
                  "stacks weighted in bytes with the allocated class as leaf (gProfiler's --mode "

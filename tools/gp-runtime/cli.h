@@ -40,6 +40,9 @@ struct RuntimeArgs {
   uint64_t alloc_interval = 0;    // bytes; gProfiler's --mode allocation (0: CPU time)
   unsigned jattach_timeout = 30;  // seconds; gProfiler's --java-jattach-timeout
   bool method_modifiers = false;  // gProfiler's --java-include-method-modifiers (JFR)
+  std::string line_numbers = "none";  // gProfiler's --java-line-numbers (JFR)
+  bool thread_names = false;          // gProfiler's --java-collect-thread-names
+  std::string jvm_flags = "default";  // gProfiler's --java-collect-jvm-flags (JFR)
   double grace = 15;
   gp::cli::CommonArgs common;
 };

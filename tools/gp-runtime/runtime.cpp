@@ -93,6 +93,9 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.alloc_interval = a.alloc_interval;
   o.java_attach_timeout = std::chrono::seconds(a.jattach_timeout);
   o.java_method_modifiers = a.method_modifiers;
+  o.java_line_numbers = a.line_numbers == "line-of-function";
+  o.java_thread_names = a.thread_names;
+  o.java_jvm_flags = a.jvm_flags;
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)
     if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler

@@ -158,6 +158,10 @@ Command runtime_command(const Options& o, const std::string& out) {
       c.args.insert(c.args.end(),
                     {"--java-jattach-timeout", std::to_string(o.java_jattach_timeout_s)});
     if (o.java_method_modifiers) c.args.push_back("--java-include-method-modifiers");
+    if (o.java_line_numbers) c.args.insert(c.args.end(), {"--java-line-numbers", "line-of-function"});
+    if (o.java_thread_names) c.args.push_back("--java-collect-thread-names");
+    if (o.java_jvm_flags != "default")
+      c.args.insert(c.args.end(), {"--java-collect-jvm-flags", o.java_jvm_flags});
     for (const auto& f : o.app_id_args_filters)
       c.args.insert(c.args.end(), {"--app-id-args-filter", f});
   }

@@ -30,4 +30,17 @@ std::string skip_frame(std::string_view reason) {
   return "[Profiling skipped: " + std::string(reason) + "]";
 }
 
+void add_thread_frames(Profile& profile) {
+  for (Stack& s : profile.stacks) {
+    if (s.tid == 0 && s.thread_name.empty()) continue;
+    std::string text = "[" + s.thread_name;
+    if (s.tid != 0) text += (s.thread_name.empty() ? "tid=" : " tid=") + std::to_string(s.tid);
+    text += ']';
+    Frame f;
+    f.kind = model::FrameKind::pseudo;
+    f.name = std::move(text);
+    s.frames.insert(s.frames.begin(), std::move(f));
+  }
+}
+
 }  // namespace gp::runtime

@@ -169,4 +169,14 @@ std::string app_metadata_json(const Target& t, bool run_version, const std::stri
   return json::dump(v);
 }
 
+std::string add_app_metadata(const std::string& base_json, const std::string& extra_json) {
+  if (extra_json.empty()) return base_json;
+  auto base = json::parse(base_json);
+  auto extra = json::parse(extra_json);
+  if (!base || !extra || !base->is_object() || !extra->is_object()) return base_json;
+  for (auto& [key, value] : extra->members)
+    if (base->find(key) == nullptr) base->set(key, value);
+  return json::dump(*base);
+}
+
 }  // namespace gp::runtime

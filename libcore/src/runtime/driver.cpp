@@ -73,6 +73,7 @@ void run_profiler_thread(const SlotPtr& s, std::stop_token stop) {
   // While the process still runs: its files are read through /proc/PID/root.
   if (s->params.python_versions && s->target.runtime == Runtime::python && !p.stacks.empty())
     python::add_package_versions(s->target, p);
+  if (s->params.thread_names && s->target.runtime == Runtime::java) add_thread_frames(p);
   s->profile = std::move(p);
   s->profile_done.store(true, std::memory_order_release);
 }
@@ -113,6 +114,9 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.alloc_interval = o.alloc_interval;
   s->params.attach_timeout = o.java_attach_timeout;
   s->params.method_modifiers = o.java_method_modifiers;
+  s->params.line_numbers = o.java_line_numbers;
+  s->params.thread_names = o.java_thread_names;
+  s->params.jvm_flags = o.java_jvm_flags;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;
@@ -226,7 +230,8 @@ void build_session(DriverResult& result, std::vector<SlotPtr>& slots, const Driv
   model::SessionBuilder b(result.session);
   for (auto& s : slots) {
     model::Process p = s->process;
-    if (s->metadata_done.load(std::memory_order_acquire)) p.app_metadata_json = s->metadata;
+    if (s->metadata_done.load(std::memory_order_acquire))
+      p.app_metadata_json = add_app_metadata(s->metadata, s->profile.app_metadata_json);
     p.exited = !still_running(s->target, o.proc_root);
     s->report.exited = p.exited;
     Profile hung;

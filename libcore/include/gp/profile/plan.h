@@ -80,6 +80,9 @@ struct Options {
   std::string ap_mode, ap_features, ap_args;
   unsigned java_jattach_timeout_s = 30;  // --java-jattach-timeout: each jcmd / asprof command
   bool java_method_modifiers = false;    // --java-include-method-modifiers (JFR frames)
+  bool java_line_numbers = false;        // --java-line-numbers line-of-function (JFR frames)
+  bool java_thread_names = false;        // --java-collect-thread-names
+  std::string java_jvm_flags = "default";  // --java-collect-jvm-flags (jvm_flags app metadata)
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
   bool container_names = true;                   // false: --disable-container-names
   bool metadata_collection = true;               // false: --disable-metadata-collection

@@ -72,6 +72,14 @@ struct SessionParams {
   std::chrono::seconds attach_timeout{30};
   // Java under JFR: gProfiler's --java-include-method-modifiers ("private static C.m(I)J").
   bool method_modifiers = false;
+  // Java under JFR: gProfiler's --java-line-numbers line-of-function ("C.m:12(I)J").
+  bool line_numbers = false;
+  // Java: gProfiler's --java-collect-thread-names; the driver roots each stack at its thread
+  // (add_thread_frames).
+  bool thread_names = false;
+  // Java under JFR: gProfiler's --java-collect-jvm-flags, the "jvm_flags" app metadata: default,
+  // all, none, or a comma-separated list of flag names.
+  std::string jvm_flags = "default";
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields
@@ -108,6 +116,11 @@ struct Profile {
 // "[Profiling error: reason]" and "[Profiling skipped: reason]".
 std::string error_frame(std::string_view reason);
 std::string skip_frame(std::string_view reason);
+
+// gProfiler's --java-collect-thread-names (its async-profiler's `threads`): each stack starts with
+// its thread's frame, "[name tid=N]" ("[tid=N]" without a name, "[name]" without a tid), of kind
+// pseudo (no suffix in the .col). A stack that knows neither is left as it is.
+void add_thread_frames(Profile& profile);
 
 class Adapter {
  public:

@@ -49,4 +49,9 @@ std::string file_path(const std::string& file, const AppContext& context);
 std::string app_metadata_json(const Target& target, bool run_version,
                               const std::string& extra_json = {});
 
+// `base_json` (an app metadata object) with the members of `extra_json` (the profiler's own,
+// Profile::app_metadata_json: Java's "jvm_flags") it lacks; `base_json` when either is not an
+// object.
+std::string add_app_metadata(const std::string& base_json, const std::string& extra_json);
+
 }  // namespace gp::runtime

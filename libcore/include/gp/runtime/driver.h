@@ -67,6 +67,9 @@ struct DriverOptions {
   uint64_t alloc_interval = 0;
   std::chrono::seconds java_attach_timeout{30};  // gProfiler's --java-jattach-timeout
   bool java_method_modifiers = false;            // gProfiler's --java-include-method-modifiers
+  bool java_line_numbers = false;  // gProfiler's --java-line-numbers line-of-function (JFR)
+  bool java_thread_names = false;  // gProfiler's --java-collect-thread-names
+  std::string java_jvm_flags = "default";  // gProfiler's --java-collect-jvm-flags (JFR)
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
   // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the

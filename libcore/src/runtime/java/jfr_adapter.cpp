@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <future>
 
 #include "gp/runtime/adapters.h"
 #include "jfr_samples.h"
+#include "jvm_flags.h"
 #include "jvm_session.h"
 #include "target_dir.h"
 
@@ -117,9 +119,9 @@ class JfrSession {
       : jvm_(jvm), jcmd_(std::move(jcmd)), as_user_(as_user), timeout_(timeout) {
     name_ = "gp-runtime-" + std::to_string(getpid()) + "-" + std::to_string(jvm.pid);
   }
-  // Status with jcmd's reason on failure; `expect` is the sentence of a success.
-  Status jcmd(const std::vector<std::string>& command, std::string_view expect,
-              std::stop_token stop) {
+  // jcmd's standard output, or its reason on failure; `expect` is in the text of a success.
+  Result<std::string> output(const std::vector<std::string>& command, std::string_view expect,
+                             std::stop_token stop) {
     ToolCommand spec;
     spec.argv = {jcmd_, "-J-XX:-UsePerfData", std::to_string(jvm_.pid)};
     spec.argv.insert(spec.argv.end(), command.begin(), command.end());
@@ -127,8 +129,13 @@ class JfrSession {
     spec.as_user = as_user_;
     auto r = run_tool(spec, stop);
     if (!r) return r.error();
-    if (r->exit_code == 0 && r->out.find(expect) != std::string::npos) return ok_status();
+    if (r->exit_code == 0 && r->out.find(expect) != std::string::npos) return std::move(r->out);
     return make_error("jcmd " + command.front() + ": " + jcmd_problem(spec, *r));
+  }
+  Status jcmd(const std::vector<std::string>& command, std::string_view expect,
+              std::stop_token stop) {
+    auto r = output(command, expect, stop);
+    return r ? ok_status() : Status(r.error());
   }
   Status start(const TargetDir& dir, std::chrono::milliseconds duration, std::stop_token stop) {
     auto secs = std::chrono::duration_cast<std::chrono::seconds>(duration + kRecordingSlack);
@@ -147,6 +154,32 @@ class JfrSession {
   std::chrono::seconds timeout_;  // gProfiler's --java-jattach-timeout
   std::string name_;
 };
+
+bool collects_jvm_flags(const std::string& selection) {
+  return selection != "none" && !selection.empty();
+}
+
+// gProfiler's "jvm_flags" app metadata (--java-collect-jvm-flags): the flags of VM.flags -all
+// (`text`, jcmd's output) as the selection picks them, or "error <why>" when jcmd failed, as
+// gProfiler's.
+void add_jvm_flags(const std::string& selection, std::future<Result<std::string>>& text,
+                   Profile& out) {
+  json::Value flags = json::Value::array();
+  std::vector<std::string> missing;
+  if (text.valid()) {
+    auto got = text.get();
+    flags = got ? collect_jvm_flags(parse_jvm_flags(*got), selection, &missing)
+                : json::Value::from_string("error " + got.error().message);
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+    out.warnings.push_back("JVM flags not found: " + names);
+  }
+  json::Value meta = json::Value::object();
+  meta.set("jvm_flags", std::move(flags));
+  out.app_metadata_json = json::dump(meta);
+}
 
 // `jfr print --json` of the recording into stacks.
 Status read_recording(const JvmProcess& jvm, const std::string& recording,
@@ -222,12 +255,21 @@ class JfrAdapter final : public Adapter {
     }
     // The full duration from the moment samples are taken, as gProfiler waits after its start
     // (attaching takes seconds on a busy host; counting it would leave a short session empty).
-    SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
+    auto session_end = std::chrono::steady_clock::now() + params.duration;
+    // The JVM's flags are read while JFR records (a jcmd of its own, not cut short by the
+    // session's end; the future waits for it on every way out).
+    std::future<Result<std::string>> flags;
+    if (collects_jvm_flags(params.jvm_flags)) {
+      flags = std::async(std::launch::async,
+                         [&session] { return session.output({"VM.flags", "-all"}, "", {}); });
+    }
+    SessionEnd end = wait_session(*jvm, session_end, stop);
     Status stopped = session.stop();
     if (end == SessionEnd::exited || !still_running(*jvm)) {
       return went_down();
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);
+    add_jvm_flags(params.jvm_flags, flags, out);
     return collect(*jvm, *dir, params, std::move(out));
   }
 
@@ -240,6 +282,7 @@ class JfrAdapter final : public Adapter {
     dir.remove("rec.jfr");
     JfrFrameStyle style;
     style.method_modifiers = params.method_modifiers;
+    style.line_numbers = params.line_numbers;
     Status read =
         read_recording(jvm, base + ".jfr", base + ".json", params.alloc_interval > 0, style, out);
     unlink((base + ".jfr").c_str());

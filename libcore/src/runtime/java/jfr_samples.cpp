@@ -68,12 +68,13 @@ class EventSplitter {
 }  // namespace
 
 std::string java_frame_name(std::string_view class_name, std::string_view method,
-                            std::string_view descriptor) {
+                            std::string_view descriptor, uint32_t line) {
   std::string out;
-  out.reserve(class_name.size() + method.size() + descriptor.size() + 1);
+  out.reserve(class_name.size() + method.size() + descriptor.size() + 12);
   out.append(class_name);
   out += '.';
   out.append(method);
+  if (line != 0) out += ':' + std::to_string(line);
   for (char c : descriptor) out += c == ';' ? '|' : c;  // async-profiler's STYLE_NO_SEMICOLON
   return out;
 }
@@ -103,15 +104,17 @@ Frame jfr_frame(const json::Value& frame, const JfrFrameStyle& style) {
     if (const json::Value* m = method->find("modifiers"); m != nullptr && m->is_number())
       modifiers = m->as_int(0);
   }
-  f.name = cls.empty() && name.empty() ? "[unknown]" : java_frame_name(cls, name, descriptor);
-  if (style.method_modifiers && f.name != "[unknown]")
-    f.name = java_method_modifiers(modifiers) + f.name;
-  f.kind =
-      frame.get_string("type") == "Inlined" ? model::FrameKind::inlined : model::FrameKind::java;
   if (const json::Value* line = frame.find("lineNumber"); line != nullptr && line->is_number()) {
     int64_t n = line->as_int(0);
     if (n > 0 && n < (1ll << 31)) f.line = static_cast<uint32_t>(n);
   }
+  f.name = cls.empty() && name.empty()
+               ? "[unknown]"
+               : java_frame_name(cls, name, descriptor, style.line_numbers ? f.line : 0);
+  if (style.method_modifiers && f.name != "[unknown]")
+    f.name = java_method_modifiers(modifiers) + f.name;
+  f.kind =
+      frame.get_string("type") == "Inlined" ? model::FrameKind::inlined : model::FrameKind::java;
   return f;
 }
 

@@ -21,15 +21,20 @@
 
 namespace gp::runtime::java {
 
-// "pkg/Class" + "method" + "(Ljava/lang/String;)V" → "pkg/Class.method(Ljava/lang/String|)V".
+// "pkg/Class" + "method" + "(Ljava/lang/String;)V" → "pkg/Class.method(Ljava/lang/String|)V";
+// with a line (not 0): "pkg/Class.method:12(Ljava/lang/String|)V".
 std::string java_frame_name(std::string_view class_name, std::string_view method,
-                            std::string_view descriptor);
+                            std::string_view descriptor, uint32_t line = 0);
 
 // How frames are named.
 struct JfrFrameStyle {
   // gProfiler's --java-include-method-modifiers: the method's modifiers first, in Java's order
   // ("private static Fibonacci.fibonacci(I)J").
   bool method_modifiers = false;
+  // gProfiler's --java-line-numbers line-of-function: the frame's line within its method after
+  // the method's name ("Fibonacci.fibonacci:7(I)J"), as gProfiler's async-profiler build writes
+  // it; frames without a line keep their plain name.
+  bool line_numbers = false;
 };
 
 // A method's access flags (JVMS 4.6) as Java source spells them, in java.lang.reflect.Modifier's

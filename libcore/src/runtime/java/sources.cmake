@@ -5,6 +5,7 @@ target_sources(gp_core PRIVATE
   src/runtime/java/attach_socket.cpp
   src/runtime/java/jfr_adapter.cpp
   src/runtime/java/jfr_samples.cpp
+  src/runtime/java/jvm_flags.cpp
   src/runtime/java/jvm_process.cpp
   src/runtime/java/jvm_session.cpp
   src/runtime/java/tool_runner.cpp

@@ -1,0 +1,56 @@
+// gProfiler options gp-profile accepts but that change nothing in it, each with the reason said in
+// its --help and, once at start-up, when it is given (no_effect.h).
+#include "no_effect.h"
+
+#include <utility>
+
+namespace gp::profile_tool {
+namespace {
+
+constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
+    {"perf-dwarf-stack-size",
+     "gp-record unwinds user stacks in the kernel with tables built from .eh_frame; it copies no "
+     "stack for perf's DWARF unwinding"},
+    {"perf-no-memory-restart",
+     "gp-profile never restarts gp-record for its memory use, which is what the option asks of "
+     "gProfiler's perf"},
+    {"hw-events-file",
+     "gp-record samples only its built-in events (--perf-event's list); custom PMU event "
+     "definitions are not read"},
+    {"java-no-version-check",
+     "gp-runtime has no JDK version check to skip (JFR or stock asprof profile any JVM that "
+     "answers)"},
+    {"java-async-profiler-safemode",
+     "an option of gProfiler's async-profiler build; stock asprof and JFR have no such setting"},
+    {"java-async-profiler-mcache",
+     "an option of gProfiler's async-profiler build; stock asprof and JFR have no such setting"},
+    {"java-async-profiler-no-report-meminfo",
+     "an option of gProfiler's async-profiler build; stock asprof and JFR report no meminfo"},
+    {"java-safemode",
+     "gp-profile does not stop Java profiling after a profiled JVM's OOM, fatal signal or hs_err "
+     "file"},
+    {"java-collect-spark-app-name-as-appid",
+     "Spark executors get the usual Java appid, without the Spark application's name"},
+    {"java-full-hserr", "gp-profile reads no hs_err files"},
+    {"pyperf-user-stacks-pages",
+     "--python-mode pyperf's native frames are unwound whole by gp-record, with no stack pages "
+     "to size"},
+    {"python-pyperf-verbose", "gp-record's own diagnostics come with -v"},
+    {"python-pyspy-process",
+     "gp-runtime profiles only the processes it recognises as Python, with its own sampler or "
+     "py-spy"},
+    {"enable-hw-metrics-collection",
+     "gp-profile does not run PerfSpect: no hardware metrics are collected"},
+    {"perfspect-path", "gp-profile does not run PerfSpect: no hardware metrics are collected"},
+    {"perfspect-duration", "gp-profile does not run PerfSpect: no hardware metrics are collected"},
+};
+
+}  // namespace
+
+std::optional<std::string_view> no_effect_reason(std::string_view long_name) {
+  for (const auto& [name, reason] : kReasons)
+    if (name == long_name) return reason;
+  return std::nullopt;
+}
+
+}  // namespace gp::profile_tool
