@@ -31,6 +31,9 @@ void use_huge_pages_for_heap() {
   // which gives each its own mapping of small pages and unmaps it on free.
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  // Worker threads (gp-symbolize's) allocate from this heap too, not from arenas of their own
+  // that are mapped with small pages and unmapped (a TLB flush on every CPU) as they shrink.
+  ::mallopt(M_ARENA_MAX, 1);
   ::mallopt(M_TOP_PAD, static_cast<int>(kReserve));
   auto* before = static_cast<char*>(::sbrk(0));
   // A block the current top cannot hold makes glibc grow the heap by it plus the pad (volatile:
@@ -38,9 +41,12 @@ void use_huge_pages_for_heap() {
   void* volatile block = std::malloc(256 << 10);
   auto* after = static_cast<char*>(::sbrk(0));
   std::free(block);
-  // Later growth (past the reservation) asks for the usual amount again.
-  ::mallopt(M_TOP_PAD, kDefaultTopPad);
-  if (before == reinterpret_cast<char*>(-1) || after <= before) return;
+  // The pad stays: with glibc's default, a later free trimmed the heap back to what was used,
+  // and the part grown again after that had no huge pages.
+  if (block == nullptr || before == reinterpret_cast<char*>(-1) || after <= before) {
+    ::mallopt(M_TOP_PAD, kDefaultTopPad);  // no reservation: the usual heap
+    return;
+  }
   auto start = (reinterpret_cast<uintptr_t>(before) + kHugePage - 1) & ~(kHugePage - 1);
   auto end = reinterpret_cast<uintptr_t>(after) & ~(kHugePage - 1);
   if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);

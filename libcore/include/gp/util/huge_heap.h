@@ -7,8 +7,8 @@
 // gp-fold 0.52 -> 0.17 CPU-s with glibc's own hugetlb tunable). This asks glibc to take the
 // main heap in one large reservation (address space only: pages are still faulted in on first
 // touch) and advises the kernel to back it with huge pages where its THP mode is "madvise".
-// Memory is not given back to the kernel before exit, which suits tools that run once over
-// one input; a long-running recorder must not call it.
+// Memory is not given back to the kernel before exit, and threads share the one heap, which
+// suits tools that run once over one input; a long-running recorder must not call it.
 //
 // Call once, first thing in main (before threads start). Without THP, or when the reservation
 // cannot be made (a data rlimit, strict overcommit), the heap stays as it was.
