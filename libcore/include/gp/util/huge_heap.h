@@ -1,7 +1,7 @@
 #pragma once
 // Transparent huge pages for a batch tool's heap.
 //
-// gp-import, gp-symbolize and gp-fold build tables of hundreds of thousands of small entries
+// gp-import, gp-symbolize and gp-fold (and gp-merge, gp-flame) build tables of hundreds of thousands of small entries
 // (locations, stacks, samples, interning slots) and walk them in no useful order: with 4 KiB
 // pages most of their time went to page faults and TLB misses (measured on the import bench:
 // gp-fold 0.52 -> 0.17 CPU-s with glibc's own hugetlb tunable). This asks glibc to take the
