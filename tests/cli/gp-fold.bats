@@ -95,6 +95,24 @@ assert_golden() {
   assert_output --partial 'server;main;serve'
 }
 
+@test "an archive on a pipe folds as the file does, and a truncated one still gives status 3" {
+  cat "$ARCHIVE" | gp-fold -f folded - > piped.folded
+  gp-fold -f folded "$ARCHIVE" | cmp - piped.folded
+  head -c $(( $(stat -c %s "$ARCHIVE") - 30 )) "$ARCHIVE" > cut.gpa
+  gp-fold -f folded cut.gpa > cut.folded 2>/dev/null || true
+  run -3 --separate-stderr bash -c 'cat cut.gpa | gp-fold -f folded -'
+  [[ "$stderr" == "gp-fold: warning: archive '-' is truncated"* ]]
+  assert_output "$(cat cut.folded)"
+}
+
+@test "gp-import, gp-symbolize and gp-fold work under an address-space limit" {
+  # They reserve a large heap for huge pages unless a limit is set; under one they keep
+  # glibc's usual heap and give the same output.
+  gp-import "$PERF/system-a-g.txt" | gp-symbolize 2>/dev/null | gp-fold > free.col
+  run -0 bash -c "ulimit -v 1000000 && gp-import '$PERF/system-a-g.txt' | gp-symbolize 2>/dev/null | gp-fold > limited.col"
+  cmp free.col limited.col
+}
+
 @test "malformed folded lines are skipped with a warning naming the first, status 3" {
   printf 'app;main 3\napp;broken\napp;main;work 2\n' > bad.folded
   run -3 --separate-stderr gp-fold -f folded bad.folded

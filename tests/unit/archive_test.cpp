@@ -1,6 +1,9 @@
 // Archive reader/writer: round trips, compression, concatenation, truncation and garbage.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "archive.capnp.h"
 #include "gp/archive/reader.h"
@@ -227,6 +230,35 @@ TEST(ArchiveReader, UnclosedSessionIsTruncated) {
   EXPECT_TRUE(a->sessions[0].truncated);
   EXPECT_FALSE(a->sessions[1].truncated);
   EXPECT_EQ(a->sessions[0].total_samples(), 6u);
+}
+
+// A reader that sniffed the first bytes of a pipe hands them back with the fd (gp-fold reading
+// an archive on standard input): the archive reads as a whole, plain or compressed, whether the
+// sniffed part is a few bytes or more than the stream's read buffer.
+TEST(ArchiveReader, ReadsAnFdAfterTheBytesAlreadyTakenFromIt) {
+  for (bool compress : {false, true}) {
+    const std::string bytes = write(make_session(40, 300), compress, 64u << 10);
+    auto whole = read(bytes);
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    ASSERT_GT(bytes.size() / 2, size_t{1} << 16) << "the archive must outgrow the read buffer";
+    for (size_t taken : {size_t{8}, bytes.size() / 2}) {
+      std::FILE* f = std::tmpfile();
+      ASSERT_NE(f, nullptr);
+      ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+      std::fflush(f);
+      int fd = ::fileno(f);
+      ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+      std::string first(taken, '\0');
+      ASSERT_EQ(::read(fd, first.data(), taken), static_cast<ssize_t>(taken));
+      auto in = InputStream::from_fd(fd, "pipe", first);
+      auto a = gp::archive::read_archive(*in);
+      std::fclose(f);
+      ASSERT_TRUE(a.ok()) << a.error().message;
+      EXPECT_FALSE(a->truncated) << "compress " << compress << ", taken " << taken;
+      EXPECT_EQ(total(*a), total(*whole));
+      EXPECT_EQ(a->sessions[0].stacks.size(), whole->sessions[0].stacks.size());
+    }
+  }
 }
 
 TEST(ArchiveReader, LooksLikeArchiveTellsTextFromBinary) {

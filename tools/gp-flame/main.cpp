@@ -9,8 +9,10 @@
 // Folding and rendering live in libcore (gp/fold/stacks.h, gp/flame/*.h); this file only
 // wires the CLI.
 #include "cli.h"
+#include "gp/util/huge_heap.h"
 
 int main(int argc, char** argv) {
+  gp::util::use_huge_pages_for_heap();
   gp::cli::init_tool("gp-flame");
   gp::flame_tool::FlameArgs args;
   auto app = gp::cli::make_app(

@@ -9,8 +9,10 @@
 // Folding and every format live in libcore (gp/fold/*.h, gp/ingest/input.h); this file only
 // wires the CLI.
 #include "cli.h"
+#include "gp/util/huge_heap.h"
 
 int main(int argc, char** argv) {
+  gp::util::use_huge_pages_for_heap();
   gp::cli::init_tool("gp-fold");
   gp::fold_tool::FoldArgs args;
   auto app = gp::cli::make_app(

@@ -6,8 +6,10 @@
 //
 // The parsing lives in libcore (gp/import/perf_script.h); this file only wires the CLI.
 #include "cli.h"
+#include "gp/util/huge_heap.h"
 
 int main(int argc, char** argv) {
+  gp::util::use_huge_pages_for_heap();
   gp::cli::init_tool("gp-import");
   gp::import_tool::ImportArgs args;
   auto app = gp::cli::make_app(

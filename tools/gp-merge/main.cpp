@@ -7,8 +7,10 @@
 //
 // The merging lives in libcore (gp/merge/merge.h); this file only wires the CLI.
 #include "cli.h"
+#include "gp/util/huge_heap.h"
 
 int main(int argc, char** argv) {
+  gp::util::use_huge_pages_for_heap();
   gp::cli::init_tool("gp-merge");
   gp::merge_tool::MergeArgs args;
   auto app = gp::cli::make_app(

@@ -10,8 +10,10 @@
 //
 // Resolution lives in libcore (gp/symbolize/*.h); this directory only wires the CLI.
 #include "cli.h"
+#include "gp/util/huge_heap.h"
 
 int main(int argc, char** argv) {
+  gp::util::use_huge_pages_for_heap();
   gp::cli::init_tool("gp-symbolize");
   gp::symbolize_tool::SymbolizeArgs args;
   auto app = gp::cli::make_app(

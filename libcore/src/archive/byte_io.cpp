@@ -41,8 +41,13 @@ Result<std::unique_ptr<InputStream>> InputStream::open(const std::string& path) 
   return std::unique_ptr<InputStream>(new InputStream(fd, true, path));
 }
 
-std::unique_ptr<InputStream> InputStream::from_fd(int fd, std::string name) {
-  return std::unique_ptr<InputStream>(new InputStream(fd, false, std::move(name)));
+std::unique_ptr<InputStream> InputStream::from_fd(int fd, std::string name,
+                                                  std::string_view already_read) {
+  auto in = std::unique_ptr<InputStream>(new InputStream(fd, false, std::move(name)));
+  if (already_read.size() > in->raw_.size()) in->raw_.resize(already_read.size());
+  std::memcpy(in->raw_.data(), already_read.data(), already_read.size());
+  in->raw_len_ = already_read.size();
+  return in;
 }
 
 std::unique_ptr<InputStream> InputStream::from_memory(std::string_view data, std::string name) {

@@ -181,12 +181,11 @@ Result<model::Archive> read_profile(const std::string& path) {
     data.reserve(std::min<size_t>(static_cast<size_t>(st_buf.st_size), size_t{1} << 30));
   if (auto st = read_more(in.fd, path, data, 8); !st) return st.error();
   if (archive::looks_like_archive(data)) {
-    // Regular files stream through the archive reader; a pipe was partly consumed, so its
-    // bytes are gathered first.
+    // Regular files stream through the archive reader; so does a pipe, after the bytes that
+    // were read from it to sniff (gathering it whole first cost gp-fold a third of its time in
+    // copies and page faults as the buffer doubled).
     if (path != "-") return archive::read_archive(path);
-    if (auto st = read_more(in.fd, path, data, std::string::npos); !st) return st.error();
-    auto stream = archive::InputStream::from_memory(data, "-");
-    data.clear();
+    auto stream = archive::InputStream::from_fd(in.fd, "-", data);
     return archive::read_archive(*stream);
   }
   if (import::looks_like_perf_data(data))

@@ -1,5 +1,6 @@
 target_sources(gp_core PRIVATE
   src/util/escape.cpp
+  src/util/huge_heap.cpp
   src/util/json.cpp
   src/util/json_parse.cpp
   src/util/json_write.cpp

@@ -38,8 +38,10 @@ class InputStream {
  public:
   // Opens a path, or standard input for "-". The error text names the path.
   static Result<std::unique_ptr<InputStream>> open(const std::string& path);
-  // Reads from an fd the caller keeps open.
-  static std::unique_ptr<InputStream> from_fd(int fd, std::string name);
+  // Reads from an fd the caller keeps open; `already_read` is what the caller took from it
+  // first (to sniff the format), read again before the fd's next bytes.
+  static std::unique_ptr<InputStream> from_fd(int fd, std::string name,
+                                              std::string_view already_read = {});
   // Reads from a copy of `data` (tests, fuzzers).
   static std::unique_ptr<InputStream> from_memory(std::string_view data,
                                                   std::string name = "<memory>");
