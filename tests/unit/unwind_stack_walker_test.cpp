@@ -198,8 +198,8 @@ TEST(StackWalkerDeref, LoadsTheCfaFromASavedStackPointer) {
   auto w = gp::unwind::walk_stack(UserRegisters{M + 0x10, S, 0}, StackCopy{S, bytes}, tables);
   EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x10, M + 0x101}));
   EXPECT_EQ(w.end, WalkEnd::complete);
-  // The red-zone slot at S + 8 - 8 holds S + 56: CFA S + 64, return address M + 0x101.
-  words[0] = S + 56;
+  // The red-zone slot at S + 8 - 8 holds S + 64: CFA S + 72, return address M + 0x101.
+  words[0] = S + 64;
   std::memcpy(bytes.data(), words.data(), bytes.size());
   w = gp::unwind::walk_stack(UserRegisters{M + 0x90, S + 8, 0}, StackCopy{S, bytes}, tables);
   EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x90, M + 0x101}));

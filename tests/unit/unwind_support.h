@@ -287,8 +287,12 @@ inline void expect_invariants(const Table& t) {
       ASSERT_EQ(r.cfa_offset, 0);
       ASSERT_EQ(r.rbp_offset, 0);
     }
-    if (!deref) ASSERT_EQ(r.cfa_add, 0);
-    if (r.rule != Rule::reg) ASSERT_EQ(r.cfa_register, 0);
+    if (!deref) {
+      ASSERT_EQ(r.cfa_add, 0);
+    }
+    if (r.rule != Rule::reg) {
+      ASSERT_EQ(r.cfa_register, 0);
+    }
   }
 }
 
