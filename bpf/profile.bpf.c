@@ -793,14 +793,25 @@ static __always_inline bool frame_by_cfa(struct gp_walk_state *w, struct gp_unwi
 					 __u64 pc, __u64 sp, __u64 bp, __u64 *cfa, __u64 *ra,
 					 __u64 *next_bp, __u32 *truncation)
 {
+	__u8 base = rule.kind & GP_UNWIND_KIND_MASK;
+
 	if (rule.kind == GP_UNWIND_RBP)
 		*cfa = bp + rule.cfa_offset;
 	else if (rule.kind == GP_UNWIND_RSP)
 		*cfa = sp + rule.cfa_offset;
 	else if (rule.kind == GP_UNWIND_PLT)
 		*cfa = sp + rule.cfa_offset + ((pc & 15) >= 11 ? 8 : 0);
-	else {
-		*truncation = GP_COUNTER_TRUNC_UNSUPPORTED;
+	else if (base == GP_UNWIND_DEREF_RSP || base == GP_UNWIND_DEREF_RBP) {
+		/* A stack pointer saved on the stack, plus the addend. */
+		if (!read_word(w, (base == GP_UNWIND_DEREF_RSP ? sp : bp) + (__s16)rule.cfa_offset,
+			       cfa)) {
+			*truncation = GP_COUNTER_TRUNC_READ;
+			return false;
+		}
+		*cfa += (__u64)(rule.kind >> GP_UNWIND_ADD_SHIFT) * 8;
+	} else {
+		*truncation = base == GP_UNWIND_REG ? GP_COUNTER_TRUNC_REGISTER :
+						      GP_COUNTER_TRUNC_UNSUPPORTED;
 		return false;
 	}
 	/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
@@ -809,6 +820,48 @@ static __always_inline bool frame_by_cfa(struct gp_walk_state *w, struct gp_unwi
 		return false;
 	}
 	/* The lower address first: the window then covers the return address too. */
+	*next_bp = bp;
+	if ((rule.rbp_offset != 0 && !read_word(w, *cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
+	    !read_word(w, *cfa - 8, ra)) {
+		*truncation = GP_COUNTER_TRUNC_READ;
+		return false;
+	}
+	return true;
+}
+
+/* The CFA of the sampled frame by a rule based on another register (GP_UNWIND_REG): that register
+ * as the kernel saved it at its entry (the sample's user registers, when their rip and rsp are
+ * the walk's first pc and sp), plus the offset. False when they cannot be read or are not the
+ * sample's. */
+static __always_inline bool leaf_cfa_by_register(struct gp_unwind_rule rule, __u64 pc, __u64 sp,
+						 __u64 *cfa)
+{
+	const __u64 *regs = (const __u64 *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u32 n = (rule.kind >> GP_UNWIND_ADD_SHIFT) & 15;
+	__u64 ip = 0, stack = 0, value = 0;
+
+	if (bpf_probe_read_kernel(&ip, 8, &regs[GP_PT_REGS_RIP]) != 0 ||
+	    bpf_probe_read_kernel(&stack, 8, &regs[GP_PT_REGS_RSP]) != 0 || ip != pc || stack != sp ||
+	    bpf_probe_read_kernel(&value, 8, &regs[GP_PT_REGS_INDEX(n)]) != 0)
+		return false;
+	*cfa = value + rule.cfa_offset;
+	return true;
+}
+
+/* The caller of the sampled frame whose rule is GP_UNWIND_REG, as frame_by_cfa. */
+static __always_inline bool leaf_frame_by_register(struct gp_walk_state *w,
+						   struct gp_unwind_rule rule, __u64 pc, __u64 sp,
+						   __u64 bp, __u64 *cfa, __u64 *ra, __u64 *next_bp,
+						   __u32 *truncation)
+{
+	if (!leaf_cfa_by_register(rule, pc, sp, cfa)) {
+		*truncation = GP_COUNTER_TRUNC_REGISTER;
+		return false;
+	}
+	if (*cfa <= sp || (*cfa & 7) != 0) {
+		*truncation = GP_COUNTER_TRUNC_BAD_FRAME;
+		return false;
+	}
 	*next_bp = bp;
 	if ((rule.rbp_offset != 0 && !read_word(w, *cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
 	    !read_word(w, *cfa - 8, ra)) {
@@ -872,6 +925,11 @@ __attribute__((noinline)) long gp_unwind_step(__u32 slot)
 		cfa = bp + 16;
 		if (!read_word(w, bp, &bp) || !read_word(w, cfa - 8, &ra))
 			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, GP_COUNTER_TRUNC_READ);
+		u->ret_addr = 1;
+	} else if ((kind & GP_UNWIND_KIND_MASK) == GP_UNWIND_REG && slot == 1 && !u->ret_addr) {
+		/* The sampled frame: its registers are the sample's. */
+		if (!leaf_frame_by_register(w, rule, pc, sp, bp, &cfa, &ra, &bp, &truncation))
+			return unwind_stop(u, state, GP_STACK_END_TRUNCATED, truncation);
 		u->ret_addr = 1;
 	} else {
 		if (!frame_by_cfa(w, rule, pc, sp, bp, &cfa, &ra, &bp, &truncation))
@@ -1234,7 +1292,7 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 {
 	__u32 zero = 0, off = 0, len, i;
 	struct gp_stack_copy *c;
-	__u64 sp = walk->unwind.sp;
+	__u64 sp = walk->unwind.sp, start = sp - GP_STACK_COPY_BELOW(sp);
 
 	if (copy_budget == 0)
 		return NULL;
@@ -1244,8 +1302,8 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 	for (i = 0; i < GP_STACK_COPY_BYTES / GP_STACK_COPY_PAGE + 1; i++) {
 		if (off >= GP_STACK_COPY_BYTES)
 			break;
-		len = GP_STACK_COPY_PAGE - ((sp + off) & (GP_STACK_COPY_PAGE - 1));
-		if (bpf_probe_read_user(&c->bytes[off], len, (const void *)(sp + off)) != 0)
+		len = GP_STACK_COPY_PAGE - ((start + off) & (GP_STACK_COPY_PAGE - 1));
+		if (bpf_probe_read_user(&c->bytes[off], len, (const void *)(start + off)) != 0)
 			break;
 		off += len;
 	}
@@ -1255,6 +1313,12 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 	c->rip = walk->unwind.pc;
 	c->rsp = sp;
 	c->rbp = walk->unwind.bp;
+	/* Every user register, for a CFA rule based on another register in the sampled frame: the
+	 * ones the kernel saved at its entry, which are the sample's (user space checks rip and
+	 * rsp). */
+	if (bpf_probe_read_kernel(c->regs, sizeof(c->regs),
+				  (void *)bpf_task_pt_regs(bpf_get_current_task_btf())) != 0)
+		c->regs[GP_PT_REGS_RIP] = 0;
 	return c;
 }
 

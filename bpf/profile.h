@@ -92,6 +92,8 @@ enum gp_counter {
 	GP_COUNTER_UNWIND_PENDING,     /* table walks that met a file mapping with no table loaded
 					* yet (mapped since the process's mappings were read, or its
 					* table still being built): copied, else cut there, truncated */
+	GP_COUNTER_TRUNC_REGISTER,     /* truncated: a CFA based on a register other than rsp and
+					* rbp in a caller's frame (only the sampled frame's are known) */
 	GP_COUNTER_MAX,
 };
 
@@ -139,13 +141,22 @@ enum gp_unwind_kind {
 	GP_UNWIND_UNSUPPORTED = 6, /* CFI gp cannot follow: the stack ends here, truncated */
 	GP_UNWIND_PENDING = 7, /* never in a table: the address lies in a file mapping the process's
 				* entry does not list (its table is not loaded yet) */
+	GP_UNWIND_DEREF_RSP = 8, /* CFA = *(rsp + (__s16)cfa_offset) + 8 * (kind >> 4): a stack
+				  * pointer saved on the stack (OpenSSL's realigned frames) */
+	GP_UNWIND_DEREF_RBP = 9, /* CFA = *(rbp + (__s16)cfa_offset) + 8 * (kind >> 4) */
+	GP_UNWIND_REG = 10,	 /* CFA = the register of DWARF number kind >> 4 + cfa_offset: in
+				  * the sampled frame only (elsewhere: GP_COUNTER_TRUNC_REGISTER) */
 };
+/* A rule's kind: the enum gp_unwind_kind in the low bits; a DEREF rule's addend / 8 or a REG
+ * rule's register above. */
+#define GP_UNWIND_KIND_MASK 0x0f
+#define GP_UNWIND_ADD_SHIFT 4
 
 /* A rule: how to find the caller's frame. Rules are one array shared by every table
  * (`unwind_rules`: each distinct rule once; real binaries have a few hundred). */
 struct gp_unwind_rule {
-	__u16 cfa_offset; /* bytes */
-	__u8 kind;	  /* enum gp_unwind_kind */
+	__u16 cfa_offset; /* bytes (a signed 16-bit number for the DEREF kinds) */
+	__u8 kind;	  /* enum gp_unwind_kind, and GP_UNWIND_ADD_SHIFT's addend */
 	__s8 rbp_offset;  /* rbp was saved at CFA + 8 * rbp_offset; 0: rbp keeps its value */
 };
 #define GP_UNWIND_MAX_RULES 65536
@@ -298,18 +309,37 @@ struct gp_walk_state {
  * and the ring's size in bytes in flight; past either the sample is walked with frame pointers
  * (GP_COUNTER_DEFERRED_FALLBACK).
  */
-#define GP_STACK_COPY_BYTES 16384 /* at most this much stack, from rsp up */
+#define GP_STACK_COPY_BYTES 16384 /* at most this much stack, from its start up */
 #define GP_STACK_COPY_PAGE 4096	  /* read a page at a time: the copy stops at the stack's end */
+/* A copy starts below rsp, by the psABI's red zone (128 bytes) but not below rsp's page (the page
+ * under it may be unmapped): hand-written leaf code keeps the caller's stack pointer there, and a
+ * CFA rule may read it (OpenSSL's sha512 loops: DW_OP_breg7 -8; DW_OP_deref). */
+#define GP_STACK_COPY_RED_ZONE 128
+#define GP_STACK_COPY_BELOW(rsp)                                                                  \
+	(((rsp) & (GP_STACK_COPY_PAGE - 1)) < GP_STACK_COPY_RED_ZONE ?                            \
+		 ((rsp) & (GP_STACK_COPY_PAGE - 1)) :                                             \
+		 GP_STACK_COPY_RED_ZONE)
+/* x86-64's struct pt_regs (<asm/ptrace.h>): 21 words, r15 first; rip at word 16, rsp at 19. */
+#define GP_PT_REGS_WORDS 21
+#define GP_PT_REGS_RIP 16
+#define GP_PT_REGS_RSP 19
+/* The word of struct pt_regs that holds the register of DWARF number n (0-15). */
+#define GP_PT_REGS_INDEX(n)                                                                      \
+	((n) == 0 ? 10 : (n) == 1 ? 12 : (n) == 2 ? 11 : (n) == 3 ? 5 : (n) == 4 ? 13 :          \
+	 (n) == 5 ? 14 : (n) == 6 ? 4 : (n) == 7 ? 19 : (n) == 8 ? 9 : (n) == 9 ? 8 :            \
+	 (n) == 10 ? 7 : (n) == 11 ? 6 : (n) == 12 ? 3 : (n) == 13 ? 2 : (n) == 14 ? 1 : 0)
 struct gp_stack_copy {
 	struct gp_sample_key key; /* user_stack 0, user_error 0 */
 	__u16 slot;		  /* the slot the sample belongs to (its drain counts it) */
 	__u16 pending;		  /* 1: the process had tables, but not for a pc of the walk */
 	__u32 size;		  /* bytes of stack copied */
-	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp */
+	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp - GP_STACK_COPY_BELOW */
+	__u64 regs[GP_PT_REGS_WORDS]; /* all of them, as x86-64's struct pt_regs lays them out (valid
+				       * when their rip and rsp equal rip and rsp above) */
 	__u8 bytes[GP_STACK_COPY_BYTES + GP_STACK_COPY_PAGE]; /* room for a page read past the
 							       * limit */
 };
-#define GP_STACK_COPY_HEADER 80 /* offsetof(struct gp_stack_copy, bytes) */
+#define GP_STACK_COPY_HEADER 248 /* offsetof(struct gp_stack_copy, bytes) */
 
 /*
  * Python frames (--python-frames): for a CPython process user space names in `python_procs`, the

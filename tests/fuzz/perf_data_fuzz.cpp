@@ -26,10 +26,17 @@ class FuzzTables final : public gp::import::PerfUnwindTables {
   FuzzTables() {
     using gp::unwind::Rule;
     gp::unwind::Table t;
-    t.rows = {{0x1000, Rule::rsp, 8, 0},     {0x1010, Rule::rbp, 16, -16},
-              {0x1020, Rule::plt, 8, 0},     {0x1030, Rule::signal, 0, 0},
-              {0x1040, Rule::end, 0, 0},     {0x1050, Rule::unsupported, 0, 0},
-              {0x3000, Rule::rsp, 4096, -8}, {0x3100, Rule::none, 0, 0}};
+    t.rows = {{0x1000, Rule::rsp, 8, 0},
+              {0x1010, Rule::rbp, 16, -16},
+              {0x1020, Rule::plt, 8, 0},
+              {0x1030, Rule::signal, 0, 0},
+              {0x1040, Rule::end, 0, 0},
+              {0x1050, Rule::unsupported, 0, 0},
+              {0x1060, Rule::deref_rsp, -8, -16, 8},
+              {0x1070, Rule::deref_rbp, 16, 0, 0},
+              {0x1080, Rule::reg, 8, 0, 0, 3},
+              {0x3000, Rule::rsp, 4096, -8},
+              {0x3100, Rule::none, 0, 0}};
     auto packed = gp::unwind::pack(t);
     if (!packed) std::abort();
     binary_.table = std::move(*packed);

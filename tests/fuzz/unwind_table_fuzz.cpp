@@ -25,19 +25,23 @@ namespace {
 }
 
 bool has_offsets(gp::unwind::Rule r) {
-  return r == gp::unwind::Rule::rsp || r == gp::unwind::Rule::rbp || r == gp::unwind::Rule::plt;
+  return r == gp::unwind::Rule::rsp || r == gp::unwind::Rule::rbp || r == gp::unwind::Rule::plt ||
+         r == gp::unwind::Rule::deref_rsp || r == gp::unwind::Rule::deref_rbp ||
+         r == gp::unwind::Rule::reg;
 }
 
 void check(const gp::unwind::Table& t) {
   const auto& rows = t.rows;
   if (!rows.empty() && rows.back().rule != gp::unwind::Rule::none) fail("last row is not none");
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (static_cast<uint8_t>(rows[i].rule) > 6) fail("unknown rule");
-    if (!has_offsets(rows[i].rule) && (rows[i].cfa_offset || rows[i].rbp_offset)) fail("offsets");
+    if (!gp::unwind::packed_kind_known(static_cast<uint8_t>(rows[i].rule))) fail("unknown rule");
+    if (!has_offsets(rows[i].rule) && (rows[i].cfa_offset || rows[i].rbp_offset || rows[i].cfa_add))
+      fail("offsets");
     if (i == 0) continue;
     if (rows[i - 1].address >= rows[i].address) fail("rows not strictly increasing");
     if (rows[i - 1].rule == rows[i].rule && rows[i - 1].cfa_offset == rows[i].cfa_offset &&
-        rows[i - 1].rbp_offset == rows[i].rbp_offset) {
+        rows[i - 1].rbp_offset == rows[i].rbp_offset && rows[i - 1].cfa_add == rows[i].cfa_add &&
+        rows[i - 1].cfa_register == rows[i].cfa_register) {
       fail("equal neighbours");
     }
   }

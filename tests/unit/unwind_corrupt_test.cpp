@@ -139,16 +139,30 @@ TEST(UnwindCfi, ReturnAddressUndefinedIsEnd) {
   EXPECT_EQ(rows_of({0x41, 0x07, 0x10}), "1000 rsp+8\n1001 end\n1020 none\n");
 }
 
+TEST(UnwindCfi, CfaFromAStackSlotOrAnotherRegister) {
+  // CFA = *(rsp + 8) + 8 and *(rbp - 8) (OpenSSL's realigned frames), CFA = rbx + 16 (ld.so's
+  // lazy binder).
+  EXPECT_EQ(rows_of({0x0f, 0x05, 0x77, 0x08, 0x06, 0x23, 0x08}),
+            "1000 deref-rsp[8]+8\n1020 none\n");
+  EXPECT_EQ(rows_of({0x0f, 0x03, 0x76, 0x78, 0x06}), "1000 deref-rbp[-8]+0\n1020 none\n");
+  EXPECT_EQ(rows_of({0x0c, 0x03, 0x10}), "1000 reg r3+16\n1020 none\n");
+  // A deref of another register, or more after the deref: not this form.
+  EXPECT_EQ(rows_of({0x0f, 0x03, 0x73, 0x08, 0x06}), "1000 unsupported\n1020 none\n");
+  EXPECT_EQ(rows_of({0x0f, 0x05, 0x77, 0x08, 0x06, 0x06, 0x23}), "1000 unsupported\n1020 none\n");
+  // A def_cfa_offset after the expression leaves no register to add it to.
+  EXPECT_EQ(rows_of({0x0f, 0x03, 0x77, 0x08, 0x06, 0x0e, 0x10}), "1000 unsupported\n1020 none\n");
+}
+
 TEST(UnwindCfi, RulesGpCannotFollowAreUnsupported) {
   EXPECT_EQ(rows_of({0x90, 0x02}), "1000 unsupported\n1020 none\n");        // RA at CFA-16
   EXPECT_EQ(rows_of({0x09, 0x10, 0x00}), "1000 unsupported\n1020 none\n");  // RA in rax
-  EXPECT_EQ(rows_of({0x0c, 0x03, 0x10}), "1000 unsupported\n1020 none\n");  // CFA = rbx + 16
   EXPECT_EQ(rows_of({0x09, 0x06, 0x03}), "1000 unsupported\n1020 none\n");  // rbp in rbx
   EXPECT_EQ(rows_of({0x10, 0x06, 0x02, 0x77, 0x10}), "1000 unsupported\n1020 none\n");  // rbp expr
   EXPECT_EQ(rows_of({0x14, 0x06, 0x02}), "1000 unsupported\n1020 none\n");  // val_offset rbp
   EXPECT_EQ(rows_of({0x86, 0x00}), "1000 unsupported\n1020 none\n");        // rbp at CFA+0
-  // CFA = *(rsp + 8) + 8 (OpenSSL's assembly writes such): an expression gp does not evaluate.
-  EXPECT_EQ(rows_of({0x0f, 0x05, 0x77, 0x08, 0x06, 0x23, 0x08}), "1000 unsupported\n1020 none\n");
+  // CFA = *(rsp + 8 + r9 * 8) + 8 (OpenSSL's bn_mul_mont): an expression gp does not evaluate.
+  EXPECT_EQ(rows_of({0x0f, 0x0a, 0x77, 0x08, 0x79, 0x00, 0x38, 0x1e, 0x22, 0x06, 0x23, 0x08}),
+            "1000 unsupported\n1020 none\n");
   // Other registers' rules do not matter to the walker.
   EXPECT_EQ(rows_of({0x83, 0x02, 0x10, 0x03, 0x02, 0x77, 0x10, 0x09, 0x0c, 0x00}),
             "1000 rsp+8\n1020 none\n");

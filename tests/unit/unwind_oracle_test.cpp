@@ -18,10 +18,11 @@ Table build_or_fail(const ElfFile& f, const std::string& path) {
   return t.ok() ? *t : Table{};
 }
 
-void check_file(const std::string& path, size_t min_rows) {
-  if (!file_exists(path)) GTEST_SKIP() << path << " is not installed on this machine";
+Table check_file(const std::string& path, size_t min_rows) {
+  if (!file_exists(path)) return Table{};
   ElfFile f(path);
-  ASSERT_NE(f.elf(), nullptr);
+  EXPECT_NE(f.elf(), nullptr);
+  if (f.elf() == nullptr) return Table{};
   const Table t = build_or_fail(f, path);
   expect_invariants(t);
   EXPECT_GE(t.rows.size(), min_rows) << path;
@@ -31,16 +32,33 @@ void check_file(const std::string& path, size_t min_rows) {
   // Debian's compilers describe nearly every instruction with rsp/rbp rules; a table that is
   // mostly unsupported would unwind nothing.
   EXPECT_LT(count_rule(t, Rule::unsupported) * 100, t.rows.size()) << path;
+  return t;
 }
 
-TEST(UnwindOracle, LibcAgreesWithElfutils) { check_file("/lib/x86_64-linux-gnu/libc.so.6", 10000); }
+TEST(UnwindOracle, LibcAgreesWithElfutils) {
+  if (!file_exists("/lib/x86_64-linux-gnu/libc.so.6"))
+    GTEST_SKIP() << "/lib/x86_64-linux-gnu/libc.so.6 is not installed on this machine";
+  check_file("/lib/x86_64-linux-gnu/libc.so.6", 10000);
+}
 
-TEST(UnwindOracle, Python311AgreesWithElfutils) { check_file("/usr/bin/python3.11", 20000); }
+TEST(UnwindOracle, Python311AgreesWithElfutils) {
+  if (!file_exists("/usr/bin/python3.11"))
+    GTEST_SKIP() << "/usr/bin/python3.11 is not installed on this machine";
+  check_file("/usr/bin/python3.11", 20000);
+}
 
-TEST(UnwindOracle, XzAgreesWithElfutils) { check_file("/usr/bin/xz", 500); }
+TEST(UnwindOracle, XzAgreesWithElfutils) {
+  if (!file_exists("/usr/bin/xz")) GTEST_SKIP() << "/usr/bin/xz is not installed on this machine";
+  check_file("/usr/bin/xz", 500);
+}
 
 TEST(UnwindOracle, LibcryptoAgreesWithElfutils) {
-  check_file("/lib/x86_64-linux-gnu/libcrypto.so.3", 20000);
+  const std::string path = "/lib/x86_64-linux-gnu/libcrypto.so.3";
+  if (!file_exists(path)) GTEST_SKIP() << path << " is not installed on this machine";
+  const Table t = check_file(path, 20000);
+  // OpenSSL's assembly keeps the caller's rsp in a stack slot while its frame is realigned
+  // (DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst 8): AES-GCM, SHA, ChaCha bodies.
+  EXPECT_GE(count_rule(t, Rule::deref_rsp), 40u);
 }
 
 TEST(UnwindOracle, EhFrameFixtureAgreesWithElfutils) {

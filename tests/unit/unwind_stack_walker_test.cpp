@@ -175,6 +175,90 @@ TEST_F(StackWalker, StopsAtTheFrameCap) {
   EXPECT_EQ(walk(M + 0x10, S, 0, {0, M + 0x100, 0, M + 0x401}, 3).stop, WalkStop::depth);
 }
 
+TEST(StackWalkerDeref, LoadsTheCfaFromASavedStackPointer) {
+  // OpenSSL's realigned frames: CFA = *(rsp + 16) + 8, rbp saved at CFA - 24; and the red-zone
+  // form CFA = *(rsp - 8) + 8.
+  Table t;
+  t.rows = {{0x1000, Rule::deref_rsp, 16, -24, 8},
+            {0x1080, Rule::deref_rsp, -8, 0, 8},
+            {0x1100, Rule::end, 0, 0},
+            {0x1200, Rule::none, 0, 0}};
+  auto packed = gp::unwind::pack(t);
+  ASSERT_TRUE(packed) << packed.error().message;
+  const gp::unwind::PackedRule* rule = gp::unwind::packed_rule_at(*packed, 0x1010);
+  ASSERT_NE(rule, nullptr);
+  EXPECT_EQ(rule->kind & gp::unwind::kKindMask, static_cast<uint8_t>(Rule::deref_rsp));
+  EXPECT_EQ(rule->kind >> gp::unwind::kAddShift, 1);
+  EXPECT_EQ(static_cast<int16_t>(packed_rule_at(*packed, 0x1090)->cfa_offset), -8);
+  ModuleTables tables;
+  tables.add(ModuleTable{M, M + 0x1000, M, &*packed});
+  std::vector<uint64_t> words{0, 0, S + 64, 0, 0, 0, /*S+48: rbp*/ 0x1234, 0, M + 0x101};
+  std::vector<uint8_t> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  auto w = gp::unwind::walk_stack(UserRegisters{M + 0x10, S, 0}, StackCopy{S, bytes}, tables);
+  EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x10, M + 0x101}));
+  EXPECT_EQ(w.end, WalkEnd::complete);
+  // The red-zone slot at S + 8 - 8 holds S + 64: CFA S + 72, return address M + 0x101.
+  words[0] = S + 64;
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  w = gp::unwind::walk_stack(UserRegisters{M + 0x90, S + 8, 0}, StackCopy{S, bytes}, tables);
+  EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x90, M + 0x101}));
+  EXPECT_EQ(w.end, WalkEnd::complete);
+  // A saved stack pointer below sp: the CFA does not move up the stack.
+  words[2] = S - 64;
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  EXPECT_EQ(gp::unwind::walk_stack(UserRegisters{M + 0x10, S, 0}, StackCopy{S, bytes}, tables).stop,
+            WalkStop::bad_frame);
+  // The slot outside the copy: truncated.
+  EXPECT_EQ(
+      gp::unwind::walk_stack(UserRegisters{M + 0x10, S + 0x1000, 0}, StackCopy{S, bytes}, tables)
+          .stop,
+      WalkStop::read);
+}
+
+TEST(StackWalkerRegister, TakesACfaFromAnotherRegisterInTheSampledFrameOnly) {
+  // ld.so's lazy binder: CFA = rbx + 16 (DWARF 3), rbx saved at CFA - 16. A caller whose CFA is
+  // rax-based (DWARF 0) cannot be unwound: its rax is whatever its callee left.
+  Table t;
+  t.rows = {{0x1000, Rule::reg, 16, 0, 0, 3},
+            {0x1080, Rule::reg, 8, 0, 0, 0},
+            {0x1100, Rule::end, 0, 0},
+            {0x1180, Rule::rsp, 8, 0},
+            {0x1200, Rule::none, 0, 0}};
+  auto packed = gp::unwind::pack(t);
+  ASSERT_TRUE(packed) << packed.error().message;
+  EXPECT_EQ(packed_rule_at(*packed, 0x1010)->kind,
+            static_cast<uint8_t>(Rule::reg) | 3 << gp::unwind::kAddShift);
+  ModuleTables tables;
+  tables.add(ModuleTable{M, M + 0x1000, M, &*packed});
+  // rsp realigned below the frame: S; rbx = S + 48, so the CFA is S + 64, the return address
+  // at S + 56.
+  std::vector<uint64_t> words{0, 0, 0, 0, 0, 0, 0, M + 0x101};
+  std::vector<uint8_t> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  UserRegisters regs{M + 0x10, S, 0};
+  regs.general_known = true;
+  regs.general[3] = S + 48;
+  auto w = gp::unwind::walk_stack(regs, StackCopy{S, bytes}, tables);
+  EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x10, M + 0x101}));
+  EXPECT_EQ(w.end, WalkEnd::complete);
+  // Without the sample's registers: cut, with the reason.
+  regs.general_known = false;
+  w = gp::unwind::walk_stack(regs, StackCopy{S, bytes}, tables);
+  EXPECT_EQ(w.stop, WalkStop::register_unknown);
+  EXPECT_EQ(w.end, WalkEnd::truncated);
+  EXPECT_STREQ(gp::unwind::walk_stop_name(w.stop), "register");
+  // A caller's rax-based frame: cut, however the registers were sampled.
+  regs = UserRegisters{M + 0x190, S, 0};
+  regs.general_known = true;
+  regs.general[0] = S + 48;
+  words[0] = M + 0x90;  // the leaf (rsp + 8) returns into the rax-based frame
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  w = gp::unwind::walk_stack(regs, StackCopy{S, bytes}, tables);
+  EXPECT_EQ(w.frames, (std::vector<uint64_t>{M + 0x190, M + 0x90}));
+  EXPECT_EQ(w.stop, WalkStop::register_unknown);
+}
+
 TEST(ModuleTables, FindsTheMappingAndRowOfAnAddress) {
   PackedTable table = synthetic_table();
   ModuleTables tables;

@@ -131,6 +131,14 @@ inline std::string describe(const Row& r) {
     o << "+" << r.cfa_offset;
     if (r.rbp_offset) o << " rbp@cfa" << r.rbp_offset;
   }
+  if (r.rule == Rule::reg) {
+    o << " r" << int{r.cfa_register} << "+" << r.cfa_offset;
+    if (r.rbp_offset) o << " rbp@cfa" << r.rbp_offset;
+  }
+  if (r.rule == Rule::deref_rsp || r.rule == Rule::deref_rbp) {
+    o << "[" << r.cfa_offset << "]+" << r.cfa_add;
+    if (r.rbp_offset) o << " rbp@cfa" << r.rbp_offset;
+  }
   return o.str();
 }
 
@@ -165,6 +173,18 @@ inline bool is_plt_expression(const Dwarf_Op* ops, size_t n, int64_t& off) {
   return true;
 }
 
+// DW_OP_breg7/6 K; DW_OP_deref; [DW_OP_plus_uconst M]: CFA = *(rsp or rbp + K) + M.
+inline bool is_deref_expression(const Dwarf_Op* ops, size_t n, Rule& rule, int64_t& off,
+                                int64_t& add) {
+  if (n < 2 || n > 3 || ops[1].atom != DW_OP_deref) return false;
+  if (ops[0].atom != DW_OP_breg7 && ops[0].atom != DW_OP_breg6) return false;
+  if (n == 3 && ops[2].atom != DW_OP_plus_uconst) return false;
+  rule = ops[0].atom == DW_OP_breg7 ? Rule::deref_rsp : Rule::deref_rbp;
+  off = static_cast<int64_t>(ops[0].number);
+  add = n == 3 ? static_cast<int64_t>(ops[2].number) : 0;
+  return true;
+}
+
 inline OracleRow oracle_in(Dwarf_CFI* cfi, uint64_t address) {
   OracleRow out;
   out.row.address = address;
@@ -192,14 +212,22 @@ inline OracleRow oracle_in(Dwarf_CFI* cfi, uint64_t address) {
     Rule rule = Rule::unsupported;
     if (cfa_ok && cn == 1 && cfa[0].atom == DW_OP_bregx && cfa[0].number == 7) rule = Rule::rsp;
     if (cfa_ok && cn == 1 && cfa[0].atom == DW_OP_bregx && cfa[0].number == 6) rule = Rule::rbp;
+    uint8_t cfa_reg = 0;
+    if (cfa_ok && cn == 1 && cfa[0].atom == DW_OP_bregx && cfa[0].number < 16 &&
+        rule == Rule::unsupported) {
+      rule = Rule::reg;
+      cfa_reg = static_cast<uint8_t>(cfa[0].number);
+    }
     if (rule != Rule::unsupported) cfa_off = static_cast<int64_t>(cfa[0].number2);
     if (cfa_ok && is_plt_expression(cfa, cn, cfa_off)) rule = Rule::plt;
+    int64_t cfa_add = 0;
+    if (cfa_ok) is_deref_expression(cfa, cn, rule, cfa_off, cfa_add);
     int64_t rbp = 0;
     bool rbp_ok = false;
     if (dwarf_frame_register(frame, 6, mem, &ops, &n) == 0) {
       rbp_ok = n == 0 || (is_cfa_plus(ops, n, rbp) && rbp != 0);
     }
-    if (rule != Rule::unsupported && rbp_ok) r = Row{address, rule, cfa_off, rbp};
+    if (rule != Rule::unsupported && rbp_ok) r = Row{address, rule, cfa_off, rbp, cfa_add, cfa_reg};
   }
   free(frame);
   return out;
@@ -248,13 +276,22 @@ inline void expect_invariants(const Table& t) {
     const Row& a = t.rows[i - 1];
     const Row& b = t.rows[i];
     ASSERT_LT(a.address, b.address) << "row " << i;
-    ASSERT_FALSE(a.rule == b.rule && a.cfa_offset == b.cfa_offset && a.rbp_offset == b.rbp_offset)
+    ASSERT_FALSE(a.rule == b.rule && a.cfa_offset == b.cfa_offset && a.rbp_offset == b.rbp_offset &&
+                 a.cfa_add == b.cfa_add && a.cfa_register == b.cfa_register)
         << "rows " << i - 1 << " and " << i << " say the same";
   }
   for (const Row& r : t.rows) {
-    if (r.rule != Rule::rsp && r.rule != Rule::rbp && r.rule != Rule::plt) {
+    const bool deref = r.rule == Rule::deref_rsp || r.rule == Rule::deref_rbp;
+    if (r.rule != Rule::rsp && r.rule != Rule::rbp && r.rule != Rule::plt && !deref &&
+        r.rule != Rule::reg) {
       ASSERT_EQ(r.cfa_offset, 0);
       ASSERT_EQ(r.rbp_offset, 0);
+    }
+    if (!deref) {
+      ASSERT_EQ(r.cfa_add, 0);
+    }
+    if (r.rule != Rule::reg) {
+      ASSERT_EQ(r.cfa_register, 0);
     }
   }
 }

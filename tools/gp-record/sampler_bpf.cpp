@@ -488,7 +488,13 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   copy.slot = head.slot & 1;
   copy.pending_mapping = head.pending != 0;
   copy.regs = unwind::UserRegisters{head.rip, head.rsp, head.rbp};
-  copy.stack_start = head.rsp;
+  // The kernel's saved registers are the sample's when their rip and rsp are.
+  if (head.regs[GP_PT_REGS_RIP] == head.rip && head.regs[GP_PT_REGS_RSP] == head.rsp) {
+    copy.regs.general_known = true;
+    for (unsigned n = 0; n < copy.regs.general.size(); ++n)
+      copy.regs.general[n] = head.regs[GP_PT_REGS_INDEX(n)];
+  }
+  copy.stack_start = head.rsp - GP_STACK_COPY_BELOW(head.rsp);
   const size_t bytes =
       std::min<size_t>({head.size, size - GP_STACK_COPY_HEADER, size_t{GP_STACK_COPY_BYTES}});
   const auto* from = static_cast<const uint8_t*>(data) + GP_STACK_COPY_HEADER;
@@ -704,6 +710,7 @@ std::vector<model::Counter> BpfSampler::counters() {
     uint64_t truncated = 0;
     for (uint32_t k = GP_COUNTER_TRUNC_DEPTH; k <= GP_COUNTER_TRUNC_BAD_FRAME; ++k)
       truncated += totals[k];
+    truncated += totals[GP_COUNTER_TRUNC_REGISTER];
     for (auto counter : {c("unwind.before_tables", totals[GP_COUNTER_UNWIND_BEFORE_TABLES]),
                          c("unwind.complete", totals[GP_COUNTER_UNWIND_COMPLETE]),
                          c("unwind.truncated", truncated),
@@ -712,6 +719,7 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.truncated.no_rule", totals[GP_COUNTER_TRUNC_NO_RULE]),
                          c("unwind.truncated.unsupported", totals[GP_COUNTER_TRUNC_UNSUPPORTED]),
                          c("unwind.truncated.bad_frame", totals[GP_COUNTER_TRUNC_BAD_FRAME]),
+                         c("unwind.truncated.register", totals[GP_COUNTER_TRUNC_REGISTER]),
                          c("unwind.fp_frames", totals[GP_COUNTER_UNWIND_FP_FRAMES]),
                          c("unwind.unknown_end", totals[GP_COUNTER_UNWIND_UNKNOWN_END]),
                          c("unwind.searches", totals[GP_COUNTER_UNWIND_SEARCHES]),

@@ -25,6 +25,12 @@ static_assert(sizeof(gp_unwind_rule) == sizeof(unwind::PackedRule),
 static_assert(sizeof(gp_unwind_row_block) == GP_UNWIND_ROW_BLOCK * sizeof(unwind::PackedRow),
               "rows without gaps");
 static_assert(GP_UNWIND_MAX_RULES == unwind::kMaxPackedRules, "bpf/profile.h: rules");
+static_assert(GP_UNWIND_DEREF_RSP == static_cast<int>(unwind::Rule::deref_rsp) &&
+                  GP_UNWIND_DEREF_RBP == static_cast<int>(unwind::Rule::deref_rbp) &&
+                  GP_UNWIND_REG == static_cast<int>(unwind::Rule::reg) &&
+                  GP_UNWIND_KIND_MASK == unwind::kKindMask &&
+                  GP_UNWIND_ADD_SHIFT == unwind::kAddShift,
+              "bpf/profile.h: rule kinds");
 static_assert(sizeof(gp_unwind_page) == sizeof(unwind::PackedPage),
               "bpf/profile.h: gp_unwind_page layout");
 static_assert(sizeof(gp_unwind_table) == sizeof(unwind::TableSlot),
@@ -48,8 +54,7 @@ unwind::StoreLimits unwind_limits(uint32_t memory_mib) {
                              kUnwindTableSlots, GP_UNWIND_MAX_RULES};
 }
 
-BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits,
-                         const std::string& cache_dir)
+BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits, const std::string& cache_dir)
     : rules_fd_(bpf_map__fd(maps.rules)),
       rows_fd_(bpf_map__fd(maps.rows)),
       pages_fd_(bpf_map__fd(maps.pages)),
@@ -75,9 +80,9 @@ BpfUnwinder::BpfUnwinder(const Maps& maps, unwind::StoreLimits limits,
     if (pages != MAP_FAILED) munmap(pages, pages_bytes_);
   }
   if (!cache_dir.empty()) {
-    cache_ = std::make_unique<unwind::TableCache>(
-        cache_dir, unwind::TableCache::kDefaultMaxBytes,
-        [](const std::string& why) { gp::cli::warning(why); });
+    cache_ =
+        std::make_unique<unwind::TableCache>(cache_dir, unwind::TableCache::kDefaultMaxBytes,
+                                             [](const std::string& why) { gp::cli::warning(why); });
     tables_.set_cache(cache_.get());
   }
   publish_counters();
@@ -157,8 +162,7 @@ void BpfUnwinder::run() {
                             std::chrono::steady_clock::now() - op.queued)
                             .count();
         std::lock_guard lock_waits(mu_);
-        ++first_load_wait_[std::min<size_t>(static_cast<size_t>(us) / kWaitBucketUs,
-                                            kWaitBuckets)];
+        ++first_load_wait_[std::min<size_t>(static_cast<size_t>(us) / kWaitBucketUs, kWaitBuckets)];
       }
       if (listener_) listener_(op.pid, false, false, false);
     }
@@ -389,10 +393,10 @@ std::vector<model::Counter> BpfUnwinder::counters() const {
   uint64_t n = 0;
   for (uint64_t b : first_load_wait_) n += b;
   list.push_back(model::Counter{"unwind.first_loads", static_cast<int64_t>(n)});
-  list.push_back(model::Counter{"unwind.first_load_us.p50",
-                                static_cast<int64_t>(first_load_wait_us(0.5))});
-  list.push_back(model::Counter{"unwind.first_load_us.p95",
-                                static_cast<int64_t>(first_load_wait_us(0.95))});
+  list.push_back(
+      model::Counter{"unwind.first_load_us.p50", static_cast<int64_t>(first_load_wait_us(0.5))});
+  list.push_back(
+      model::Counter{"unwind.first_load_us.p95", static_cast<int64_t>(first_load_wait_us(0.95))});
   return list;
 }
 

@@ -28,6 +28,25 @@ bool match_plt_expression(ByteCursor expr, int64_t& offset) {
   return std::memcmp(expr.pos(), kTail, sizeof(kTail)) == 0;
 }
 
+// A CFA loaded from the stack: DW_OP_bregN K; DW_OP_deref; and optionally DW_OP_plus_uconst M,
+// for N = rsp or rbp — CFA = *(reg + K) + M. OpenSSL's perlasm writes it for functions that
+// realign rsp and keep the caller's rsp in a stack slot (libcrypto's AES-GCM, SHA, ChaCha).
+bool match_deref_expression(ByteCursor expr, uint64_t& reg, int64_t& offset, int64_t& add) {
+  const uint8_t op = expr.u8();
+  if (op != 0x70 + kRsp && op != 0x70 + kRbp) return false;
+  reg = op - 0x70;
+  offset = expr.sleb();
+  if (expr.u8() != 0x06) return false;  // DW_OP_deref
+  add = 0;
+  if (expr.ok() && expr.remaining() > 0) {
+    if (expr.u8() != 0x23) return false;  // DW_OP_plus_uconst
+    const uint64_t m = expr.uleb();
+    if (m > 0xffff) return false;
+    add = static_cast<int64_t>(m);
+  }
+  return expr.ok() && expr.remaining() == 0;
+}
+
 class Interpreter {
  public:
   Interpreter(const Cie& cie, const FrameState* init, FrameState start, uint64_t loc,
@@ -134,11 +153,23 @@ class Interpreter {
   bool def_cfa_expression(ByteCursor& c) {
     const uint64_t len = c.uleb();
     if (!c.ok() || len > c.remaining()) return false;
-    int64_t off = 0;
-    const bool plt = match_plt_expression(ByteCursor(c.pos(), c.pos() + len), off);
+    int64_t off = 0, add = 0;
+    uint64_t reg = 0;
+    const ByteCursor expr(c.pos(), c.pos() + len);
     c.skip(len);
-    st_.cfa_kind = plt ? FrameState::plt : FrameState::other;
-    st_.cfa_offset = plt ? off : 0;
+    st_.cfa_add = 0;
+    if (match_plt_expression(expr, off)) {
+      st_.cfa_kind = FrameState::plt;
+      st_.cfa_offset = off;
+    } else if (match_deref_expression(expr, reg, off, add)) {
+      st_.cfa_kind = FrameState::deref;
+      st_.cfa_register = reg;
+      st_.cfa_offset = off;
+      st_.cfa_add = add;
+    } else {
+      st_.cfa_kind = FrameState::other;
+      st_.cfa_offset = 0;
+    }
     return true;
   }
   bool skip_block(ByteCursor& c) {
@@ -330,10 +361,17 @@ Row to_row(const FrameState& s, uint64_t address) {
   }
   if (s.cfa_kind == FrameState::plt) {
     row.rule = Rule::plt;
+  } else if (s.cfa_kind == FrameState::deref &&
+             (s.cfa_register == kRsp || s.cfa_register == kRbp)) {
+    row.rule = s.cfa_register == kRsp ? Rule::deref_rsp : Rule::deref_rbp;
+    row.cfa_add = s.cfa_add;
   } else if (s.cfa_kind == FrameState::reg_offset && s.cfa_register == kRsp) {
     row.rule = Rule::rsp;
   } else if (s.cfa_kind == FrameState::reg_offset && s.cfa_register == kRbp) {
     row.rule = Rule::rbp;
+  } else if (s.cfa_kind == FrameState::reg_offset && s.cfa_register < 16) {
+    row.rule = Rule::reg;
+    row.cfa_register = static_cast<uint8_t>(s.cfa_register);
   } else {
     row.rbp_offset = 0;
     return row;

@@ -20,9 +20,11 @@ struct RegRule {
 };
 
 struct FrameState {
-  enum CfaKind : uint8_t { reg_offset, plt, other } cfa_kind = reg_offset;
+  // deref: CFA = *(cfa_register + cfa_offset) + cfa_add (a CFA expression of that form).
+  enum CfaKind : uint8_t { reg_offset, plt, deref, other } cfa_kind = reg_offset;
   uint64_t cfa_register = 7;
   int64_t cfa_offset = 8;
+  int64_t cfa_add = 0;
   RegRule rbp;
   RegRule ra;
   bool broken = false;  // the program could not be followed: every row is unsupported

@@ -13,18 +13,35 @@ constexpr uint64_t kPage = uint64_t{1} << kPageShift;
 
 Packer::Packer() { recent_.fill({~uint32_t{0}, 0}); }  // no rule has these bits (kind 255)
 
+bool packed_kind_known(uint8_t kind) {
+  const auto rule = static_cast<Rule>(kind & kKindMask);
+  if (rule == Rule::deref_rsp || rule == Rule::deref_rbp) return true;
+  if (rule == Rule::reg) return (kind >> kAddShift) != 6 && (kind >> kAddShift) != 7;
+  return kind <= static_cast<uint8_t>(Rule::unsupported);
+}
+
 PackedRule Packer::pack_rule(const Row& row) {
   PackedRule out{0, static_cast<uint8_t>(row.rule), 0};
-  if (row.rule != Rule::rsp && row.rule != Rule::rbp && row.rule != Rule::plt) return out;
-  const bool cfa_fits = row.cfa_offset >= 0 && row.cfa_offset <= 0xffff;
+  const bool deref = row.rule == Rule::deref_rsp || row.rule == Rule::deref_rbp;
+  const bool reg = row.rule == Rule::reg;
+  if (row.rule != Rule::rsp && row.rule != Rule::rbp && row.rule != Rule::plt && !deref && !reg)
+    return out;
+  const bool cfa_fits = deref ? row.cfa_offset >= -0x8000 && row.cfa_offset <= 0x7fff
+                              : row.cfa_offset >= 0 && row.cfa_offset <= 0xffff;
   const bool rbp_fits =
       row.rbp_offset % 8 == 0 && row.rbp_offset >= -128 * 8 && row.rbp_offset <= 127 * 8;
-  if (!cfa_fits || !rbp_fits) {
+  const bool add_fits =
+      row.cfa_add % 8 == 0 && row.cfa_add >= 0 && row.cfa_add <= int64_t{kKindMask} * 8;
+  const bool reg_fits =
+      row.cfa_register <= kKindMask && row.cfa_register != 6 && row.cfa_register != 7;
+  if (!cfa_fits || !rbp_fits || (deref && !add_fits) || (reg && !reg_fits)) {
     out.kind = static_cast<uint8_t>(Rule::unsupported);
     return out;
   }
   out.cfa_offset = static_cast<uint16_t>(row.cfa_offset);
   out.rbp_offset = static_cast<int8_t>(row.rbp_offset / 8);
+  if (deref) out.kind |= static_cast<uint8_t>((row.cfa_add / 8) << kAddShift);
+  if (reg) out.kind |= static_cast<uint8_t>(row.cfa_register << kAddShift);
   return out;
 }
 

@@ -23,9 +23,31 @@ bool read_word(const StackCopy& stack, uint64_t addr, uint64_t* out) {
 }
 
 // The caller's CFA, return address and rbp by a CFA rule (rsp, rbp, plt), as frame_by_cfa.
+// leaf_regs: the sampled registers when this is the sampled frame, else nullptr.
 bool frame_by_cfa(const StackCopy& stack, const PackedRule& rule, uint64_t pc, uint64_t sp,
-                  uint64_t bp, uint64_t* cfa, uint64_t* ra, uint64_t* next_bp, WalkStop* stop) {
-  switch (static_cast<Rule>(rule.kind)) {
+                  uint64_t bp, const UserRegisters* leaf_regs, uint64_t* cfa, uint64_t* ra,
+                  uint64_t* next_bp, WalkStop* stop) {
+  switch (static_cast<Rule>(rule.kind & kKindMask)) {
+    case Rule::reg:
+      // Only the sampled frame has its registers (a caller's rax is whatever its callee left).
+      if (leaf_regs == nullptr || !leaf_regs->general_known) {
+        *stop = WalkStop::register_unknown;
+        return false;
+      }
+      *cfa = leaf_regs->general[rule.kind >> kAddShift] + rule.cfa_offset;
+      break;
+    case Rule::deref_rsp:
+    case Rule::deref_rbp: {
+      // The CFA is a stack pointer saved on the stack, plus cfa_add.
+      const bool at_rsp = static_cast<Rule>(rule.kind & kKindMask) == Rule::deref_rsp;
+      const uint64_t slot = (at_rsp ? sp : bp) + static_cast<int16_t>(rule.cfa_offset);
+      if (!read_word(stack, slot, cfa)) {
+        *stop = WalkStop::read;
+        return false;
+      }
+      *cfa += uint64_t{static_cast<uint8_t>(rule.kind >> kAddShift)} * 8;
+      break;
+    }
     case Rule::rbp:
       *cfa = bp + rule.cfa_offset;
       break;
@@ -74,6 +96,8 @@ const char* walk_stop_name(WalkStop stop) {
       return "unsupported";
     case WalkStop::bad_frame:
       return "bad-frame";
+    case WalkStop::register_unknown:
+      return "register";
   }
   return "?";
 }
@@ -153,7 +177,8 @@ WalkedStack walk_stack(const UserRegisters& regs, const StackCopy& stack, const 
     } else {
       WalkStop why = WalkStop::unsupported;
       uint64_t next_bp = bp;
-      if (!frame_by_cfa(stack, rule, pc, sp, bp, &cfa, &ra, &next_bp, &why)) return stop(why);
+      const UserRegisters* leaf = out.frames.size() == 1 ? &regs : nullptr;
+      if (!frame_by_cfa(stack, rule, pc, sp, bp, leaf, &cfa, &ra, &next_bp, &why)) return stop(why);
       bp = next_bp;
       ret_addr = true;
     }

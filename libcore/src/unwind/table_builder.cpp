@@ -42,8 +42,8 @@ bool in_text(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, const Fde
 void order_fdes(const CfiInput& input, std::vector<Fde>& fdes, uint64_t& skipped) {
   const auto ranges = merged_ranges(input);
   if (!ranges.empty()) {
-    const auto outside = std::remove_if(fdes.begin(), fdes.end(),
-                                        [&](const Fde& f) { return !in_text(ranges, f); });
+    const auto outside =
+        std::remove_if(fdes.begin(), fdes.end(), [&](const Fde& f) { return !in_text(ranges, f); });
     skipped += static_cast<uint64_t>(fdes.end() - outside);
     fdes.erase(outside, fdes.end());
   }
@@ -81,7 +81,8 @@ void append_merged(std::vector<Row>& rows, const Row& row) {
   if (!rows.empty()) {
     const Row& last = rows.back();
     if (last.rule == row.rule && last.cfa_offset == row.cfa_offset &&
-        last.rbp_offset == row.rbp_offset) {
+        last.rbp_offset == row.rbp_offset && last.cfa_add == row.cfa_add &&
+        last.cfa_register == row.cfa_register) {
       return;
     }
   }
@@ -152,6 +153,12 @@ const char* rule_name(Rule rule) {
       return "end";
     case Rule::unsupported:
       return "unsupported";
+    case Rule::deref_rsp:
+      return "deref-rsp";
+    case Rule::deref_rbp:
+      return "deref-rbp";
+    case Rule::reg:
+      return "reg";
   }
   return "?";
 }

@@ -13,7 +13,8 @@ namespace gp::unwind {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'W', 'T', 'A', 'B', '1'};
-constexpr uint32_t kVersion = 1;
+// 3: rules deref_rsp, deref_rbp and reg (an older entry says unsupported where they hold).
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kMaxBuildId = 64;
 constexpr uint64_t kMaxPages = uint64_t{1} << 20;  // 4 GiB of addresses
 constexpr uint64_t kMaxSegments = 4096;
@@ -70,7 +71,7 @@ Status check_table(const PackedTable& t, const std::vector<Segment>& segments) {
   for (const PackedRow& r : t.rows)
     if (r.rule >= t.rules.size()) return make_error("a row names an absent rule");
   for (const PackedRule& r : t.rules)
-    if (r.kind > static_cast<uint8_t>(Rule::unsupported)) return make_error("unknown rule kind");
+    if (!packed_kind_known(r.kind)) return make_error("unknown rule kind");
   for (const PackedPage& pg : t.pages) {
     if (pg.count == 0 || uint64_t{pg.first_row} + pg.count > t.rows.size())
       return make_error("a page names rows past the table");
@@ -108,8 +109,8 @@ std::vector<uint8_t> encode_table_entry(const std::string& build_id, uint64_t fi
   return out;
 }
 
-Result<LoadedBinary> decode_table_entry(std::span<const uint8_t> bytes,
-                                        const std::string& build_id, uint64_t file_size) {
+Result<LoadedBinary> decode_table_entry(std::span<const uint8_t> bytes, const std::string& build_id,
+                                        uint64_t file_size) {
   Header h{};
   if (bytes.size() < sizeof(h) + 8) return make_error("truncated");
   std::memcpy(&h, bytes.data(), sizeof(h));
@@ -121,8 +122,7 @@ Result<LoadedBinary> decode_table_entry(std::span<const uint8_t> bytes,
   const uint64_t want = sizeof(h) + uint64_t{h.build_id_bytes} + uint64_t{h.rows} * 4 +
                         uint64_t{h.pages} * 8 + uint64_t{h.rules} * 4 +
                         uint64_t{h.segments} * sizeof(Segment) + 8;
-  if (bytes.size() != want)
-    return make_error(bytes.size() < want ? "truncated" : "trailing bytes");
+  if (bytes.size() != want) return make_error(bytes.size() < want ? "truncated" : "trailing bytes");
   uint64_t sum = 0;
   std::memcpy(&sum, bytes.data() + want - 8, 8);
   if (sum != checksum(bytes.data(), want - 8)) return make_error("bad checksum");

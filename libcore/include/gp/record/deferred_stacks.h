@@ -8,11 +8,11 @@
 // the process's tables finishes (tables_changed), and before the process's tables are dropped
 // (process_gone). A walk that does not reach the outermost frame at an address without a table
 // is tried again at each later load until its slot's drain: the mappings may have been read
-// before the loader mapped every library. A copy still waiting when its slot is drained, or whose process goes without
-// tables, is walked with frame pointers through the copy (no rules: what the BPF program would
-// have done, and marked as it marks such a walk: truncated unless the chain ended at a zero
-// frame pointer after one frame record at least), counted, never shown as more than it is.
-// A copy taken because the walk met a mapping whose table was not loaded yet (its process had
+// before the loader mapped every library. A copy still waiting when its slot is drained, or whose
+// process goes without tables, is walked with frame pointers through the copy (no rules: what the
+// BPF program would have done, and marked as it marks such a walk: truncated unless the chain ended
+// at a zero frame pointer after one frame record at least), counted, never shown as more than it
+// is. A copy taken because the walk met a mapping whose table was not loaded yet (its process had
 // tables) that still does not reach the outermost frame then, at an address without a table, is
 // truncated.
 // Thread-safe: copies come from the recorder's thread, loads and drops from the table loader's.
@@ -39,7 +39,7 @@ struct StackCopySample {
   uint64_t kernel_stack_key = 0;  // in the slot's stack map (0: none)
   uint32_t slot = 0;
   unwind::UserRegisters regs;
-  uint64_t stack_start = 0;  // = regs.rsp
+  uint64_t stack_start = 0;  // regs.rsp less the red zone copied below it (bpf/profile.h)
   std::vector<uint8_t> stack;
   // The process had tables, but a pc of the BPF walk lay in a file mapping without one loaded
   // yet: a walk of the copy that does not reach the outermost frame is truncated there.

@@ -3,7 +3,8 @@
 // in user space, by exactly the rules of gp-record's BPF walker (bpf/profile.bpf.c,
 // gp_unwind_step): the rule in force at the pc (at pc - 1 for a return address, whose call is
 // the instruction before it) says where the CFA is (rsp or rbp plus an offset, the lazy-PLT
-// form), the return address is at CFA - 8 and the caller's rbp at CFA + rbp_offset; an address
+// form, a stack pointer saved on the stack, another register in the sampled frame), the return
+// address is at CFA - 8 and the caller's rbp at CFA + rbp_offset; an address
 // no table covers takes one frame-pointer step; a sigreturn trampoline's frame reloads the
 // registers from the ucontext at rsp; the `end` rule (return address undefined) is the
 // outermost frame. Memory is read only from the copy: a word outside it ends the walk,
@@ -13,6 +14,7 @@
 // The copy is untrusted (any process's stack): every read is bounds-checked and the walk takes
 // at most max_frames frames. Reentrant and thread-safe (the rule source is only read).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,6 +29,10 @@ struct UserRegisters {
   uint64_t rip = 0;
   uint64_t rsp = 0;
   uint64_t rbp = 0;
+  // All general registers by DWARF number (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15), when
+  // `general_known`: a `reg` rule in the sampled frame reads them.
+  bool general_known = false;
+  std::array<uint64_t, 16> general{};
 };
 
 // A copy of user memory: bytes[i] was at address start + i (the stack from rsp up).
@@ -44,16 +50,18 @@ enum class WalkEnd : uint8_t {
 
 // Why a walk stopped, one of the BPF walker's counters (bpf/profile.h, enum gp_counter).
 enum class WalkStop : uint8_t {
-  complete,     // GP_COUNTER_UNWIND_COMPLETE (end complete)
-  unknown_end,  // GP_COUNTER_UNWIND_UNKNOWN_END (end unknown)
-  depth,        // GP_COUNTER_TRUNC_DEPTH: max_frames frames taken
-  read,         // GP_COUNTER_TRUNC_READ: a word outside the copy (unreadable in BPF)
-  no_rule,      // GP_COUNTER_TRUNC_NO_RULE: no rule, and rbp is no frame pointer
-  unsupported,  // GP_COUNTER_TRUNC_UNSUPPORTED: CFI gp cannot follow
-  bad_frame,    // GP_COUNTER_TRUNC_BAD_FRAME: the CFA did not move up the stack
+  complete,          // GP_COUNTER_UNWIND_COMPLETE (end complete)
+  unknown_end,       // GP_COUNTER_UNWIND_UNKNOWN_END (end unknown)
+  depth,             // GP_COUNTER_TRUNC_DEPTH: max_frames frames taken
+  read,              // GP_COUNTER_TRUNC_READ: a word outside the copy (unreadable in BPF)
+  no_rule,           // GP_COUNTER_TRUNC_NO_RULE: no rule, and rbp is no frame pointer
+  unsupported,       // GP_COUNTER_TRUNC_UNSUPPORTED: CFI gp cannot follow
+  bad_frame,         // GP_COUNTER_TRUNC_BAD_FRAME: the CFA did not move up the stack
+  register_unknown,  // GP_COUNTER_TRUNC_REGISTER: a CFA based on a register whose value is
+                     // known in the sampled frame only, met in a caller's frame
 };
 
-// "complete", "unknown-end", "depth", "read", "no-rule", "unsupported", "bad-frame".
+// "complete", "unknown-end", "depth", "read", "no-rule", "unsupported", "bad-frame", "register".
 const char* walk_stop_name(WalkStop stop);
 // The end a stop gives: complete, unknown (unknown_end) or truncated (the others).
 WalkEnd walk_end_of(WalkStop stop);

@@ -29,6 +29,15 @@ enum class Rule : uint8_t {
   end = 5,          // return address undefined (_start, a clone child): the outermost frame
   unsupported = 6,  // CFI gp cannot follow: RA not at CFA-8, CFA from another register or an
                     // unknown expression, rbp saved other than at CFA+N, malformed instructions
+  // (7 is the BPF walker's GP_UNWIND_PENDING, never in a table.)
+  deref_rsp = 8,  // CFA = *(rsp + cfa_offset) + cfa_add: a stack pointer saved on the stack
+                  // (DW_CFA_def_cfa_expression: DW_OP_breg7 N; DW_OP_deref; DW_OP_plus_uconst M),
+                  // as OpenSSL's assembly describes a frame realigned for vector registers
+  deref_rbp = 9,  // CFA = *(rbp + cfa_offset) + cfa_add (DW_OP_breg6 N; DW_OP_deref; ...)
+  reg = 10,       // CFA = another general register (Row::cfa_register) + cfa_offset: ld.so's lazy
+                  // binder (rbx), OpenSSL's prologues and epilogues (rax, rsi, r11, ...). Only the
+                  // sampled frame's registers are known: the walker follows it in the leaf frame
+                  // and cuts the stack anywhere else (truncated, reason `register`)
 };
 
 // Name of a rule ("rsp", "plt", ...), for diagnostics and tests.
@@ -37,12 +46,17 @@ const char* rule_name(Rule rule);
 // One row: `rule` holds from `address` up to the next row's address. For rsp, rbp and plt the
 // return address is at CFA - 8; the caller's rsp is the CFA. rbp_offset: the caller's rbp was
 // saved at CFA + rbp_offset; 0 means rbp keeps its value (same value, restored, never saved).
-// Rules other than rsp/rbp/plt carry cfa_offset = rbp_offset = 0.
+// reg: as rsp, from the register cfa_register.
+// deref_rsp and deref_rbp: as rsp and rbp, but the CFA is the word at the register plus
+// cfa_offset (which may be negative: a slot in the red zone), plus cfa_add.
+// Rules other than rsp/rbp/plt/deref_*/reg carry cfa_offset = rbp_offset = 0.
 struct Row {
   uint64_t address = 0;
   Rule rule = Rule::none;
   int64_t cfa_offset = 0;
   int64_t rbp_offset = 0;
+  int64_t cfa_add = 0;       // deref_rsp, deref_rbp: added to the word read; 0 for other rules
+  uint8_t cfa_register = 0;  // reg: the register's DWARF number (0-15, not 6 or 7); 0 otherwise
 
   bool operator==(const Row&) const = default;
 };
@@ -105,9 +119,9 @@ Result<Table> build_table_from_sections(const CfiInput& input);
 // is 4 bytes: where it starts in its 4 KiB page and which of the table's rules it holds (a table
 // has a few hundred distinct rules for tens of thousands of rows).
 struct PackedRule {
-  uint16_t cfa_offset;  // bytes
-  uint8_t kind;         // Rule
-  int8_t rbp_offset;    // rbp saved at CFA + 8 * rbp_offset; 0: rbp keeps its value
+  uint16_t cfa_offset;  // bytes; for deref_rsp/deref_rbp a signed 16-bit number
+  uint8_t kind;  // Rule in the low 4 bits; above, cfa_add / 8 (deref_rsp/rbp) or cfa_register (reg)
+  int8_t rbp_offset;  // rbp saved at CFA + 8 * rbp_offset; 0: rbp keeps its value
   bool operator==(const PackedRule&) const = default;
   // The four bytes as one number (a key for sets of rules).
   uint32_t bits() const {
@@ -130,6 +144,10 @@ struct PackedPage {
 static_assert(sizeof(PackedPage) == 8);
 
 inline constexpr unsigned kPageShift = 12;  // GP_UNWIND_PAGE_SHIFT
+// PackedRule::kind: the Rule in the low bits, a deref rule's cfa_add / 8 or a reg rule's register
+// in the high ones (GP_UNWIND_KIND_MASK, GP_UNWIND_ADD_SHIFT).
+inline constexpr uint8_t kKindMask = 0x0f;
+inline constexpr unsigned kAddShift = 4;
 inline constexpr size_t kMaxPackedRules = 65536;
 
 // base: the first row's address rounded down to 4 KiB. A `none` row is put first when the first
@@ -137,8 +155,9 @@ inline constexpr size_t kMaxPackedRules = 65536;
 // force: for p = (address - base) >> kPageShift, the row in force at the page's first byte is
 // rows[pages[p].first_row] (it may start in an earlier page), and the rows after it up to count
 // start in page p: the last of them whose pc <= the address's offset in the page holds it. A row
-// whose offsets do not fit (cfa_offset outside [0, 65535], rbp_offset not a multiple of 8 or
-// outside [-1024, 1016]) becomes unsupported, and equal neighbours are merged again. Empty rows,
+// whose offsets do not fit (cfa_offset outside [0, 65535], or for deref_* [-32768, 32767],
+// rbp_offset not a multiple of 8 or outside [-1024, 1016], cfa_add not a multiple of 8 or outside
+// [0, 120]) becomes unsupported, and equal neighbours are merged again. Empty rows,
 // pages and rules for an empty table.
 struct PackedTable {
   uint64_t base = 0;
@@ -146,6 +165,9 @@ struct PackedTable {
   std::vector<PackedPage> pages;
   std::vector<PackedRule> rules;  // distinct, in order of first use
 };
+
+// Whether a PackedRule::kind is one pack() writes (a table read from a cache is checked with it).
+bool packed_kind_known(uint8_t kind);
 
 // The rule of the row in force at `address`, as the BPF walker finds it (tests, tools); nullptr
 // outside the table.
