@@ -5,8 +5,8 @@
 #              GP_BUILD_BPF (ON|OFF, default ON: gp-record's eBPF program needs clang + bpftool),
 #              GP_BUILD_TESTS (ON|OFF, default ON when GoogleTest is installed, i.e. after
 #              'install-deps.sh --test'; the main job needs only the tools),
-#              CMAKE_BUILD_TYPE (default RelWithDebInfo; Release, README command 1's, has no
-#              debug information: a third less compile time).
+#              CMAKE_BUILD_TYPE (default RelWithDebInfo; Release, README command 1's, is the
+#              same -O2 without debug information: a third less compile time).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
