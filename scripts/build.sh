@@ -4,7 +4,9 @@
 # Environment: GP_BUILD_DIR (build directory), GP_JOBS (parallel jobs, default: CPU count),
 #              GP_BUILD_BPF (ON|OFF, default ON: gp-record's eBPF program needs clang + bpftool),
 #              GP_BUILD_TESTS (ON|OFF, default ON when GoogleTest is installed, i.e. after
-#              'install-deps.sh --test'; the main job needs only the tools).
+#              'install-deps.sh --test'; the main job needs only the tools),
+#              CMAKE_BUILD_TYPE (default RelWithDebInfo; Release, README command 1's, is the
+#              same -O2 without debug information: a third less compile time).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -22,7 +22,7 @@ bool read_event_desc(PerfBytes in, PerfFeatures& out) {
         !in.string(attr.name) || nr_ids > in.left() / 8)
       return false;
     for (uint32_t k = 0; k < nr_ids; ++k) {
-      uint64_t id;
+      uint64_t id = 0;
       in.u64(id);
       attr.ids.push_back(id);
       out.event_names.emplace_back(id, attr.name);

@@ -22,7 +22,7 @@ enum class Visit { record, walk, import, skip };
 
 // The DIEs dwarf_getscopes looks through: function scopes are recorded, blocks and type or
 // namespace containers are walked for the function scopes inside them, the rest is skipped.
-Visit classify(Dwarf_Die* die) {
+Visit classify_die(Dwarf_Die* die) {
   switch (dwarf_tag(die)) {
     case DW_TAG_subprogram:
     case DW_TAG_inlined_subroutine:
@@ -59,7 +59,7 @@ struct Collector {
   }
 
   void visit(Dwarf_Die* die, int32_t enclosing, unsigned depth) {
-    switch (classify(die)) {
+    switch (classify_die(die)) {
       case Visit::record: {
         auto index = static_cast<int32_t>(scopes.size());
         scopes.push_back({*die, enclosing});

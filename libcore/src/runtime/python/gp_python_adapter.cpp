@@ -19,7 +19,7 @@ using python::ThreadSample;
 using python::WalkStatus;
 
 // gProfiler's limit_frequency for py-spy (gprofiler.md §5.1).
-constexpr int kMaxFrequencyHz = 50;
+constexpr int kGpPythonMaxFrequencyHz = 50;
 
 std::vector<Frame> python_frames(const ThreadSample& t) {
   std::vector<Frame> frames;
@@ -48,7 +48,7 @@ class GpPythonAdapter final : public Adapter {
     auto& sampler = *std::get<std::unique_ptr<PythonSampler>>(attached);
     if (!sampler.interpreter().layout_note.empty())
       out.warnings.push_back(sampler.interpreter().layout_note);
-    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "python", out);
+    int hz = remote::limited_frequency(params, kGpPythonMaxFrequencyHz, "python", out);
     if (WalkStatus st = run(sampler, target.pid, hz, params.duration, stop, out);
         st != WalkStatus::ok) {
       out.stacks.clear();

@@ -15,7 +15,7 @@
 namespace gp::runtime {
 namespace {
 
-constexpr int kMaxFrequencyHz = 50;                 // gProfiler's limit_frequency
+constexpr int kPySpyMaxFrequencyHz = 50;            // gProfiler's limit_frequency
 constexpr std::chrono::seconds kTimeoutMargin{10};  // gProfiler: duration + 10 s
 
 std::string random_letters(size_t n) {
@@ -75,9 +75,9 @@ class PySpyAdapter final : public Adapter {
       out.error_frame = skip_frame("py-spy is not installed (not on PATH)");
       return out;
     }
-    int hz = std::clamp(params.frequency_hz, 1, kMaxFrequencyHz);
-    if (params.frequency_hz > kMaxFrequencyHz) {
-      out.warnings.push_back("py-spy frequency limited to " + std::to_string(kMaxFrequencyHz) +
+    int hz = std::clamp(params.frequency_hz, 1, kPySpyMaxFrequencyHz);
+    if (params.frequency_hz > kPySpyMaxFrequencyHz) {
+      out.warnings.push_back("py-spy frequency limited to " + std::to_string(kPySpyMaxFrequencyHz) +
                              " Hz (asked " + std::to_string(params.frequency_hz) +
                              " Hz), as gProfiler does");
     }

@@ -17,7 +17,7 @@
 namespace gp::runtime {
 namespace {
 
-constexpr std::chrono::seconds kExtraTime{60};  // DotnetProfiler._EXTRA_TIMEOUT
+constexpr std::chrono::seconds kDotnetTraceExtraTime{60};  // DotnetProfiler._EXTRA_TIMEOUT
 constexpr int64_t kMaxSeconds = 24 * 3600 - 1;  // "23:59:59": gProfiler refuses a day or more
 
 // Python's str(timedelta(seconds=s)) for s < 1 day: "0:01:00", as gProfiler passes it.
@@ -91,7 +91,7 @@ Profile DotnetTraceAdapter::profile(const Target& target, const SessionParams& p
                       "--output",     base};
   run.options.extra_env = {"TMPDIR=/proc/" + std::to_string(target.pid) + "/root/tmp",
                            "DOTNET_ROOT=" + dotnet_root()};
-  run.options.timeout = std::chrono::seconds(seconds) + kExtraTime;
+  run.options.timeout = std::chrono::seconds(seconds) + kDotnetTraceExtraTime;
   run.options.stop_signal = SIGINT;  // dotnet-trace ends the trace and converts it on Ctrl-C
   auto text = spies::run_spy(run, target, stop, p);
   std::error_code ignored;

@@ -15,10 +15,10 @@
 namespace gp::runtime {
 namespace {
 
-constexpr int kMaxFrequency = 999;              // PHPSpyProfiler.MAX_FREQUENCY
-constexpr int kBufferSize = 16384;              // PHPSpyProfiler.BUFFER_SIZE
-constexpr std::chrono::seconds kExtraTime{10};  // gProfiler's phpspy start wait
-constexpr size_t kMaxOutput = 256u << 20;       // phpspy writes one block per sample
+constexpr int kPhpspyMaxFrequency = 999;              // PHPSpyProfiler.MAX_FREQUENCY
+constexpr int kBufferSize = 16384;                    // PHPSpyProfiler.BUFFER_SIZE
+constexpr std::chrono::seconds kPhpspyStartWait{10};  // gProfiler's phpspy start wait
+constexpr size_t kMaxOutput = 256u << 20;             // phpspy writes one block per sample
 
 class PhpspyAdapter final : public Adapter {
  public:
@@ -65,14 +65,14 @@ Profile PhpspyAdapter::profile(const Target& target, const SessionParams& params
     return p;
   }
   int64_t seconds = spies::whole_seconds(params.duration);
-  int hz = std::clamp(params.frequency_hz, 1, kMaxFrequency);
+  int hz = std::clamp(params.frequency_hz, 1, kPhpspyMaxFrequency);
   spies::SpyRun run;
   run.tool = "phpspy";
   run.max_output = kMaxOutput;
   run.output_path = params.work_dir + "/phpspy." + spies::random_tag() + "." +
                     std::to_string(target.pid) + ".col";
   run.options.argv = command(target.pid, run.output_path, seconds, hz);
-  run.options.timeout = std::chrono::seconds(seconds) + kExtraTime;
+  run.options.timeout = std::chrono::seconds(seconds) + kPhpspyStartWait;
   run.options.stop_signal = SIGINT;  // phpspy ends gracefully on SIGINT; output is line-buffered
   auto text = spies::run_spy(run, target, stop, p);
   if (!text) return p;

@@ -14,8 +14,8 @@ namespace {
 
 using spies::SpyOutput;
 
-constexpr int kMaxFrequency = 100;              // gProfiler's RbSpyProfiler.MAX_FREQUENCY
-constexpr std::chrono::seconds kExtraTime{10};  // RbSpyProfiler._EXTRA_TIMEOUT
+constexpr int kRbspyMaxFrequency = 100;              // gProfiler's RbSpyProfiler.MAX_FREQUENCY
+constexpr std::chrono::seconds kRbspyExtraTime{10};  // RbSpyProfiler._EXTRA_TIMEOUT
 
 class RbspyAdapter final : public Adapter {
  public:
@@ -61,13 +61,13 @@ Profile RbspyAdapter::profile(const Target& target, const SessionParams& params,
     return p;
   }
   int64_t seconds = spies::whole_seconds(params.duration);
-  int hz = std::clamp(params.frequency_hz, 1, kMaxFrequency);
+  int hz = std::clamp(params.frequency_hz, 1, kRbspyMaxFrequency);
   spies::SpyRun run;
   run.tool = "rbspy";
   run.output_path =
       params.work_dir + "/rbspy." + spies::random_tag() + "." + std::to_string(target.pid) + ".col";
   run.options.argv = command(target.pid, run.output_path, seconds, hz);
-  run.options.timeout = std::chrono::seconds(seconds) + kExtraTime;
+  run.options.timeout = std::chrono::seconds(seconds) + kRbspyExtraTime;
   run.options.stop_signal = SIGINT;  // rbspy writes its output file on Ctrl-C
   auto text = spies::run_spy(run, target, stop, p);
   if (!text) return p;
