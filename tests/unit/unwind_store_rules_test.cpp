@@ -33,7 +33,9 @@ TEST(StoreRuleSource, FindsTheRuleTheBpfWalkerFindsInThisProcess) {
       const auto* want = mem.rule_at(entries, a);
       const auto got = rules.rule_at(a);
       ASSERT_EQ(got.has_value(), want != nullptr) << std::hex << a;
-      if (want) ASSERT_EQ(got->bits(), want->bits()) << std::hex << a;
+      if (want) {
+        ASSERT_EQ(got->bits(), want->bits()) << std::hex << a;
+      }
       ++checked;
     }
     EXPECT_FALSE(rules.rule_at(e.end) && mem.rule_at(entries, e.end) == nullptr);

@@ -17,7 +17,7 @@ using php::PhpFrame;
 using php::PhpSampler;
 using remote::WalkStatus;
 
-constexpr int kMaxFrequencyHz = 999;  // PHPSpyProfiler.MAX_FREQUENCY
+constexpr int kGpPhpMaxFrequencyHz = 999;  // PHPSpyProfiler.MAX_FREQUENCY
 
 Frame to_frame(const PhpFrame& f) {
   Frame out;
@@ -45,7 +45,7 @@ class GpPhpAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<PhpSampler>>(attached);
-    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "php", out);
+    int hz = remote::limited_frequency(params, kGpPhpMaxFrequencyHz, "php", out);
     remote::StackCounter counter(target.pid);
     std::vector<PhpFrame> frames;
     WalkStatus final = WalkStatus::ok;

@@ -22,7 +22,7 @@ using ruby::RubyThreadSample;
 using ruby::WalkStatus;
 
 // gProfiler's RbSpyProfiler.MAX_FREQUENCY (gprofiler.md §5.1).
-constexpr int kMaxFrequencyHz = 100;
+constexpr int kGpRubyMaxFrequencyHz = 100;
 
 // rbspy's frame text for a frame (its StackFrame Display).
 std::string rbspy_text(const ruby::RubyFrame& f) {
@@ -54,7 +54,7 @@ class GpRubyAdapter final : public Adapter {
       return out;
     }
     auto& sampler = *std::get<std::unique_ptr<RubySampler>>(attached);
-    int hz = remote::limited_frequency(params, kMaxFrequencyHz, "ruby", out);
+    int hz = remote::limited_frequency(params, kGpRubyMaxFrequencyHz, "ruby", out);
     remote::StackCounter counter(target.pid);
     std::vector<RubyThreadSample> threads;
     WalkStatus final_status = WalkStatus::ok;
