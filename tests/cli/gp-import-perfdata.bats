@@ -271,3 +271,18 @@ while time.process_time() < end: fib(18)' 2>/dev/null
   stderr_has "gp-import: error: cannot import 'odd.data': record at offset"
   stderr_has "has fields gp-import does not know"
 }
+
+@test "on a terminal the bytes read are shown and erased at the end; never in a pipe or with -q" {
+  # Enough records (two CPUs at 4999 Hz) for the line to be drawn while the file is read.
+  timeout 60 perf record -q -F 4999 -a -g -o many.data -- sleep 1 2>/dev/null
+  run -0 script -qec "gp-import many.data -o tty.gpa" /dev/null
+  local drawn=$'\r'"gp-import: [0-9.]+ of [0-9.]+ MiB read"
+  [[ "$output" =~ $drawn ]] || fail "no progress: $(printf %q "$output")"
+  # The last thing on the terminal erases the line: the shell prompt starts clean.
+  [[ "$output" == *$'\r\e[K' ]] || fail "the progress line is left behind: $(printf %q "$output")"
+  run -0 script -qec "gp-import -q many.data -o quiet.gpa" /dev/null
+  refute_output --partial 'MiB read'
+  run -0 --separate-stderr gp-import many.data -o pipe.gpa
+  [[ "$stderr" != *"MiB read"* ]] || fail "progress in a pipe: $stderr"
+  cmp tty.gpa pipe.gpa
+}

@@ -105,6 +105,21 @@ folded() {
   assert_output --regexp 'fp_outer;fp_middle;fp_leaf [0-9]+'
 }
 
+@test "on a terminal the binaries named so far are shown and erased at the end; never in a pipe" {
+  cp "$FIXTURES/sym_fp" app
+  record_program rec.gpa ./app 3
+  run -0 script -qec "gp-symbolize rec.gpa -o tty.gpa" /dev/null
+  local drawn=$'\r'"gp-symbolize: [0-9]+ of [0-9]+ binaries named"
+  [[ "$output" =~ $drawn ]] || fail "no progress: $(printf %q "$output")"
+  # The line is erased before the summary, which starts at the line's beginning.
+  local summary=$'\r\e\\[K'"gp-symbolize: [0-9]+ of [0-9]+ frames resolved"
+  [[ "$output" =~ $summary ]] || fail "the summary shares the progress line: $(printf %q "$output")"
+  run -0 script -qec "gp-symbolize -q rec.gpa -o quiet.gpa" /dev/null
+  refute_output --partial 'binaries named'
+  run -0 --separate-stderr gp-symbolize rec.gpa -o pipe.gpa
+  [[ "$stderr" != *"binaries named"* ]] || fail "progress in a pipe: $stderr"
+}
+
 @test "off-host: the binary is gone and only an exported store is used" {
   cp "$FIXTURES/sym_fp" app
   record_program rec.gpa ./app 3

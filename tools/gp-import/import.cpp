@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
+#include "gp/cli/progress.h"
 #include "gp/elf/build_id.h"
 #include "gp/import/perf_data.h"
 #include "gp/import/perf_runner.h"
@@ -40,6 +42,23 @@ constexpr size_t kReadBytes = 1u << 20;
 constexpr size_t kChunkSamples = 200'000;
 
 std::string input_name(const ImportArgs& a) { return a.input == "-" ? "<stdin>" : a.input; }
+
+// The terminal's progress line: "12.5 of 980.0 MiB read" (without "of" when the size is unknown:
+// a pipe, or perf script's output).
+void show_read_progress(uint64_t done, uint64_t size) {
+  auto mib = [](uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1 << 20));
+    return std::string(text);
+  };
+  gp::cli::show_progress(mib(done) + (size > 0 ? " of " + mib(size) : "") + " MiB read");
+}
+
+// The input's size when it is a regular file, else 0.
+uint64_t file_size(int fd) {
+  struct stat st{};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+}
 
 // Reads up to n bytes, retrying short reads, so the first block is big enough to sniff.
 ssize_t read_full(int fd, char* buf, size_t n) {
@@ -199,6 +218,8 @@ std::optional<int> open_source(const ImportArgs& a, Source& src) {
 bool pump(const ImportArgs& a, Source& src, import::PerfScriptParser& parser, model::Session& s,
           Output& out) {
   parser.feed(src.first);
+  uint64_t done = src.first.size();
+  const uint64_t size = file_size(src.fd);
   std::vector<char> buf(kReadBytes);
   for (;;) {
     ssize_t n = ::read(src.fd, buf.data(), buf.size());
@@ -208,6 +229,8 @@ bool pump(const ImportArgs& a, Source& src, import::PerfScriptParser& parser, mo
       return false;
     }
     if (n == 0) break;
+    done += static_cast<uint64_t>(n);
+    show_read_progress(done, size);
     parser.feed({buf.data(), static_cast<size_t>(n)});
     if (s.samples.size() >= kChunkSamples && !out.write_chunk(s, parser)) return false;
   }
@@ -294,6 +317,7 @@ class WholeInput {
       }
       if (n == 0) return true;
       data_.append(buf.data(), static_cast<size_t>(n));
+      show_read_progress(data_.size(), 0);
     }
   }
   std::span<const uint8_t> bytes() const {
@@ -409,6 +433,7 @@ int import_perf_data(const ImportArgs& a, Source& src) {
   opt.event = a.event;
   import::BinaryTables tables(unwind_table_options());
   opt.unwind_tables = &tables;
+  opt.on_progress = show_read_progress;
   opt.on_chunk = [&] {
     if (out.write_chunk(session, *self)) return true;
     write_failed = true;

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "gp/archive/reader.h"
 #include "gp/archive/writer.h"
+#include "gp/cli/progress.h"
 #include "gp/ingest/input.h"
 #include "gp/symbolize/elf_file.h"
 #include "gp/symbolize/store_trust.h"
@@ -51,6 +52,10 @@ symbolize::SymbolizeOptions make_options(const SymbolizeArgs& a) {
   else symbolize::parse_demangle_mode(a.demangle, &o.resolver.demangle);
   unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   o.jobs = a.jobs != 0 ? a.jobs : std::min(cpus, 8u);
+  o.on_binary_done = [](size_t done, size_t total) {  // a terminal's progress line
+    gp::cli::show_progress(std::to_string(done) + " of " + std::to_string(total) +
+                           " binaries named");
+  };
   return o;
 }
 
@@ -177,6 +182,7 @@ int write_failed(const Output& out, const Status& st) {
 
 int finish(const SymbolizeArgs& args, Output& out, const symbolize::SymbolizeReport& total,
            bool truncated, bool write_archive, size_t not_exported) {
+  gp::cli::clear_progress();
   if (out.stream) {
     auto st = out.stream->close();
     if (!st && out.stream->last_errno() != EPIPE) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "gp/cli/progress.h"
 #include "gp/util/escape.h"
 #include "gp/util/version.h"
 
@@ -40,6 +41,7 @@ void emit(std::string_view severity, const char* colour, std::string_view messag
   line += util::escape_for_terminal(message);
   line += '\n';
   std::fflush(stdout);
+  clear_progress();
   (void)!::write(STDERR_FILENO, line.data(), line.size());
 }
 
@@ -128,6 +130,7 @@ void info(int level, std::string_view message) {
   if (g_quiet || g_verbosity < level) return;
   std::string line = g_program + ": " + util::escape_for_terminal(message) + "\n";
   std::fflush(stdout);
+  clear_progress();
   (void)!::write(STDERR_FILENO, line.data(), line.size());
 }
 
@@ -138,6 +141,7 @@ void set_verbosity(const CommonArgs& args) {
   if (args.color == "never") g_color = false;
 }
 int verbosity() { return g_verbosity; }
+bool quiet() { return g_quiet; }
 
 bool is_terminal(int fd) { return ::isatty(fd) == 1; }
 

@@ -20,6 +20,9 @@ namespace gp::import {
 namespace {
 
 constexpr uint32_t kTypeHardware = 0, kTypeSoftware = 1;
+// Records between two progress reports: frequent enough for a line redrawn every 200 ms, rare
+// enough to cost nothing.
+constexpr uint64_t kRecordsPerProgress = 4096;
 
 // perf's names for the generic events, when the file does not name its events (pipe mode
 // without EVENT_UPDATE, old files without EVENT_DESC).
@@ -192,7 +195,8 @@ bool PerfDataImporter::Impl::walk(std::span<const uint8_t> bytes, const PerfData
   PerfRecordCursor cursor(bytes, h.data_offset, h.data_size);
   PerfRecord r;
   while (cursor.next(r)) {
-    ++stats_.records;
+    if (++stats_.records % kRecordsPerProgress == 0 && opt_.on_progress)
+      opt_.on_progress(r.offset, bytes.size());
     if (r.type >= 64) {
       if (r.type == kRecordFinishedRound) {
         if (!flush_round()) return true;

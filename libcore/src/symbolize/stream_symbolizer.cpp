@@ -305,11 +305,13 @@ void StreamSymbolizer::State::name_users(std::vector<ModuleRef>& modules,
       threads.emplace_back([&, i] { run_job(jobs[i], opt); });
     run_job(jobs[0], opt);
     for (auto& t : threads) t.join();
+    size_t done = first;
     for (auto& job : jobs) {
       apply_job(job);
       report.modules.push_back(std::move(job.report));
       job.module->location_ids = {};
       flush();  // per binary, not per wave: the output must not depend on `jobs`
+      if (opt.on_binary_done) opt.on_binary_done(++done, modules.size());
     }
   }
 }

@@ -72,8 +72,12 @@ void run_job(const model::Session& s, const SymbolizeOptions& opt, const DebugIn
 void run_jobs(const model::Session& s, const SymbolizeOptions& opt, std::vector<ModuleJob>& jobs) {
   DebugInfoFinder finder(opt.finder);
   std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
   auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) run_job(s, opt, finder, jobs[i]);
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      run_job(s, opt, finder, jobs[i]);
+      if (opt.on_binary_done) opt.on_binary_done(++done, jobs.size());
+    }
   };
   unsigned n = std::max(1u, std::min<unsigned>(opt.jobs, static_cast<unsigned>(jobs.size())));
   std::vector<std::thread> threads;

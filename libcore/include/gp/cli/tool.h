@@ -40,6 +40,8 @@ void tell_unsymbolized(std::string_view input);
 void info(int level, std::string_view message);
 void set_verbosity(const CommonArgs& args);
 int verbosity();
+// True with -q/--quiet: no informational lines, warnings, hints or progress.
+bool quiet();
 
 // Builds the common part of a tool's CLI: description, EXAMPLES footer, -v/-q/--color,
 // --version, the hidden --generate-completion.

@@ -46,6 +46,9 @@ struct PerfDataOptions {
   // session.samples), then calls forget_samples(). False from it stops the import.
   size_t chunk_samples = 200'000;
   std::function<bool()> on_chunk;
+  // Told now and then (every few thousand records) how far the reading is: the offset of the
+  // record being read and the input's size, for a progress line.
+  std::function<void(uint64_t offset, uint64_t size)> on_progress;
   // Unwind tables for --call-graph dwarf samples (not owned; must outlive the import). nullptr:
   // their copies are walked with frame pointers only.
   PerfUnwindTables* unwind_tables = nullptr;

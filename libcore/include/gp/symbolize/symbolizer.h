@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct SymbolizeOptions {
   FinderOptions finder;
   ResolverOptions resolver;
   unsigned jobs = 1;  // worker threads over binaries; 0 counts as 1
+  // Told as each binary is done (binaries done, binaries to do), for a progress line; may be
+  // called from worker threads.
+  std::function<void(size_t done, size_t total)> on_binary_done;
 };
 
 // One binary the session refers to (every user/vdso mapping with the same build-id, or the same
