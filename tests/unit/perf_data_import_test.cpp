@@ -28,8 +28,10 @@ struct Stream {
   void u64(uint64_t x) { put(&x, 8); }
   void u32(uint32_t x) { put(&x, 4); }
   void put(const void* p, size_t n) {
-    auto* c = static_cast<const uint8_t*>(p);
-    v.insert(v.end(), c, c + n);
+    // resize + memcpy: GCC 12 takes insert() at the end of an empty vector for an overflow.
+    size_t at = v.size();
+    v.resize(at + n);
+    std::memcpy(v.data() + at, p, n);
   }
   // A record whose body is `body`, padded to 8 bytes.
   void record(uint32_t type, uint16_t misc, std::vector<uint8_t> body) {
