@@ -785,6 +785,28 @@ static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_
 	return 1;
 }
 
+/* The caller's return address and rbp (*next_bp, bp when the frame did not save it) once a
+ * frame's CFA is known. False, with the counter of the truncation, when the CFA is not above sp
+ * or a word cannot be read. */
+static __always_inline bool caller_at_cfa(struct gp_walk_state *w, struct gp_unwind_rule rule,
+					  __u64 sp, __u64 bp, __u64 cfa, __u64 *ra, __u64 *next_bp,
+					  __u32 *truncation)
+{
+	/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
+	if (cfa <= sp || (cfa & 7) != 0) {
+		*truncation = GP_COUNTER_TRUNC_BAD_FRAME;
+		return false;
+	}
+	/* The lower address first: the window then covers the return address too. */
+	*next_bp = bp;
+	if ((rule.rbp_offset != 0 && !read_word(w, cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
+	    !read_word(w, cfa - 8, ra)) {
+		*truncation = GP_COUNTER_TRUNC_READ;
+		return false;
+	}
+	return true;
+}
+
 /* The caller of a frame whose rule is a CFA at rsp or rbp plus an offset (or a PLT entry's):
  * its CFA, return address and rbp (*next_bp, bp when the frame did not save it). False, with the
  * counter of the truncation, when the rule is not one of those, the CFA is not above sp, or a
@@ -814,19 +836,7 @@ static __always_inline bool frame_by_cfa(struct gp_walk_state *w, struct gp_unwi
 						      GP_COUNTER_TRUNC_UNSUPPORTED;
 		return false;
 	}
-	/* A caller's frame is above its callee's: anything else is a corrupt stack or table. */
-	if (*cfa <= sp || (*cfa & 7) != 0) {
-		*truncation = GP_COUNTER_TRUNC_BAD_FRAME;
-		return false;
-	}
-	/* The lower address first: the window then covers the return address too. */
-	*next_bp = bp;
-	if ((rule.rbp_offset != 0 && !read_word(w, *cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
-	    !read_word(w, *cfa - 8, ra)) {
-		*truncation = GP_COUNTER_TRUNC_READ;
-		return false;
-	}
-	return true;
+	return caller_at_cfa(w, rule, sp, bp, *cfa, ra, next_bp, truncation);
 }
 
 /* The CFA of the sampled frame by a rule based on another register (GP_UNWIND_REG): that register
@@ -858,17 +868,7 @@ static __always_inline bool leaf_frame_by_register(struct gp_walk_state *w,
 		*truncation = GP_COUNTER_TRUNC_REGISTER;
 		return false;
 	}
-	if (*cfa <= sp || (*cfa & 7) != 0) {
-		*truncation = GP_COUNTER_TRUNC_BAD_FRAME;
-		return false;
-	}
-	*next_bp = bp;
-	if ((rule.rbp_offset != 0 && !read_word(w, *cfa + (__s64)rule.rbp_offset * 8, next_bp)) ||
-	    !read_word(w, *cfa - 8, ra)) {
-		*truncation = GP_COUNTER_TRUNC_READ;
-		return false;
-	}
-	return true;
+	return caller_at_cfa(w, rule, sp, bp, *cfa, ra, next_bp, truncation);
 }
 
 /*
