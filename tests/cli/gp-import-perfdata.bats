@@ -273,7 +273,6 @@ while time.process_time() < end: fib(18)' 2>/dev/null
 }
 
 @test "on a terminal the bytes read are shown and erased at the end; never in a pipe or with -q" {
-  # Enough records (two CPUs at 4999 Hz) for the line to be drawn while the file is read.
   timeout 60 perf record -q -F 4999 -a -g -o many.data -- sleep 1 2>/dev/null
   run -0 script -qec "gp-import many.data -o tty.gpa" /dev/null
   local drawn=$'\r'"gp-import: [0-9.]+ of [0-9.]+ MiB read"

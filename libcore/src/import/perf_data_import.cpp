@@ -195,7 +195,8 @@ bool PerfDataImporter::Impl::walk(std::span<const uint8_t> bytes, const PerfData
   PerfRecordCursor cursor(bytes, h.data_offset, h.data_size);
   PerfRecord r;
   while (cursor.next(r)) {
-    if (++stats_.records % kRecordsPerProgress == 0 && opt_.on_progress)
+    // From the first record on, so even a small input shows it has started.
+    if (++stats_.records % kRecordsPerProgress == 1 && opt_.on_progress)
       opt_.on_progress(r.offset, bytes.size());
     if (r.type >= 64) {
       if (r.type == kRecordFinishedRound) {
