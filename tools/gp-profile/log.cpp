@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "gp/cli/progress.h"
 #include "gp/cli/tool.h"
 #include "gp/util/escape.h"
 #include "gp/util/safe_open.h"
@@ -165,11 +166,7 @@ void Log::emit(std::string_view severity, std::string_view message, bool to_stde
 }
 
 void Log::progress(std::string_view message) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (!tty_ || quiet_) return;
-  write_all(STDERR_FILENO,
-            "\r\033[K" + gp::cli::program() + ": " + gp::util::escape_for_terminal(message));
-  progress_shown_ = true;
+  if (!quiet_) gp::cli::show_step(message);
 }
 
 void Log::terminal_text(std::string_view text) {
@@ -179,11 +176,7 @@ void Log::terminal_text(std::string_view text) {
   write_all(STDERR_FILENO, std::string(text));
 }
 
-void Log::clear_progress() {
-  if (!progress_shown_) return;
-  write_all(STDERR_FILENO, "\r\033[K");
-  progress_shown_ = false;
-}
+void Log::clear_progress() { gp::cli::clear_progress(); }
 
 // Python's RotatingFileHandler: the file rolls over before a record that would take it to
 // the bound (so a file stays below it unless one record alone is longer).

@@ -65,7 +65,6 @@ class Log {
   int verbosity_ = 0;
   bool quiet_ = false;
   bool tty_ = false;
-  bool progress_shown_ = false;
   std::string path_;
   long max_bytes_ = 5L * 1024 * 1024;
   long backups_ = 1;

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "gp/archive/writer.h"
+#include "gp/cli/progress.h"
 #include "gp/cli/tool.h"
 #include "gp/proc/process.h"
 #include "gp/record/assembler.h"
@@ -267,7 +268,6 @@ class SessionRecorder {
   bool targets_exited_ = false;
   model::Session session_;
   uint64_t session_samples_ = 0;
-  bool progress_shown_ = false;
   Clock::time_point deadline_ = Clock::time_point::max();
   EventSink on_event_ = [this](const ProcessEvent& e) { on_process_event(e); };
 };
@@ -325,17 +325,19 @@ Status SessionRecorder::write_new_entries(archive::Writer& writer) {
 
 void SessionRecorder::progress(Clock::time_point start, bool final) {
   if (!shows_progress_) return;
+  if (final) {
+    gp::cli::clear_progress();  // the session's summary lines follow
+    return;
+  }
   // Whole seconds passed (never "4s of 3.5s"), and the duration as given ("of 3.5s").
   auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
   char of[32] = "";
   if (deadline_ != Clock::time_point::max())
     std::snprintf(of, sizeof of, " of %gs",  // to a tenth: the deadline was set just before start
                   std::round(std::chrono::duration<double>(deadline_ - start).count() * 10) / 10);
-  std::fprintf(stderr, "\r%s: %llds%s, %llu samples, %llu processes%s", gp::cli::program().c_str(),
-               static_cast<long long>(elapsed), of, static_cast<unsigned long long>(session_samples_),
-               static_cast<unsigned long long>(assembler_.sampled_process_count()),
-               final ? "\n" : "\033[K");
-  progress_shown_ = !final;
+  gp::cli::show_progress(std::to_string(elapsed) + "s" + of + ", " +
+                         std::to_string(session_samples_) + " samples, " +
+                         std::to_string(assembler_.sampled_process_count()) + " processes");
 }
 
 void SessionRecorder::report_counters() {

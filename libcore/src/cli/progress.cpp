@@ -30,13 +30,15 @@ ProgressState& state() {
 
 }  // namespace
 
-void show_progress(std::string_view text) {
+namespace {
+
+void draw(std::string_view text, bool rate_limited) {
   // Checked on each call, not once: --quiet is parsed after the first diagnostics can appear.
   if (quiet() || !is_terminal(STDERR_FILENO)) return;
   auto& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   auto now = Clock::now();
-  if (s.shown && now - s.last_draw < kRedrawInterval) return;
+  if (rate_limited && s.shown && now - s.last_draw < kRedrawInterval) return;
   if (!s.shown && !s.clear_at_exit_registered) {
     s.clear_at_exit_registered = true;
     std::atexit([] { clear_progress(); });  // a tool that ends without a message leaves no line
@@ -46,6 +48,11 @@ void show_progress(std::string_view text) {
   s.shown = true;
   s.last_draw = now;
 }
+
+}  // namespace
+
+void show_progress(std::string_view text) { draw(text, true); }
+void show_step(std::string_view text) { draw(text, false); }
 
 void clear_progress() {
   auto& s = state();

@@ -10,6 +10,9 @@ namespace gp::cli {
 
 // Redraws the line with `text` unless it was drawn less than 200 ms ago.
 void show_progress(std::string_view text);
+// Redraws the line with `text` at once: for a new step of work ("symbolizing"), which the rate
+// limit must not hide behind the previous step's line.
+void show_step(std::string_view text);
 // Erases the line if it is shown (before a message, and when the work is done).
 void clear_progress();
 
