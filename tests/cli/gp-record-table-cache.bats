@@ -16,8 +16,12 @@ setup() {
   WORKLOADS=()
   LLVM=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-*.so.1 2>/dev/null | head -n 1)
   [ -n "$LLVM" ] || fail "no libLLVM installed (scripts/install-deps.sh installs clang, which maps it)"
-  LLVM_ENTRY="$CACHE/$(readelf -n "$LLVM" | awk '/Build ID/ { print $3 }').gpuw"
-  LIBC_ENTRY="$CACHE/$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | awk '/Build ID/ { print $3 }').gpuw"
+  # Entries are named <build-id>.v<format version>.gpuw; the version is the source's.
+  local version
+  version=$(sed -n 's/.*kTableEntryVersion = \([0-9]*\);.*/\1/p' "$GP_SOURCE_DIR/libcore/include/gp/unwind/table_cache.h")
+  [ -n "$version" ] || fail "no kTableEntryVersion in table_cache.h"
+  LLVM_ENTRY="$CACHE/$(readelf -n "$LLVM" | awk '/Build ID/ { print $3 }').v$version.gpuw"
+  LIBC_ENTRY="$CACHE/$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | awk '/Build ID/ { print $3 }').v$version.gpuw"
 }
 
 teardown() {

@@ -26,7 +26,7 @@ using gp::unwind::LoadedBinary;
 using gp::unwind::TableCache;
 
 const std::string kId("\x12\x34\xab\xcd", 4);
-const std::string kName = "1234abcd.gpuw";
+const std::string kName = TableCache::entry_name(kId);
 
 LoadedBinary libc_table() {
   const int fd = ::open("/lib/x86_64-linux-gnu/libc.so.6", O_RDONLY | O_CLOEXEC);
@@ -105,7 +105,7 @@ TEST_F(TableCacheTest, WrittenTableComesBackEqual) {
 TEST_F(TableCacheTest, AnotherBuildIdsEntryUnderThisNameIsRefused) {
   TableCache c(dir_, TableCache::kDefaultMaxBytes, collect());
   c.store(std::string("\x55", 1), 1000, table_);
-  fs::rename(dir_ + "/55.gpuw", entry());
+  fs::rename(dir_ + "/" + TableCache::entry_name("\x55"), entry());
   expect_refused("another build-id");
 }
 
@@ -192,9 +192,34 @@ TEST_F(TableCacheTest, TheOldestEntriesAreEvictedPastTheBound) {
   for (char id : {'a', 'b', 'c'}) c.store(std::string(1, id), 1000, table_);
   EXPECT_EQ(c.stats().written, 3u);
   EXPECT_EQ(c.stats().evicted, 1u);
-  EXPECT_FALSE(fs::exists(dir_ + "/61.gpuw"));
-  EXPECT_TRUE(fs::exists(dir_ + "/62.gpuw"));
-  EXPECT_TRUE(fs::exists(dir_ + "/63.gpuw"));
+  EXPECT_FALSE(fs::exists(dir_ + "/" + TableCache::entry_name("a")));
+  EXPECT_TRUE(fs::exists(dir_ + "/" + TableCache::entry_name("b")));
+  EXPECT_TRUE(fs::exists(dir_ + "/" + TableCache::entry_name("c")));
+}
+
+TEST_F(TableCacheTest, AnotherVersionsEntryIsLeftToItsRecorder) {
+  // A recorder of another version on the same host wrote its entry for this build-id: this one
+  // keeps its own entry beside it (no refusal, no rewrite), and both stay until evicted.
+  {
+    TableCache c(dir_, TableCache::kDefaultMaxBytes, collect());
+    c.store(kId, 1000, table_);
+  }
+  // The other version's entry: our bytes with its version, under its name.
+  const uint32_t version = gp::unwind::kTableEntryVersion + 1;
+  std::string other = entry();
+  const std::string ours = ".v" + std::to_string(version - 1) + ".";
+  if (auto at = other.rfind(ours); at != std::string::npos)
+    other.replace(at, ours.size(), ".v" + std::to_string(version) + ".");
+  std::ifstream in(entry(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  std::memcpy(bytes.data() + 8, &version, sizeof version);
+  std::ofstream(other, std::ios::binary | std::ios::trunc) << bytes;
+  TableCache c(dir_, TableCache::kDefaultMaxBytes, collect());
+  EXPECT_TRUE(c.load(kId, 1000).has_value());
+  EXPECT_EQ(c.stats().refused, 0u);
+  EXPECT_TRUE(warnings_.empty());
+  EXPECT_TRUE(fs::exists(other));
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ std::string TableCache::entry_name(const std::string& build_id) {
     name += kHex[c >> 4];
     name += kHex[c & 15];
   }
-  return name + kSuffix;
+  return name + ".v" + std::to_string(kTableEntryVersion) + kSuffix;
 }
 
 void TableCache::refuse(const std::string& name, const std::string& why, bool remove) {

@@ -13,8 +13,6 @@ namespace gp::unwind {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'W', 'T', 'A', 'B', '1'};
-// 3: rules deref_rsp, deref_rbp and reg (an older entry says unsupported where they hold).
-constexpr uint32_t kVersion = 3;
 constexpr uint32_t kMaxBuildId = 64;
 constexpr uint64_t kMaxPages = uint64_t{1} << 20;  // 4 GiB of addresses
 constexpr uint64_t kMaxSegments = 4096;
@@ -87,7 +85,7 @@ std::vector<uint8_t> encode_table_entry(const std::string& build_id, uint64_t fi
                                         const LoadedBinary& b) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
-  h.version = kVersion;
+  h.version = kTableEntryVersion;
   h.build_id_bytes = static_cast<uint32_t>(build_id.size());
   h.file_size = file_size;
   h.base = b.table.base;
@@ -115,7 +113,7 @@ Result<LoadedBinary> decode_table_entry(std::span<const uint8_t> bytes, const st
   if (bytes.size() < sizeof(h) + 8) return make_error("truncated");
   std::memcpy(&h, bytes.data(), sizeof(h));
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) return make_error("not a table entry");
-  if (h.version != kVersion) return make_error("entry version " + std::to_string(h.version));
+  if (h.version != kTableEntryVersion) return make_error("entry version " + std::to_string(h.version));
   if (h.build_id_bytes > kMaxBuildId || h.rows > kMaxRows + 1 || h.pages > kMaxPages ||
       h.rules > kMaxPackedRules || h.segments > kMaxSegments)
     return make_error("counts out of bounds");

@@ -25,6 +25,12 @@
 
 namespace gp::unwind {
 
+// The entry format's version. It is part of each entry's name ("<build-id>.v3.gpuw"), so
+// recorders of different versions sharing a host's cache keep their own entries instead of
+// refusing and rewriting each other's; an old version's entries age out as least recently used.
+// 3: rules deref_rsp, deref_rbp and reg (an older entry says unsupported where they hold).
+constexpr uint32_t kTableEntryVersion = 3;
+
 struct TableCacheStats {
   uint64_t hits = 0;          // tables loaded from an entry
   uint64_t misses = 0;        // no entry for the build-id
@@ -63,9 +69,10 @@ class TableCache {
   void store(const std::string& build_id, uint64_t file_size, const LoadedBinary& binary);
 
   const TableCacheStats& stats() const { return stats_; }
+  // The file name of this build-id's entry (hex build-id, format version, ".gpuw").
+  static std::string entry_name(const std::string& build_id);
 
  private:
-  static std::string entry_name(const std::string& build_id);
   // Opens and checks the directory; why it cannot be used, or "".
   std::string open_dir();
   void refuse(const std::string& name, const std::string& why, bool remove);
