@@ -245,6 +245,25 @@ std::string event_list(const std::vector<std::pair<std::string, uint64_t>>& even
   return list;
 }
 
+// What was imported of which event, said the same for perf script text and perf.data. Returns
+// an exit status when the event asked for has no samples.
+std::optional<int> judge_events(const ImportArgs& a, const std::string& name, uint64_t samples,
+                                const std::string& event,
+                                const std::vector<std::pair<std::string, uint64_t>>& others) {
+  if (samples == 0 && !a.event.empty()) {
+    error("no samples of event '" + a.event + "' in '" + name + "'" +
+          (others.empty() ? "" : " (it has " + event_list(others) + ")"));
+    return gp::cli::kExitFailure;
+  }
+  if (samples == 0) warning("no samples in '" + name + "'");
+  if (!others.empty() && a.event.empty()) {
+    warning("'" + name + "' mixes events: imported '" + event + "' (" + std::to_string(samples) +
+            " samples), skipped " + event_list(others));
+    hint("choose one with --event NAME");
+  }
+  return std::nullopt;
+}
+
 // Diagnostics after parsing. Returns an exit status when the import failed as a whole.
 std::optional<int> judge(const ImportArgs& a, const import::PerfScriptStats& st) {
   std::string name = input_name(a);
@@ -253,17 +272,7 @@ std::optional<int> judge(const ImportArgs& a, const import::PerfScriptStats& st)
           std::to_string(st.first_skipped_line) + " is not understood)");
     return gp::cli::kExitFailure;
   }
-  if (st.samples == 0 && !a.event.empty()) {
-    error("no samples of event '" + a.event + "' in '" + name + "'" +
-          (st.other_events.empty() ? "" : " (it has " + event_list(st.other_events) + ")"));
-    return gp::cli::kExitFailure;
-  }
-  if (st.samples == 0) warning("no samples in '" + name + "'");
-  if (!st.other_events.empty() && a.event.empty()) {
-    warning("'" + name + "' mixes events: imported '" + st.event + "' (" +
-            std::to_string(st.samples) + " samples), skipped " + event_list(st.other_events));
-    hint("choose one with --event NAME");
-  }
+  if (auto failed = judge_events(a, name, st.samples, st.event, st.other_events)) return failed;
   if (st.samples_without_pid > 0)
     info(1,
          "perf printed tids without pids: each thread counts as a process (use 'perf script "
@@ -454,17 +463,7 @@ int import_perf_data(const ImportArgs& a, Source& src) {
     error("cannot import '" + name + "': " + st.first_problem);
     return gp::cli::kExitFailure;
   }
-  if (st.samples == 0 && !a.event.empty()) {
-    error("no samples of event '" + a.event + "' in '" + name + "'" +
-          (st.other_events.empty() ? "" : " (it has " + event_list(st.other_events) + ")"));
-    return gp::cli::kExitFailure;
-  }
-  if (st.samples == 0) warning("no samples in '" + name + "'");
-  if (!st.other_events.empty() && a.event.empty()) {
-    warning("'" + name + "' mixes events: imported '" + st.event + "' (" +
-            std::to_string(st.samples) + " samples), skipped " + event_list(st.other_events));
-    hint("choose one with --event NAME");
-  }
+  if (auto failed = judge_events(a, name, st.samples, st.event, st.other_events)) return *failed;
   if (st.truncated)
     warning("'" + name + "' is truncated at offset " +
             std::to_string(st.truncated_at) + ": kept the " + std::to_string(st.samples) +
