@@ -94,6 +94,9 @@ enum gp_counter {
 					* table still being built): copied, else cut there, truncated */
 	GP_COUNTER_TRUNC_REGISTER,     /* truncated: a CFA based on a register other than rsp and
 					* rbp in a caller's frame (only the sampled frame's are known) */
+	GP_COUNTER_NO_USER_SPACE,      /* samples in the kernel whose task no longer has the address
+					* space of its user registers (do_exit past exit_mm, an exec
+					* past its point of no return): no user stack, none cut */
 	GP_COUNTER_MAX,
 };
 
@@ -260,6 +263,7 @@ struct gp_unwind_regs {
 	__u32 pid;	    /* the process and its entry's serial: the rule cache's key */
 	__u32 serial;
 	__u32 pending; /* 1: the walk stopped at a file mapping with no table loaded yet */
+	__u32 stop_counter; /* the counter the walk's end counted */
 	__u64 row_start, row_end; /* the last row found: its offsets in its table, [start, end) */
 };
 

@@ -327,6 +327,25 @@ $(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
   [ "$(whole_permille <"$OUT/selected")" -ge 1 ] || fail "no sample is whole: $(cat "$OUT/selected")"
 }
 
+@test "a sample in an exit past the release of the process's memory has no user stack, never a truncated one" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # Each run touches 32 MiB and leaves with _exit: the kernel frees it in do_exit (exit_mmap),
+  # after the task let go of its memory map, so its user registers point into a stack that is
+  # gone. Those samples show the kernel's frames alone, as a kernel thread's, not a cut stack.
+  timeout -s KILL 90 gp-record -F 999 -v -o "$OUT/rec.gpa" -- \
+    bash -c 'for i in $(seq 8); do "$0" 30 32; done' "$FIX/shortlived_nofp" 2>"$OUT/rec.err"
+  run -0 fold "$OUT/rec.gpa"
+  printf '%s\n' "$output" | grep -E '^shortlived_nofp;.*do_exit_\[k\];.*exit_mmap_\[k\]' >"$OUT/exits" || true
+  [ "$(awk '{ n += $NF } END { print n + 0 }' "$OUT/exits")" -ge 5 ] ||
+    fail "too few samples in the exit's exit_mmap: $output"
+  # The first frame after the comm is the kernel's.
+  grep -vE '^shortlived_nofp;[^;]*_\[k\];' "$OUT/exits" >"$OUT/with_user" || true
+  [ ! -s "$OUT/with_user" ] || fail "samples in exit_mmap with user frames: $(head -5 "$OUT/with_user" | cut -c1-300)"
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.no_user_space=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no sample counted without user space: $(cat "$OUT/rec.err")"
+}
+
 @test "Debian's python3 running for 2 s is whole from its first sample in 99.5% of its samples" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -726,7 +726,8 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.deferred", totals[GP_COUNTER_DEFERRED]),
                          c("unwind.deferred.bytes", totals[GP_COUNTER_DEFERRED_BYTES]),
                          c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK]),
-                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING])})
+                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING]),
+                         c("unwind.no_user_space", totals[GP_COUNTER_NO_USER_SPACE])})
       list.push_back(counter);
     if (deferred_) {
       const auto d = deferred_->stats();
