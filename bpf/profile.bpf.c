@@ -1299,6 +1299,19 @@ static __always_inline bool copy_allowed(struct gp_cpu_state *state)
 	return true;
 }
 
+/* Where a stack copy starts: the red zone below sp, in the page under sp's too when that can be
+ * read, else from sp's page (bpf/profile.h: GP_STACK_COPY_RED_ZONE). */
+static __always_inline __u64 copy_start(__u64 sp)
+{
+	__u64 start = sp - GP_STACK_COPY_RED_ZONE, word;
+
+	if ((start ^ sp) & ~(__u64)(GP_STACK_COPY_PAGE - 1)) {
+		if (bpf_probe_read_user(&word, sizeof(word), (const void *)start) != 0)
+			return sp - GP_STACK_COPY_BELOW(sp);
+	}
+	return start;
+}
+
 /* The user registers (in walk->unwind, from unwind_user_frames) and the stack above rsp, a page
  * at a time up to GP_STACK_COPY_BYTES or the first page that cannot be read, into this CPU's
  * copy_state; NULL when copies are off, over budget, or rsp's page cannot be read. */
@@ -1307,13 +1320,14 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 {
 	__u32 zero = 0, off = 0, len, i;
 	struct gp_stack_copy *c;
-	__u64 sp = walk->unwind.sp, start = sp - GP_STACK_COPY_BELOW(sp);
+	__u64 sp = walk->unwind.sp, start;
 
 	if (copy_budget == 0)
 		return NULL;
 	c = bpf_map_lookup_elem(&copy_state, &zero);
 	if (!c || !copy_allowed(state))
 		return NULL;
+	start = copy_start(sp);
 	for (i = 0; i < GP_STACK_COPY_BYTES / GP_STACK_COPY_PAGE + 1; i++) {
 		if (off >= GP_STACK_COPY_BYTES)
 			break;
@@ -1325,6 +1339,7 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 	if (off == 0)
 		return NULL;
 	c->size = off > GP_STACK_COPY_BYTES ? GP_STACK_COPY_BYTES : off;
+	c->below = (__u8)(sp - start);
 	c->rip = walk->unwind.pc;
 	c->rsp = sp;
 	c->rbp = walk->unwind.bp;

@@ -494,7 +494,7 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
     for (unsigned n = 0; n < copy.regs.general.size(); ++n)
       copy.regs.general[n] = head.regs[GP_PT_REGS_INDEX(n)];
   }
-  copy.stack_start = head.rsp - GP_STACK_COPY_BELOW(head.rsp);
+  copy.stack_start = head.rsp - std::min<uint64_t>(head.below, GP_STACK_COPY_RED_ZONE);
   const size_t bytes =
       std::min<size_t>({head.size, size - GP_STACK_COPY_HEADER, size_t{GP_STACK_COPY_BYTES}});
   const auto* from = static_cast<const uint8_t*>(data) + GP_STACK_COPY_HEADER;
