@@ -166,8 +166,11 @@ record_fixture() {
   require_root_bpf
   # The pid runs an FP-less image for 2.5 s, then execs another: the old image's tables no
   # longer apply, and its samples must not be unwound with them. (With 1 s, a recorder slow to
-  # start on a busy machine could miss the old image altogether.)
-  record_fixture "$FIX/execchain_nofp 2.5 $FIX/chain_nofp 2.5" 5 --unwind dwarf
+  # start on a busy machine could miss the old image altogether; started by gp-record, the
+  # command runs once the recorder samples.)
+  timeout -s KILL 60 gp-record -F 499 --unwind dwarf -o "$OUT/rec.gpa" -- \
+    "$FIX/execchain_nofp" 2.5 "$FIX/chain_nofp" 2.5 2>"$OUT/rec.err"
+  run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^execchain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;before_exec [0-9]+$'
   assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
   local whole
@@ -178,12 +181,10 @@ record_fixture() {
 @test "a process that lives 50 ms is unwound whole" {
   # bats test_tags=root,bpf
   require_root_bpf
-  local recorder i
-  timeout -s KILL 40 gp-record -d 3 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
-  recorder=$!
-  sleep 1
-  for i in 1 2 3 4 5 6; do "$FIX/shortlived_nofp" 50; sleep 0.1; done
-  wait "$recorder"
+  # Started by gp-record: a recorder of the whole system started beside them took longer to
+  # start on a busy host than they took to run.
+  timeout -s KILL 60 gp-record -F 999 -o "$OUT/rec.gpa" -v -- \
+    bash -c 'for i in 1 2 3 4 5 6; do "$0" 50; sleep 0.1; done' "$FIX/shortlived_nofp" 2>"$OUT/rec.err"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
 }
@@ -490,10 +491,9 @@ $(grep -E '^pagealign;\[truncated\]' "$OUT/selected")"
 @test "-v reports the unwind tables and the samples taken before them" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain_nofp" 3 &
-  local pid=$!
-  run -0 --separate-stderr record 1 -F 499 -p "$pid" -v
-  wait "$pid"
+  # Started by gp-record, so that all its 3 s are sampled however long the recorder takes to
+  # start (by pid, a busy host once left 6 samples).
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -F 499 -v -o "$OUT/rec.gpa" -- "$FIX/chain_nofp" 3
   stderr_has "user stacks: walked by gp's BPF program (unwind tables"
   [[ "$stderr" =~ unwind\.tables\.loaded=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] ||
     fail "no tables loaded: $stderr"
