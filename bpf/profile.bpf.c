@@ -1148,6 +1148,7 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	u->end = GP_STACK_END_TRUNCATED;
 	u->ret_addr = 0;
 	u->pending = 0;
+	u->stop_counter = GP_COUNTER_MAX; /* none (count_many ignores it) until the walk ends */
 	bpf_loop(GP_MAX_STACK_DEPTH, unwind_loop_step, NULL, 0);
 	if (u->pending) {
 		u->pc = pc;
