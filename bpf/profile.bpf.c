@@ -48,7 +48,12 @@
 
 /* The fields of the kernel's task_struct that gp_sample reads; CO-RE finds their offsets in the
  * running kernel's BTF at load time. */
+struct mm_struct {
+	void *binfmt; /* NULL in an exec's new memory map until the new image is mapped */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
+	struct mm_struct *mm; /* NULL in do_exit past exit_mm (and in kernel threads) */
 	unsigned int flags;
 	int pid;
 	int tgid;
@@ -665,6 +670,15 @@ __attribute__((noinline)) long gp_file_mapped(__u64 pc)
 	return err == -EBUSY || (err == 0 && file);
 }
 
+/* Whether the sampled task's memory map lacks pc (no memory map at all, or no mapping there; a
+ * busy map is taken as holding it). */
+__attribute__((noinline)) long gp_pc_unmapped(__u64 pc)
+{
+	__u32 file = 0;
+
+	return bpf_find_vma(bpf_get_current_task_btf(), pc, vma_has_file, &file, 0) == -ENOENT;
+}
+
 /* This CPU's rule cache. */
 static __always_inline struct gp_unwind_cache *this_cpu_cache(void)
 {
@@ -781,6 +795,7 @@ static __always_inline long unwind_stop(struct gp_unwind_regs *u, struct gp_cpu_
 					__u32 end, __u32 counter)
 {
 	u->end = end;
+	u->stop_counter = counter;
 	count_on(state, counter);
 	return 1;
 }
@@ -1133,6 +1148,7 @@ static __always_inline __u64 unwind_user_frames(struct bpf_perf_event_data *ctx,
 	u->end = GP_STACK_END_TRUNCATED;
 	u->ret_addr = 0;
 	u->pending = 0;
+	u->stop_counter = GP_COUNTER_MAX; /* none (count_many ignores it) until the walk ends */
 	bpf_loop(GP_MAX_STACK_DEPTH, unwind_loop_step, NULL, 0);
 	if (u->pending) {
 		u->pc = pc;
@@ -1284,6 +1300,19 @@ static __always_inline bool copy_allowed(struct gp_cpu_state *state)
 	return true;
 }
 
+/* Where a stack copy starts: the red zone below sp, in the page under sp's too when that can be
+ * read, else from sp's page (bpf/profile.h: GP_STACK_COPY_RED_ZONE). */
+static __always_inline __u64 copy_start(__u64 sp)
+{
+	__u64 start = sp - GP_STACK_COPY_RED_ZONE, word;
+
+	if ((start ^ sp) & ~(__u64)(GP_STACK_COPY_PAGE - 1)) {
+		if (bpf_probe_read_user(&word, sizeof(word), (const void *)start) != 0)
+			return sp - GP_STACK_COPY_BELOW(sp);
+	}
+	return start;
+}
+
 /* The user registers (in walk->unwind, from unwind_user_frames) and the stack above rsp, a page
  * at a time up to GP_STACK_COPY_BYTES or the first page that cannot be read, into this CPU's
  * copy_state; NULL when copies are off, over budget, or rsp's page cannot be read. */
@@ -1292,13 +1321,14 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 {
 	__u32 zero = 0, off = 0, len, i;
 	struct gp_stack_copy *c;
-	__u64 sp = walk->unwind.sp, start = sp - GP_STACK_COPY_BELOW(sp);
+	__u64 sp = walk->unwind.sp, start;
 
 	if (copy_budget == 0)
 		return NULL;
 	c = bpf_map_lookup_elem(&copy_state, &zero);
 	if (!c || !copy_allowed(state))
 		return NULL;
+	start = copy_start(sp);
 	for (i = 0; i < GP_STACK_COPY_BYTES / GP_STACK_COPY_PAGE + 1; i++) {
 		if (off >= GP_STACK_COPY_BYTES)
 			break;
@@ -1310,6 +1340,7 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 	if (off == 0)
 		return NULL;
 	c->size = off > GP_STACK_COPY_BYTES ? GP_STACK_COPY_BYTES : off;
+	c->below = (__u8)(sp - start);
 	c->rip = walk->unwind.pc;
 	c->rsp = sp;
 	c->rbp = walk->unwind.bp;
@@ -1365,6 +1396,27 @@ static __always_inline void ask_reread(struct gp_cpu_state *state, __u32 pid)
 	}
 }
 
+/* Whether a sample taken in the kernel holds user registers (pc, sp) of an address space its task
+ * no longer has: in do_exit past exit_mm (no memory map: its stack is gone), or in an exec past its
+ * point of no return (the old image's registers in the new image's memory map: one without a
+ * binary format until the new image is mapped, and after it one that maps neither the stack at sp
+ * nor pc). Such a sample has no user stack, as a kernel thread's, rather than a cut one. Asked only
+ * of walks that failed at their first frame: it may cost a read and a VMA lookup. */
+static __always_inline bool user_space_gone(struct bpf_perf_event_data *ctx, __u64 pc, __u64 sp)
+{
+	struct mm_struct *mm;
+	__u64 word;
+
+	if (in_user_mode(ctx))
+		return false;
+	mm = bpf_get_current_task_btf()->mm;
+	if (!mm || !mm->binfmt)
+		return true;
+	if (bpf_probe_read_user(&word, sizeof(word), (const void *)sp) == 0)
+		return false;
+	return gp_pc_unmapped(pc);
+}
+
 /* The user stack into walk->user.stack: unwound with tables when the process has them (--unwind),
  * else copied for deferred unwinding (*copy), else walked with frame pointers, by this program in
  * user mode or else by the kernel. Returns its hash, or 0 with key->user_error set (or *copy). */
@@ -1377,13 +1429,24 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 
 	if (loops && unwind_tables_on) {
 		hash = unwind_user_frames(ctx, state, walk, key->pid, &key->user_error, &no_tables);
-		if (!no_tables && !walk->unwind.pending)
+		if (!no_tables && !walk->unwind.pending) {
+			if (hash && walk->unwind.depth == 1 &&
+			    walk->unwind.end == GP_STACK_END_TRUNCATED &&
+			    user_space_gone(ctx, walk->unwind.pc, walk->unwind.sp)) {
+				/* Not a truncated stack after all: its count goes back. */
+				count_many(state, walk->unwind.stop_counter, (__u64)-1);
+				goto no_user_space;
+			}
 			return hash;
+		}
 		if (walk->unwind.pending)
 			ask_reread(state, key->pid);
 		*copy = copy_user_stack(state, walk);
 		if (*copy)
 			return hash; /* the cut walk, kept in case the ring has no room */
+		if (no_tables && key->user_error == 0 &&
+		    user_space_gone(ctx, walk->unwind.pc, walk->unwind.sp))
+			goto no_user_space;
 		count_on(state, GP_COUNTER_DEFERRED_FALLBACK);
 		if (!no_tables)
 			return hash;
@@ -1402,6 +1465,10 @@ static __always_inline __u64 user_stack(struct bpf_perf_event_data *ctx, struct 
 	}
 	walk->user.stack.end = GP_STACK_END_UNKNOWN;
 	return take_stack(ctx, &walk->user.stack, BPF_F_USER_STACK, &key->user_error, loops);
+no_user_space:
+	count_on(state, GP_COUNTER_NO_USER_SPACE);
+	key->user_error = GP_NO_STACK;
+	return 0;
 }
 
 /* The entry of this CPU's part of the slot's tally that counts `key` in this interval: the one

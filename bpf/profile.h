@@ -94,6 +94,9 @@ enum gp_counter {
 					* table still being built): copied, else cut there, truncated */
 	GP_COUNTER_TRUNC_REGISTER,     /* truncated: a CFA based on a register other than rsp and
 					* rbp in a caller's frame (only the sampled frame's are known) */
+	GP_COUNTER_NO_USER_SPACE,      /* samples in the kernel whose task no longer has the address
+					* space of its user registers (do_exit past exit_mm, an exec
+					* past its point of no return): no user stack, none cut */
 	GP_COUNTER_MAX,
 };
 
@@ -260,6 +263,7 @@ struct gp_unwind_regs {
 	__u32 pid;	    /* the process and its entry's serial: the rule cache's key */
 	__u32 serial;
 	__u32 pending; /* 1: the walk stopped at a file mapping with no table loaded yet */
+	__u32 stop_counter; /* the counter the walk's end counted */
 	__u64 row_start, row_end; /* the last row found: its offsets in its table, [start, end) */
 };
 
@@ -311,9 +315,10 @@ struct gp_walk_state {
  */
 #define GP_STACK_COPY_BYTES 16384 /* at most this much stack, from its start up */
 #define GP_STACK_COPY_PAGE 4096	  /* read a page at a time: the copy stops at the stack's end */
-/* A copy starts below rsp, by the psABI's red zone (128 bytes) but not below rsp's page (the page
- * under it may be unmapped): hand-written leaf code keeps the caller's stack pointer there, and a
- * CFA rule may read it (OpenSSL's sha512 loops: DW_OP_breg7 -8; DW_OP_deref). */
+/* A copy starts below rsp, by the psABI's red zone (128 bytes), where hand-written leaf code keeps
+ * the caller's stack pointer and a CFA rule may read it (OpenSSL's sha512 loops: DW_OP_breg7 -8;
+ * DW_OP_deref), even when that lies in the page under rsp's (code that realigns rsp to a page); only
+ * when that page cannot be read does it start at rsp's page (GP_STACK_COPY_BELOW). */
 #define GP_STACK_COPY_RED_ZONE 128
 #define GP_STACK_COPY_BELOW(rsp)                                                                  \
 	(((rsp) & (GP_STACK_COPY_PAGE - 1)) < GP_STACK_COPY_RED_ZONE ?                            \
@@ -331,9 +336,10 @@ struct gp_walk_state {
 struct gp_stack_copy {
 	struct gp_sample_key key; /* user_stack 0, user_error 0 */
 	__u16 slot;		  /* the slot the sample belongs to (its drain counts it) */
-	__u16 pending;		  /* 1: the process had tables, but not for a pc of the walk */
+	__u8 pending;		  /* 1: the process had tables, but not for a pc of the walk */
+	__u8 below;		  /* bytes copied below rsp (GP_STACK_COPY_RED_ZONE at most) */
 	__u32 size;		  /* bytes of stack copied */
-	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp - GP_STACK_COPY_BELOW */
+	__u64 rip, rsp, rbp;	  /* the user registers; bytes[0] was at rsp - below */
 	__u64 regs[GP_PT_REGS_WORDS]; /* all of them, as x86-64's struct pt_regs lays them out (valid
 				       * when their rip and rsp equal rip and rsp above) */
 	__u8 bytes[GP_STACK_COPY_BYTES + GP_STACK_COPY_PAGE]; /* room for a page read past the

@@ -68,7 +68,8 @@
 #           sample: BPF ns (run time over the copying recorder's program minus the other's, per
 #           copy) and the recorder's own CPU ns (the same difference); the time from a new
 #           process's mappings handed to the table loader to its first tables loaded (median,
-#           p95: unwind.first_load_us). Run twice: with the table cache cold (emptied), then
+#           p95: unwind.first_load_us), and the samples without user space (unwind.no_user_space:
+#           in an exit or an exec, with kernel frames alone, which the shares leave out). Run twice: with the table cache cold (emptied), then
 #           warm (as the cold run left it).
 #   rss     gp-record --unwind dwarf -F 99's RSS every 30 s (every 10 s under 3 minutes) over
 #           -L MINUTES (default 2; 10 for the full figure) of steady load (one busy process per
@@ -615,6 +616,9 @@ first_samples_part() {
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.truncated)" \
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.without_tables)" \
     "$(session_counter "$tmp/first-copies.err" unwind.deferred.pending_mapping)"
+  printf 'samples without user space (copies recorder; an exit past the release of its memory, an exec past its point\n'
+  printf '  of no return: kernel frames alone, not in the whole-stack shares above): %s\n' \
+    "$(session_counter "$tmp/first-copies.err" unwind.no_user_space)"
   printf 'time to tables (copies recorder; from a new process'"'"'s mappings handed to the loader, after its announcement was\n'
   printf '  read and its mappings snapshot, to its first tables loaded): median %s us, p95 %s us, over %s processes;\n' \
     "$(session_counter "$tmp/first-copies.err" unwind.first_load_us.p50)" \

@@ -27,6 +27,8 @@ setup_file() {
   cc "${nofp[@]}" -o "$bin/dlopen_nofp" "$src/dlopen.c" -ldl
   cc "${nofp[@]}" -fno-toplevel-reorder -fno-reorder-functions -o "$bin/sameblock_nofp" "$src/sameblock.c"
   cc "${nofp[@]}" -o "$bin/badstack" "$src/badstack.c"
+  # Static: no loader start-up, so a process's first samples (copied) fall in its spin.
+  cc "${nofp[@]}" -static -o "$bin/pagealign" "$src/pagealign.c"
   # Frame pointers everywhere but in leaf functions (GCC's -momit-leaf-frame-pointer).
   cc -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer -fno-inline -o "$bin/leaf" "$src/leaf.c"
   chmod 755 "$bin" "$bin"/*
@@ -164,8 +166,11 @@ record_fixture() {
   require_root_bpf
   # The pid runs an FP-less image for 2.5 s, then execs another: the old image's tables no
   # longer apply, and its samples must not be unwound with them. (With 1 s, a recorder slow to
-  # start on a busy machine could miss the old image altogether.)
-  record_fixture "$FIX/execchain_nofp 2.5 $FIX/chain_nofp 2.5" 5 --unwind dwarf
+  # start on a busy machine could miss the old image altogether; started by gp-record, the
+  # command runs once the recorder samples.)
+  timeout -s KILL 60 gp-record -F 499 --unwind dwarf -o "$OUT/rec.gpa" -- \
+    "$FIX/execchain_nofp" 2.5 "$FIX/chain_nofp" 2.5 2>"$OUT/rec.err"
+  run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^execchain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;before_exec [0-9]+$'
   assert_line --regexp '^chain_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;a;b;spin [0-9]+$'
   local whole
@@ -176,12 +181,10 @@ record_fixture() {
 @test "a process that lives 50 ms is unwound whole" {
   # bats test_tags=root,bpf
   require_root_bpf
-  local recorder i
-  timeout -s KILL 40 gp-record -d 3 -F 999 -o "$OUT/rec.gpa" -v 2>"$OUT/rec.err" &
-  recorder=$!
-  sleep 1
-  for i in 1 2 3 4 5 6; do "$FIX/shortlived_nofp" 50; sleep 0.1; done
-  wait "$recorder"
+  # Started by gp-record: a recorder of the whole system started beside them took longer to
+  # start on a busy host than they took to run.
+  timeout -s KILL 60 gp-record -F 999 -o "$OUT/rec.gpa" -v -- \
+    bash -c 'for i in 1 2 3 4 5 6; do "$0" 50; sleep 0.1; done' "$FIX/shortlived_nofp" 2>"$OUT/rec.err"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^shortlived_nofp;_start;__libc_start_main[^;]*;__libc_start_call_main;main;short_lived_work [0-9]+$'
 }
@@ -327,6 +330,25 @@ $(grep -o 'unwind\.[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')"
   [ "$(whole_permille <"$OUT/selected")" -ge 1 ] || fail "no sample is whole: $(cat "$OUT/selected")"
 }
 
+@test "a sample in an exit past the release of the process's memory has no user stack, never a truncated one" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # Each run touches 32 MiB and leaves with _exit: the kernel frees it in do_exit (exit_mmap),
+  # after the task let go of its memory map, so its user registers point into a stack that is
+  # gone. Those samples show the kernel's frames alone, as a kernel thread's, not a cut stack.
+  timeout -s KILL 90 gp-record -F 999 -v -o "$OUT/rec.gpa" -- \
+    bash -c 'for i in $(seq 8); do "$0" 30 32; done' "$FIX/shortlived_nofp" 2>"$OUT/rec.err"
+  run -0 fold "$OUT/rec.gpa"
+  printf '%s\n' "$output" | grep -E '^shortlived_nofp;.*do_exit_\[k\];.*exit_mmap_\[k\]' >"$OUT/exits" || true
+  [ "$(awk '{ n += $NF } END { print n + 0 }' "$OUT/exits")" -ge 5 ] ||
+    fail "too few samples in the exit's exit_mmap: $output"
+  # The first frame after the comm is the kernel's.
+  grep -vE '^shortlived_nofp;[^;]*_\[k\];' "$OUT/exits" >"$OUT/with_user" || true
+  [ ! -s "$OUT/with_user" ] || fail "samples in exit_mmap with user frames: $(head -5 "$OUT/with_user" | cut -c1-300)"
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.no_user_space=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no sample counted without user space: $(cat "$OUT/rec.err")"
+}
+
 @test "Debian's python3 running for 2 s is whole from its first sample in 99.5% of its samples" {
   # bats test_tags=root,bpf
   require_root_bpf
@@ -395,11 +417,11 @@ while time.monotonic() < end: fib(18)'
   # zone in the AVX2 loop); their CFI says so with CFA expressions (DW_OP_breg7 N; DW_OP_deref;
   # DW_OP_plus_uconst 8). Without that rule 9 samples in 10 were cut there. Measured here (a host
   # loaded ~6 tasks per CPU, ~300-430 samples): 960-990 per mille with the table cache cold, 990
-  # warm. The cuts are all in the process's first ~150 ms: samples taken before its tables are
-  # in are copied, and those copies of SHA-512's frames end short of the saved stack pointer
-  # (unwind.deferred.copy_end; 63 of 1,900 samples of a 2-s run on a quiet CI machine). That is
-  # a gap of the first samples, not of the rule this test is about, so the run is long enough
-  # (6 s) for the rule's share to show.
+  # warm. The cuts were all in the process's first ~150 ms: samples taken before its tables are
+  # in are copied, and copies then started at rsp's page, which misses the saved stack pointer
+  # below a page-aligned rsp (unwind.deferred.copy_end; 63 of 1,900 samples of a 2-s run on a
+  # quiet CI machine). Copies now take the red zone from the page below too (the realigned-stack
+  # test checks it); the run stays long enough (6 s) for the rule's share to show.
   record_while openssl '' sh -c 'exec openssl speed -seconds 6 -bytes 8192 sha512 >/dev/null 2>&1'
   selected_whole_share 980
 }
@@ -415,6 +437,33 @@ while time.monotonic() < end: fib(18)'
   selected_whole_share 990
   [[ "$(cat "$OUT/rec.err")" =~ unwind\.pending_mapping=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
     fail "no walk met the library before its table: $(cat "$OUT/rec.err")"
+}
+
+@test "a stack copy of code that realigns rsp to a page and keeps the caller's below it is unwound whole" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # realigned_spin keeps the caller's stack pointer at rsp - 8 with rsp on a page boundary (CFA =
+  # *(rsp - 8) + 8, as OpenSSL's SHA-512 loops). The first samples of each of 40 processes come
+  # before their tables and are copied: a copy that started at rsp's page missed that word and
+  # was cut (about 1 sample in 4 of the spin's copies; 11 of 30 processes with the earlier code).
+  # At 4999 Hz: several samples of each process before its tables, even on an idle host.
+  timeout -s KILL 90 gp-record -F 4999 -v -o "$OUT/rec.gpa" -- \
+    bash -c 'for i in $(seq 40); do "$0" 30; done' "$FIX/pagealign" 2>"$OUT/rec.err"
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred\.complete=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+    fail "no stack copy unwound whole: $(cat "$OUT/rec.err")"
+  run -0 fold "$OUT/rec.gpa"
+  printf '%s\n' "$output" | grep -E '^pagealign;.*realigned_spin [0-9]+$' >"$OUT/selected" || true
+  [ "$(awk '{ n += $NF } END { print n + 0 }' "$OUT/selected")" -ge 20 ] ||
+    fail "too few samples in realigned_spin: $output"
+  # Whole, or under [truncated] (a copy whose tables came too late for its flush on a loaded
+  # host, walked with frame pointers), never a frame of the spin as a root.
+  grep -vE '^pagealign;(_start;__libc_start_main[^;]*;__libc_start_call_main;main;|\[truncated\];(.*;)?)realigned_spin [0-9]+$' \
+    "$OUT/selected" >"$OUT/wrong" || true
+  [ ! -s "$OUT/wrong" ] || fail "stacks of realigned_spin with a wrong root: $(cat "$OUT/wrong")"
+  # No copy ends short of the caller's stack pointer.
+  [[ "$(cat "$OUT/rec.err")" =~ unwind\.deferred\.copy_end=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -eq 0 ] ||
+    fail "copies cut at their end: $(grep -o 'unwind\.deferred[a-z_.]*=[0-9]*' "$OUT/rec.err" | tr '\n' ' ')
+$(grep -E '^pagealign;\[truncated\]' "$OUT/selected")"
 }
 
 @test "a stack copy whose registers point anywhere is truncated, never shown whole" {
@@ -442,10 +491,9 @@ while time.monotonic() < end: fib(18)'
 @test "-v reports the unwind tables and the samples taken before them" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain_nofp" 3 &
-  local pid=$!
-  run -0 --separate-stderr record 1 -F 499 -p "$pid" -v
-  wait "$pid"
+  # Started by gp-record, so that all its 3 s are sampled however long the recorder takes to
+  # start (by pid, a busy host once left 6 samples).
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -F 499 -v -o "$OUT/rec.gpa" -- "$FIX/chain_nofp" 3
   stderr_has "user stacks: walked by gp's BPF program (unwind tables"
   [[ "$stderr" =~ unwind\.tables\.loaded=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] ||
     fail "no tables loaded: $stderr"

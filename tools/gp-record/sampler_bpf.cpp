@@ -494,7 +494,7 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
     for (unsigned n = 0; n < copy.regs.general.size(); ++n)
       copy.regs.general[n] = head.regs[GP_PT_REGS_INDEX(n)];
   }
-  copy.stack_start = head.rsp - GP_STACK_COPY_BELOW(head.rsp);
+  copy.stack_start = head.rsp - std::min<uint64_t>(head.below, GP_STACK_COPY_RED_ZONE);
   const size_t bytes =
       std::min<size_t>({head.size, size - GP_STACK_COPY_HEADER, size_t{GP_STACK_COPY_BYTES}});
   const auto* from = static_cast<const uint8_t*>(data) + GP_STACK_COPY_HEADER;
@@ -726,7 +726,8 @@ std::vector<model::Counter> BpfSampler::counters() {
                          c("unwind.deferred", totals[GP_COUNTER_DEFERRED]),
                          c("unwind.deferred.bytes", totals[GP_COUNTER_DEFERRED_BYTES]),
                          c("unwind.deferred.fallback", totals[GP_COUNTER_DEFERRED_FALLBACK]),
-                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING])})
+                         c("unwind.pending_mapping", totals[GP_COUNTER_UNWIND_PENDING]),
+                         c("unwind.no_user_space", totals[GP_COUNTER_NO_USER_SPACE])})
       list.push_back(counter);
     if (deferred_) {
       const auto d = deferred_->stats();
