@@ -173,6 +173,30 @@ python_percent() {
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
 }
 
+@test "a whole-system recording at 999 Hz gives Python frames to 99% of a running script's samples" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  require_command gp-fold
+  # A Python process that runs when the recording starts is walked from its first sample (its
+  # first ones had only native frames until their announcement was read, a second or more on a
+  # loaded host), and a sample taken before its unwind tables keeps its Python frames too.
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 60 class &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 2 -F 999 --python-frames -v -o "$OUT/rec.gpa" 2>"$OUT/record.err" ||
+    fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate -p "$pid" >"$OUT/folded"
+  local share samples
+  samples=$(awk '{ n += $NF } END { print n + 0 }' "$OUT/folded")
+  # At least 100 samples (a tenth of a CPU for 2 s), so that one sample is a point at most.
+  [ "$samples" -ge 100 ] || fail "only $samples samples of the script: $(cat "$OUT/record.err")"
+  share=$(python_percent <"$OUT/folded")
+  [ "$share" -ge 99 ] ||
+    fail "only $share% of $samples samples have Python frames: $(grep -v '_\[p\]' "$OUT/folded" | head -c 3000)"
+}
+
 # Per Python function, the percent of the Python samples of folded stacks on stdin whose innermost
 # Python frame it is, and those samples ("spin_a 49.80 3984"); the last line is "all 100 N" (N:
 # the samples with a Python frame). Names without module or class, as both samplers spell the
