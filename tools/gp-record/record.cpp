@@ -182,7 +182,8 @@ std::string python_summary(const std::vector<model::Counter>& counters) {
   std::snprintf(
       share, sizeof(share), "%.1f%%",
       samples > 0 ? 100.0 * static_cast<double>(walked) / static_cast<double>(samples) : 0.0);
-  return "python frames: " + std::to_string(get("python.processes")) + " processes, " +
+  return "python frames: " + std::to_string(get("python.processes")) + " processes (" +
+         std::to_string(get("python.processes.refused")) + " not walked), " +
          std::to_string(walked) + " of " + std::to_string(samples) + " samples (" + share +
          ") with Python frames; without: " + std::to_string(get("python.no_thread")) +
          " no thread state, " + std::to_string(get("python.no_frame")) + " no frame, " +
