@@ -1340,8 +1340,10 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 	c->pending = walk->unwind.pending;
 	if (n > GP_STACK_COPY_BYTES)
 		n = GP_STACK_COPY_BYTES;
-	n += python_copy_tail(walk, key, c->bytes + n); /* after the bytes: python_walk.h */
-	if (bpf_ringbuf_output(&stack_copies, c, GP_STACK_COPY_HEADER + n, 0) != 0)
+	/* The sample's Python frames after the bytes (python_walk.h). */
+	if (bpf_ringbuf_output(&stack_copies, c,
+			       GP_STACK_COPY_HEADER + n + python_copy_tail(walk, key, c->bytes + n),
+			       0) != 0)
 		return false;
 	count_on(state, GP_COUNTER_DEFERRED);
 	count_many(state, GP_COUNTER_DEFERRED_BYTES, n);
