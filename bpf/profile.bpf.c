@@ -1371,7 +1371,10 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 	c->pending = walk->unwind.pending;
 	if (n > GP_STACK_COPY_BYTES)
 		n = GP_STACK_COPY_BYTES;
-	if (bpf_ringbuf_output(&stack_copies, c, GP_STACK_COPY_HEADER + n, 0) != 0)
+	/* The sample's Python frames after the bytes (python_walk.h). */
+	if (bpf_ringbuf_output(&stack_copies, c,
+			       GP_STACK_COPY_HEADER + n + python_copy_tail(walk, key, c->bytes + n),
+			       0) != 0)
 		return false;
 	count_on(state, GP_COUNTER_DEFERRED);
 	count_many(state, GP_COUNTER_DEFERRED_BYTES, n);
@@ -1540,6 +1543,10 @@ static __always_inline int record(struct bpf_perf_event_data *ctx, struct gp_cpu
 		key->user_stack = user_stack(ctx, state, walk, key, loops, &copy);
 	if (loops && key->user_stack) /* Python frames after the native ones (python_walk.h) */
 		key->user_stack = python_frames(key->pid, key->tid, key->user_stack);
+	else if (loops && copy) { /* before any native frame: for the copy alone */
+		walk->user.stack.depth = 0;
+		python_frames(key->pid, key->tid, 0);
+	}
 
 	count_on(state, GP_COUNTER_SAMPLES);
 	if (copy) {

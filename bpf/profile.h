@@ -346,6 +346,9 @@ struct gp_stack_copy {
 							       * limit */
 };
 #define GP_STACK_COPY_HEADER 248 /* offsetof(struct gp_stack_copy, bytes) */
+/* With --python-frames, a copy's record may go on after its min(size, GP_STACK_COPY_BYTES) stack
+ * bytes with the sample's Python frames: a GP_PY_MARKER entry and the entries it counts, as they
+ * follow the native frames of a stack (below). */
 
 /*
  * Python frames (--python-frames): for a CPython process user space names in `python_procs`, the

@@ -48,6 +48,20 @@ struct {
 	__type(value, struct gp_py_stats);
 } python_stats SEC(".maps");
 
+/* Where this CPU's last sample put its Python frames in walk->user.stack (the marker's index
+ * and the entries from it on; len 0: none): a stack copy carries them (python_copy_tail). */
+struct gp_py_tail {
+	__u32 pid, tid;
+	__u32 start, len;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gp_py_tail);
+} python_tail SEC(".maps");
+
 static __always_inline void py_count(__u32 counter)
 {
 	__u32 zero = 0;
@@ -258,11 +272,16 @@ __attribute__((noinline)) __u64 python_frames(__u32 pid, __u32 tid, __u64 hash)
 	struct gp_stack *st;
 	const struct gp_python_proc *proc;
 	struct py_frame_ctx c = {};
+	struct gp_py_tail *tail;
 	__u64 tstate, frame;
 	__u32 native, zero = 0;
 
 	if (!python_frames_on)
 		return hash;
+	tail = bpf_map_lookup_elem(&python_tail, &zero);
+	if (!tail)
+		return hash;
+	tail->len = 0;
 	walk = bpf_map_lookup_elem(&walk_state, &zero);
 	if (!walk)
 		return hash;
@@ -309,7 +328,42 @@ __attribute__((noinline)) __u64 python_frames(__u32 pid, __u32 tid, __u64 hash)
 	py_count(GP_PY_WALKED);
 	st->ips[native & 127] = GP_PY_MARKER | c.flags | c.count;
 	hash_frame(&c.h, st->ips[native & 127]);
+	tail->pid = pid;
+	tail->tid = tid;
+	tail->start = native;
+	tail->len = c.depth - native;
 	return hash_end(&c.h, st, c.depth);
+}
+
+/*
+ * A sample whose user stack is copied for user space to unwind (before its process's tables)
+ * keeps its Python frames: python_frames() walked them into walk->user.stack as for any sample
+ * (after the native frames walked so far, or from its start), and they are appended to the copy,
+ * after its `n` stack bytes, as the marker and its entries. Returns the bytes appended.
+ */
+static __always_inline __u32 python_copy_tail(struct gp_walk_state *walk,
+					      const struct gp_sample_key *key, __u8 *to)
+{
+	struct gp_py_tail *tail;
+	__u32 zero = 0, start, len;
+
+	if (!python_frames_on)
+		return 0;
+	tail = bpf_map_lookup_elem(&python_tail, &zero);
+	if (!tail || tail->len == 0 || tail->pid != key->pid || tail->tid != key->tid)
+		return 0;
+	start = tail->start;
+	len = tail->len;
+	tail->len = 0;
+	if (start >= GP_MAX_STACK_DEPTH || len > GP_MAX_STACK_DEPTH - start)
+		return 0;
+	len *= sizeof(__u64);
+	barrier_var(len);
+	if (len == 0 || len > GP_MAX_STACK_DEPTH * sizeof(__u64))
+		return 0;
+	if (bpf_probe_read_kernel(to, len, &walk->user.stack.ips[start & 127]) != 0)
+		return 0;
+	return len;
 }
 
 #endif /* GP_PYTHON_WALK_H */

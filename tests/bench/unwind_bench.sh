@@ -154,7 +154,9 @@ if [ "$has_unwind" = 0 ]; then
 fi
 
 cc -O2 -fno-omit-frame-pointer -pthread -o "$tmp/probe" "$root/tests/bench/stolen_time_probe.c"
-py_probe="$python $root/tests/bench/stolen_time_probe.py"
+# Run as bench-python (below), as the python workload is: its samples are told from the host's
+# other Python processes' by that name.
+py_probe="$tmp/bench-python $root/tests/bench/stolen_time_probe.py"
 # The Python loop turns in ~0.1-1 us; gaps below 2 us are its own.
 py_gap_ns=2000
 
@@ -296,15 +298,23 @@ cost_table() {
     printf '%-5s %-7s %s (last window, whole system): samples %s, archive %s B/sample%s\n' "$hz" "$workload" "$s" \
       "$(session_counter "$tmp/$s.err" samples.kernel)" \
       "$(awk -v b="$(stat -c %s "$tmp/$s.gpa")" -v n="$(session_counter "$tmp/$s.err" samples.kernel)" 'BEGIN { printf "%.1f", n ? b / n : 0 }')" \
-      "$(unwind_summary "$tmp/$s.err")$(python_summary "$s" "$tmp/$s.err")"
+      "$(unwind_summary "$tmp/$s.err")$(python_summary "$s" "$tmp/$s.err" "$tmp/$s.gpa" "$workload")"
   done
   echo
 }
 
-# ", Python frames in W of N samples of Python processes" from gp-python's stderr $2.
+# ", Python frames in W of N samples of Python processes" from gp-python's stderr $2: every
+# Python process of the host, whose threads without a Python thread state (native threads of
+# other programs) and whose starts count too; then, for the python workload $4, the share of its
+# own samples (bench-python's: the probe's Python loop) in archive $3.
 python_summary() {
   [ "$1" = gp-python ] || return 0
-  echo ", Python frames in $(session_counter "$2" python.walked) of $(session_counter "$2" python.samples) samples of Python processes"
+  printf ', Python frames in %s of %s samples of Python processes' \
+    "$(session_counter "$2" python.walked)" "$(session_counter "$2" python.samples)"
+  [ "$4" = python ] || return 0
+  "$bin/gp-symbolize" -q "$3" 2>/dev/null | "$bin/gp-fold" -f folded --annotate --comm bench-python 2>/dev/null |
+    awk '{ n = $NF; t += n; if ($0 ~ /_\[p\]/) p += n }
+         END { printf ", in %d of %d (%.1f%%) of the workload'"'"'s", p, t, t ? 100 * p / t : 0 }'
 }
 
 # Warns of each sampler of names $1 (pids $2) that is no longer running, with its last words.

@@ -173,6 +173,30 @@ python_percent() {
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
 }
 
+@test "a whole-system recording at 999 Hz gives Python frames to 99% of a running script's samples" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  require_command gp-fold
+  # A Python process that runs when the recording starts is walked from its first sample (its
+  # first ones had only native frames until their announcement was read, a second or more on a
+  # loaded host), and a sample taken before its unwind tables keeps its Python frames too.
+  PYTHONPATH="$PYFIX" /usr/bin/python3 "$PYFIX/gpyext_work.py" 60 class &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  timeout -s KILL 60 gp-record -d 2 -F 999 --python-frames -v -o "$OUT/rec.gpa" 2>"$OUT/record.err" ||
+    fail "gp-record failed: $(cat "$OUT/record.err")"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate -p "$pid" >"$OUT/folded"
+  local share samples
+  samples=$(awk '{ n += $NF } END { print n + 0 }' "$OUT/folded")
+  # At least 100 samples (a tenth of a CPU for 2 s), so that one sample is a point at most.
+  [ "$samples" -ge 100 ] || fail "only $samples samples of the script: $(cat "$OUT/record.err")"
+  share=$(python_percent <"$OUT/folded")
+  [ "$share" -ge 99 ] ||
+    fail "only $share% of $samples samples have Python frames: $(grep -v '_\[p\]' "$OUT/folded" | head -c 3000)"
+}
+
 # Per Python function, the percent of the Python samples of folded stacks on stdin whose innermost
 # Python frame it is, and those samples ("spin_a 49.80 3984"); the last line is "all 100 N" (N:
 # the samples with a Python frame). Names without module or class, as both samplers spell the
@@ -271,6 +295,83 @@ within() {
   refute_line --regexp 'deep_py_func'
   assert_line --regexp '^python3;_start_\[pn\];.*_PyEval_EvalFrameDefault_\[pn\]'
   grep -Eq 'chains cut [1-9]' "$OUT/record.err" || fail "no cut chain counted: $(cat "$OUT/record.err")"
+}
+
+# record_bad WORKLOAD: records gpyext_work.py's WORKLOAD (a chain that loops or is rewritten,
+# CPython 3.11's layout) by pid for 2 s at 199 Hz with -v; the folded stacks go into $output,
+# gp-record's stderr into $OUT/record.err.
+record_bad() {
+  /usr/bin/python3 "$PYFIX/gpyext_work.py" 60 "$1" &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  run -0 timeout -s KILL 60 gp-record -d 2 -F 199 -p "$pid" --python-frames -v -o "$OUT/rec.gpa"
+  printf '%s\n' "$output" >"$OUT/record.err"
+  kill "$pid" 2>/dev/null || :
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+}
+
+@test "a frame chain that loops is cut and counted, its samples shown with their native stacks" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  # The running frame's previous pointer points at itself (written with ctypes; the process
+  # never returns from it). The walk stops at its bound, and no frame of the loop is shown.
+  record_bad loop
+  assert_line --regexp '^python3;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\]'
+  refute_output --partial '_[p]'
+  grep -Eq 'chains cut [1-9]' "$OUT/record.err" || fail "no cut chain counted: $(cat "$OUT/record.err")"
+  grep -Eq 'python\.stacks\.unspliced=[1-9]' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+@test "a frame chain rewritten under the sampler shows only true frames, and the others are counted" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  # The running frame's previous pointer goes in turn to its caller and to a "frame" of junk
+  # (every word points at a list). Samples of the true chain show it; the others keep their
+  # native stacks alone, counted as not spliced: no frame of the junk is named.
+  record_bad rewrite
+  assert_line --regexp ';_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.<module> \([^;]*\)_\[p\];gpyext_work\.rewriting_py_func \([^;]*\)_\[p\](;| )'
+  run -0 bash -c "grep -o '[^;]*_\[p\]' '$OUT/folded' | sed 's/ (.*//' | sort -u"
+  assert_output $'gpyext_work.<module>\ngpyext_work.rewriting_py_func'
+  grep -Eq 'python\.stacks\.unspliced=[1-9]' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+@test "a CPython of a version gp does not know is recorded with its native stacks, and counted" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  require_command readelf
+  # Debian's python3 with its Py_Version (what gp reads the version from) set to 3.99: an
+  # interpreter gp has no offsets for. It runs as before (the value is informative).
+  local py="$OUT/python3"
+  cp "$(readlink -f /usr/bin/python3)" "$py"
+  /usr/bin/python3 - "$py" <<'PY'
+import struct, subprocess, sys
+path = sys.argv[1]
+out = subprocess.run(["readelf", "-Wsl", path], capture_output=True, text=True, check=True).stdout
+sym = next(int(f[1], 16) for f in map(str.split, out.splitlines()) if f[-1:] == ["Py_Version"])
+for f in map(str.split, out.splitlines()):
+    if f[:1] == ["LOAD"] and int(f[2], 16) <= sym < int(f[2], 16) + int(f[4], 16):
+        with open(path, "r+b") as b:
+            b.seek(sym - int(f[2], 16) + int(f[1], 16))
+            b.write(struct.pack("<Q", 0x036300F0))
+PY
+  "$py" "$PYFIX/gpyext_work.py" 60 class &
+  local pid=$!
+  WORKLOADS+=("$pid")
+  sleep 0.5
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -d 2 -F 199 -p "$pid" --python-frames -v \
+    -o "$OUT/rec.gpa"
+  [[ "$stderr" == *"python frames: pid $pid not walked: "*"not supported"* ]] || fail "$stderr"
+  [[ "$stderr" == *"python.processes.refused=1 "* ]] || fail "$stderr"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  run -0 cat "$OUT/folded"
+  # Not a Python process to gp: its native frames are plain user frames.
+  assert_line --regexp '^python3;_start;.*;_PyEval_EvalFrameDefault[; ]'
+  refute_output --partial '_[p'
 }
 
 @test "a process that is not Python is recorded as without --python-frames" {

@@ -75,6 +75,21 @@ TEST(DeferredStacks, UnwindsACopyWhoseTablesAreLoadedAtOnce) {
   EXPECT_TRUE(d.take(1).empty());  // handed over once
 }
 
+TEST(DeferredStacks, ACopysPythonFramesGoWithItsUnwoundStack) {
+  FakeTables tables;
+  DeferredStacks d(tables.unwind());
+  StackCopySample c = copy_of(7, 0);
+  c.python = {0xfffe000000000001ULL, (1ULL << 63) | 0x7f0000001000ULL};
+  d.add(std::move(c));  // waits for its tables: the frames wait with it
+  tables.loaded = {7};
+  d.tables_changed(7);
+  auto got = d.take(0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].user.frames, (std::vector<uint64_t>{0x1000, 0x2000}));
+  EXPECT_EQ(got[0].python,
+            (std::vector<uint64_t>{0xfffe000000000001ULL, (1ULL << 63) | 0x7f0000001000ULL}));
+}
+
 TEST(DeferredStacks, ACopyWaitsForItsProcesssTables) {
   FakeTables tables;
   DeferredStacks d(tables.unwind());

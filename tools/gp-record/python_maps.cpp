@@ -53,7 +53,10 @@ void PythonMaps::announced(int32_t pid) {
     gone(pid);
     // Most processes are not Python: only a refusal of one that maps an interpreter is news.
     const std::string& why = offsets.error().message;
-    if (why.find("no python executable") == std::string::npos)
+    // A refusal is counted once per process; one that went down meanwhile is no refusal.
+    const bool gone_meanwhile = why.find("went down") != std::string::npos;
+    if (why.find("no python executable") == std::string::npos &&
+        (gone_meanwhile || refused_.insert(pid).second))
       gp::cli::info(1, "python frames: pid " + std::to_string(pid) + " not walked: " + why);
     return;
   }
@@ -85,6 +88,7 @@ std::vector<model::Counter> PythonMaps::counters() const {
     return model::Counter{name, static_cast<int64_t>(v)};
   };
   return {c("python.processes", walked_processes_),
+          c("python.processes.refused", refused_.size()),
           c("python.samples", totals[GP_PY_SAMPLES]),
           c("python.walked", totals[GP_PY_WALKED]),
           c("python.no_thread", totals[GP_PY_NO_THREAD]),

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "gp/model/session.h"
@@ -35,6 +36,8 @@ class PythonMaps {
   bpf_map* stats_;
   record::PythonProcesses processes_;
   uint64_t walked_processes_ = 0;
+  // Processes that map an interpreter gp cannot walk (a version or layout it does not know).
+  std::unordered_set<int32_t> refused_;
 };
 
 }  // namespace gp::record_tool

@@ -27,6 +27,7 @@
 #include "gp/record/command.h"
 #include "gp/record/summary.h"
 #include "gp/record/target_watch.h"
+#include "gp/runtime/discovery.h"
 #include "gp/util/version.h"
 #include "sampler.h"
 #include "session_io.h"
@@ -70,6 +71,20 @@ void install_signal_handlers() {
   sigaction(SIGUSR2, &sa, nullptr);
 }
 
+// The processes whose Python frames are walked from their first sample: --pid's, or in a
+// whole-system recording the Python processes running when it starts. Others are attached
+// when their first sample announces them, which on a loaded host came a second or more after
+// it (a Python process's first samples had only their native frames).
+std::vector<int32_t> python_pids_at_start(const RecordArgs& args) {
+  if (!args.pids.empty()) return args.pids;
+  if (!args.tids.empty() || !args.cgroups.empty() || !args.command.empty()) return {};
+  runtime::DiscoveryOptions options;
+  options.runtimes = {runtime::Runtime::python};
+  std::vector<int32_t> pids;
+  for (const runtime::Target& t : runtime::ProcessWatcher(options).scan()) pids.push_back(t.pid);
+  return pids;
+}
+
 Result<SamplerConfig> make_config(const RecordArgs& args) {
   SamplerConfig c;
   c.event = args.event;
@@ -100,7 +115,11 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind_cache = args.unwind_cache == "none" ? "" : args.unwind_cache;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.
-  c.before_sampling = [pids = args.pids](Unwinder& unwinder) {
+  if (c.python_frames) c.python_pids = python_pids_at_start(args);
+  std::vector<int32_t> known = args.pids;
+  for (int32_t pid : c.python_pids)
+    if (std::find(known.begin(), known.end(), pid) == known.end()) known.push_back(pid);
+  c.before_sampling = [pids = std::move(known)](Unwinder& unwinder) {
     proc::SnapshotOptions options;
     proc::BuildIdCache cache;
     for (int32_t pid : pids)
@@ -164,7 +183,8 @@ std::string python_summary(const std::vector<model::Counter>& counters) {
   std::snprintf(
       share, sizeof(share), "%.1f%%",
       samples > 0 ? 100.0 * static_cast<double>(walked) / static_cast<double>(samples) : 0.0);
-  return "python frames: " + std::to_string(get("python.processes")) + " processes, " +
+  return "python frames: " + std::to_string(get("python.processes")) + " processes (" +
+         std::to_string(get("python.processes.refused")) + " not walked), " +
          std::to_string(walked) + " of " + std::to_string(samples) + " samples (" + share +
          ") with Python frames; without: " + std::to_string(get("python.no_thread")) +
          " no thread state, " + std::to_string(get("python.no_frame")) + " no frame, " +

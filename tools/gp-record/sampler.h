@@ -43,10 +43,14 @@ struct SamplerConfig {
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
   uint32_t unwind_copies = 1000;      // --unwind-copies
   bool python_frames = false;         // --python-frames
+  // With --python-frames: the Python processes walked from their first sample (--pid's, or the
+  // ones running when a whole-system recording starts); the others from their first sample's
+  // announcement on.
+  std::vector<int32_t> python_pids;
   std::string unwind_cache;           // --unwind-cache: a directory, or "" for none
   int verbose = 0;                    // libbpf messages at >= 2
   // Called with the unwinder (when there is one) before sampling starts: processes known in
-  // advance (--pid) get their tables before their first sample.
+  // advance (--pid, python_pids) get their tables before their first sample.
   std::function<void(Unwinder&)> before_sampling;
 };
 

@@ -424,7 +424,7 @@ Status BpfSampler::open(std::string* hint) {
   }
   if (skel_->rodata->python_frames_on) {
     python_ = std::make_unique<PythonMaps>(skel_->maps.python_procs, skel_->maps.python_stats);
-    for (int32_t pid : config_.pids) python_->announced(pid);  // walked from their first sample
+    for (int32_t pid : config_.python_pids) python_->announced(pid);  // from their first sample
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));
   if (!ring_) return make_error("cannot create the event ring buffer: " + errno_text(errno));
@@ -475,6 +475,16 @@ int BpfSampler::on_new_stack(void* ctx, void* data, size_t size) {
   return 0;
 }
 
+// The Python frames a stack copy's record carries after its bytes (bpf/profile.h): a marker
+// and the entries it counts, or nothing when they are not that.
+std::vector<uint64_t> python_tail(const uint8_t* from, size_t size) {
+  std::vector<uint64_t> tail(size / sizeof(uint64_t));
+  if (tail.size() < 2 || size % sizeof(uint64_t) != 0) return {};
+  std::memcpy(tail.data(), from, size);
+  if (record::split_python_frames(tail).frames.size() != tail.size() - 1) return {};
+  return tail;
+}
+
 int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   auto* self = static_cast<BpfSampler*>(ctx);
   if (size < GP_STACK_COPY_HEADER || !self->deferred_) return 0;
@@ -499,6 +509,8 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
       std::min<size_t>({head.size, size - GP_STACK_COPY_HEADER, size_t{GP_STACK_COPY_BYTES}});
   const auto* from = static_cast<const uint8_t*>(data) + GP_STACK_COPY_HEADER;
   copy.stack.assign(from, from + bytes);
+  if (self->python_) copy.python = python_tail(from + bytes, size - GP_STACK_COPY_HEADER - bytes);
+  if (!copy.python.empty()) self->python_->processes().prename(copy.pid, copy.python);
   self->deferred_->add(std::move(copy));
   return 0;
 }
@@ -516,6 +528,7 @@ void BpfSampler::emit_deferred(uint32_t idle, const record::StackCopies::Reader&
     sample.comm = std::move(d.comm);
     sample.user_ips = std::move(d.user.frames);
     sample.user_end = static_cast<model::StackEnd>(d.user.end);
+    sample.user_ips.insert(sample.user_ips.end(), d.python.begin(), d.python.end());
     sample.kernel_ips.clear();
     if (d.kernel_stack_key != 0)
       sample.kernel_ips = stack_copies_.get(idle, d.kernel_stack_key, read_stack);

@@ -44,7 +44,7 @@ bool DeferredStacks::finish(StackCopySample& copy, bool fallback, bool wait) {
   }
   done_[copy.slot & 1].push_back(UnwoundSample{copy.pid, copy.tid, std::move(copy.comm),
                                                copy.kernel_stack_key, std::move(*walked),
-                                               with_tables});
+                                               with_tables, std::move(copy.python)});
   return true;
 }
 

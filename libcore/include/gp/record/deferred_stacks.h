@@ -46,6 +46,9 @@ struct StackCopySample {
   bool pending_mapping = false;
   std::chrono::steady_clock::time_point received{};  // set by add()
   bool old_image = false;  // received before an exec of the process was known
+  // Its Python frames (--python-frames), appended after the unwound native frames: a
+  // GP_PY_MARKER entry and the entries it counts (python_frames.h), or empty.
+  std::vector<uint64_t> python;
 };
 
 // A copied sample with its user stack unwound.
@@ -56,6 +59,7 @@ struct UnwoundSample {
   uint64_t kernel_stack_key = 0;
   unwind::WalkedStack user;
   bool with_tables = false;  // false: walked with frame pointers only (no tables in time)
+  std::vector<uint64_t> python;  // StackCopySample::python
 };
 
 struct DeferredStats {
