@@ -65,7 +65,8 @@ size_t index_in(const Entries& entries, uint64_t addr) {
 
 // The indexes covering() keeps, ascending and distinct.
 template <typename Entries>
-std::vector<size_t> covering_indexes(const Entries& entries, const std::vector<uint64_t>& addresses) {
+std::vector<size_t> covering_indexes(const Entries& entries,
+                                     const std::vector<uint64_t>& addresses) {
   std::vector<size_t> wanted;
   wanted.reserve(addresses.size() * 2);
   for (uint64_t addr : addresses) {
