@@ -81,6 +81,21 @@ record_system() {
   assert_output "04224d18"
 }
 
+@test "an archive written down a pipe is left uncompressed, and the next tool reads it" {
+  # The next tool reads it at once: LZ4 would cost both sides more than the bytes it saves.
+  run bash -c "gp-import '$FIXTURES/workload-g.txt' | head -c 4 | od -An -tx1 | tr -d ' '"
+  refute_output "04224d18"
+  gp-import "$FIXTURES/workload-g.txt" | gp-fold -f folded > piped.folded
+  gp-import "$FIXTURES/workload-g.txt" -o file.gpa
+  gp-fold -f folded file.gpa > file.folded
+  [ -s piped.folded ]
+  cmp piped.folded file.folded
+  gp-import "$FIXTURES/workload-g.txt" | gp-symbolize | cat > sym.gpa
+  run bash -c "head -c 4 sym.gpa | od -An -tx1 | tr -d ' '"
+  refute_output "04224d18"
+  gp-fold -f folded sym.gpa > /dev/null
+}
+
 @test "--no-compress writes a plain capnp stream that is larger" {
   gp-import "$FIXTURES/workload-g.txt" -o small.gpa
   gp-import --no-compress "$FIXTURES/workload-g.txt" -o big.gpa

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -74,6 +75,44 @@ TEST(Kallsyms, CoveringGivesEachSymbolAndItsSuccessor) {
   for (uint64_t a : {0xffffffff81000050ull, 0xffffffffc0001001ull})
     EXPECT_EQ(small->lookup(a)->name, t->lookup(a)->name);
   EXPECT_TRUE(t->covering({}).empty());
+}
+
+// The same symbols, fields and order as parse() + covering(), without the whole table; the
+// same errors too.
+TEST(Kallsyms, CoveringInTextMatchesTheTable) {
+  auto t = KallsymsTable::parse(kSample);
+  ASSERT_TRUE(t.ok());
+  const std::vector<uint64_t> addresses = {0xffffffff81000050, 0xffffffff81000000,
+                                           0xffffffff81000250, 0xffffffffc0001001,
+                                           0xffffffffc0002010, 0x10};
+  const auto want = t->covering(addresses);
+  auto got = KallsymsTable::covering_in(kSample, addresses);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_EQ(got->size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ((*got)[i].address, want[i].address) << i;
+    EXPECT_EQ((*got)[i].name, want[i].name) << i;
+    EXPECT_EQ((*got)[i].module, want[i].module) << i;
+    EXPECT_EQ((*got)[i].type, want[i].type) << i;
+  }
+  EXPECT_EQ((*got)[0].name, "_stext");
+  EXPECT_EQ((*got)[1].name, "func_a");  // the first alias in file order, as lookup() gives
+  EXPECT_EQ(KallsymsTable::covering_in("hello\nworld\n", addresses).error().message,
+            "no kernel symbols found");
+  auto hidden = KallsymsTable::covering_in("0000000000000000 T _stext\n", addresses);
+  ASSERT_FALSE(hidden.ok());
+  EXPECT_NE(hidden.error().message.find("kptr_restrict"), std::string::npos);
+  // A saved copy on disk (mapped) gives the same.
+  char path[] = "/tmp/gp-kallsyms-test.XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, kSample, std::strlen(kSample)), static_cast<ssize_t>(std::strlen(kSample)));
+  ::close(fd);
+  auto from_file = KallsymsTable::covering_in_file(path, addresses);
+  ::unlink(path);
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_EQ(from_file->size(), want.size());
+  EXPECT_FALSE(KallsymsTable::covering_in_file("/nonexistent/kallsyms", addresses).ok());
 }
 
 TEST(Kallsyms, RefusesHiddenAddresses) {

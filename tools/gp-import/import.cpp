@@ -94,7 +94,8 @@ class Output {
  private:
   bool open(model::Session& s) {
     if (writer_) return true;
-    auto out = archive::OutputStream::open(args_.output, !args_.no_compress);
+    auto out = archive::OutputStream::open(
+        args_.output, !args_.no_compress && !archive::output_is_pipe(args_.output));
     if (!out) return check(out.error());
     out_ = std::move(*out);
     writer_ = std::make_unique<archive::Writer>(
@@ -309,7 +310,9 @@ class WholeInput {
     struct stat st{};
     if (::fstat(src.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
       size_ = static_cast<size_t>(st.st_size);
-      map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, src.fd, 0);
+      // Every page is read: mapped at once (up to 1 GiB), not a fault at a time.
+      const int populate = size_ <= (size_t{1} << 30) ? MAP_POPULATE : 0;
+      map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | populate, src.fd, 0);
       if (map_ != MAP_FAILED) {
         ::madvise(map_, size_, MADV_SEQUENTIAL);
         return true;
@@ -357,24 +360,6 @@ std::string kallsyms_path(const ImportArgs& a, const import::PerfDataImporter& i
   return same ? "/proc/kallsyms" : std::string();
 }
 
-// A saved kallsyms (perf's build-id cache, --kallsyms) is mapped and parsed in place: reading it
-// into a growing string cost a third of a small import. /proc/kallsyms has no size: it is read.
-Result<proc::KallsymsTable> load_kallsyms(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st{};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-    if (fd >= 0) ::close(fd);
-    return proc::KallsymsTable::load(path);
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) return proc::KallsymsTable::load(path);
-  auto table = proc::KallsymsTable::parse({static_cast<const char*>(map), size});
-  ::munmap(map, size);
-  return table;
-}
-
 void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp,
                         model::Session& s) {
   const auto& addresses = imp.kernel_addresses();
@@ -385,15 +370,16 @@ void add_kernel_symbols(const ImportArgs& a, const import::PerfDataImporter& imp
     hint("give a copy of the recording host's /proc/kallsyms with --kallsyms FILE");
     return;
   }
-  auto table = load_kallsyms(path);
-  if (!table) {
-    if (!a.kallsyms.empty()) warning("cannot read '" + path + "': " + table.error().message);
-    else warning("kernel frames will stay unsymbolized: " + table.error().message);
+  auto symbols = proc::KallsymsTable::covering_in_file(
+      path, std::vector<uint64_t>(addresses.begin(), addresses.end()));
+  if (!symbols) {
+    if (!a.kallsyms.empty()) warning("cannot read '" + path + "': " + symbols.error().message);
+    else warning("kernel frames will stay unsymbolized: " + symbols.error().message);
     return;
   }
   info(1, "kernel symbols from '" + path + "'");
-  auto symbols = table->covering(std::vector<uint64_t>(addresses.begin(), addresses.end()));
-  s.kernel_symbols.insert(s.kernel_symbols.end(), symbols.begin(), symbols.end());
+  s.kernel_symbols.insert(s.kernel_symbols.end(), std::make_move_iterator(symbols->begin()),
+                          std::make_move_iterator(symbols->end()));
 }
 
 // Where --call-graph dwarf samples' binaries are found: perf's build-id cache (perf record copies

@@ -165,8 +165,9 @@ class ProblemWarnings {
 
 Result<Output> open_output(const SymbolizeArgs& args) {
   Output out;
+  const std::string path = args.output.empty() ? "-" : args.output;
   auto stream =
-      archive::OutputStream::open(args.output.empty() ? "-" : args.output, !args.no_compress);
+      archive::OutputStream::open(path, !args.no_compress && !archive::output_is_pipe(path));
   if (!stream) return stream.error();
   out.stream = std::move(*stream);
   out.writer = std::make_unique<archive::Writer>(

@@ -199,6 +199,12 @@ Result<bool> InputStream::at_end() {
 
 // ---------------------------------------------------------------- output
 
+bool output_is_pipe(const std::string& path) {
+  struct stat st {};
+  return path == "-" && ::fstat(STDOUT_FILENO, &st) == 0 &&
+         (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 OutputStream::OutputStream(int fd, bool owns_fd, std::string name, bool compress, std::string* sink)
     : fd_(fd), owns_fd_(owns_fd), name_(std::move(name)), compress_(compress), sink_(sink) {}
 

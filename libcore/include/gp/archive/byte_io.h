@@ -86,6 +86,12 @@ class InputStream {
   uint64_t position_ = 0;
 };
 
+// Whether an archive for `path` goes down a pipe ("-" with standard output a FIFO or socket):
+// gp-import and gp-symbolize write those without LZ4 by default, as the next tool reads them at
+// once (compressing and decompressing cost more than the bytes saved in a pipe); readers take
+// both forms.
+bool output_is_pipe(const std::string& path);
+
 class OutputStream {
  public:
   // Opens (creates/truncates) a path, or standard output for "-". A link or file planted by

@@ -34,6 +34,13 @@ class KallsymsTable {
   // symbol and the next entry (so the containing symbol's end is known), deduplicated, sorted by
   // address.
   std::vector<model::KernelSymbol> covering(const std::vector<uint64_t>& addresses) const;
+  // parse(text).covering(addresses) without the table: only the kept symbols get their names
+  // made (a whole table's strings and its sort were most of a small import's time).
+  static Result<std::vector<model::KernelSymbol>> covering_in(
+      std::string_view text, const std::vector<uint64_t>& addresses);
+  // The same for a file: a saved copy is mapped, /proc/kallsyms read (load()'s errors).
+  static Result<std::vector<model::KernelSymbol>> covering_in_file(
+      const std::string& path, const std::vector<uint64_t>& addresses);
 
   size_t size() const { return symbols_.size(); }
   const std::vector<model::KernelSymbol>& symbols() const { return symbols_; }
