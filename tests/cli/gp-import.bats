@@ -297,7 +297,13 @@ top_self_percent() {
   # hold finished ones. (An idle machine fills them once, at the end: nothing would be printed.)
   timeout 60 perf record -q -m 8 -F 499 -a -g -o perf.data \
     -- sh -c 'timeout 2 sh -c "while :; do :; done"; true' 2>/dev/null
-  head -c $(( $(stat -c %s perf.data) * 2 / 3 )) perf.data > cut.data
+  # Cut two thirds into the data section (its offset and size are the header's u64s at bytes
+  # 40 and 48), not the file: on a host with many BPF programs the feature sections after the
+  # data (BPF_BTF and the like) can be a third of the file, and perf reads a file cut among
+  # them without an error.
+  local data_offset data_size
+  read -r data_offset data_size < <(od -An -t u8 -j 40 -N 16 perf.data)
+  head -c $(( data_offset + data_size * 2 / 3 )) perf.data > cut.data
   run -3 --separate-stderr gp-import --via-perf-script cut.data -o out.gpa
   # perf either exits with an error or dies reading past the cut (SIGBUS on its mmap of the file).
   stderr_matches "gp-import: warning: 'perf script' failed \((exit status|killed by signal) [0-9]+.*\); keeping the samples it printed"
