@@ -135,9 +135,14 @@ similar_profile() {
   [ "$nt" -gt 0 ] || fail "no samples: $(cat native.err)"
   assert_equal "$nt" "$(total text.folded)"
   # Every sample's leaf is a kernel frame, named from kallsyms on both sides (user callers
-  # still come with -g; the two symbolizers name libc's differently).
-  leaves() { awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); c[f[k]] += n }
-    END { for (l in c) print l, c[l] }' "$1" | sort; }
+  # still come with -g; the two symbolizers name libc's differently). Names that kallsyms gives
+  # one address are one function, and perf and gp may pick either (__x86_indirect_thunk_rax
+  # and __pi___x86_indirect_thunk_rax): each is read as the address's first name.
+  awk '{ if (!($1 in first)) first[$1] = $3; print $3, first[$1] }' /proc/kallsyms > aliases
+  leaves() { awk 'NR == FNR { alias[$1 "_[k]"] = $2 "_[k]"; next }
+    { n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); l = f[k]
+      if (l in alias) l = alias[l]; c[l] += n }
+    END { for (l in c) print l, c[l] }' aliases "$1" | sort; }
   diff -u <(leaves text.folded) <(leaves native.folded)
 }
 
