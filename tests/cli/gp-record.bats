@@ -618,13 +618,16 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   # bats test_tags=root,bpf
   require_root_bpf
   [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
-  taskset -c 1 "$FIX/chain" 5 &
+  # Long enough for both recordings, each of which may take seconds to start on a loaded
+  # machine (a 5-s chain had exited before the second one started); ended once they are done.
+  taskset -c 1 "$FIX/chain" 60 &
   local pid=$!
   sleep 0.2
   record 1.5 -F 499 -C 0 -p "$pid"
   cp "$OUT/rec.gpa" "$OUT/cpu0.gpa"
   record 1.5 -F 499 -C 1 -p "$pid"
-  wait "$pid"
+  kill "$pid"
+  wait "$pid" || true
   # CPU 0 saw no sample of the pinned process (gp-fold may refuse an archive without samples).
   run fold "$OUT/cpu0.gpa"
   refute_output --partial ';spin '
