@@ -525,20 +525,21 @@ top_recurse_stack() {
   require_root_bpf
   require_command node
   require_command unshare
-  # chain.js runs 2 s in a mount namespace of its own whose /tmp is a tmpfs: its perf map is
+  # chain.js runs 4 s in a mount namespace of its own whose /tmp is a tmpfs: its perf map is
   # there only, and both go when it exits. gp-record flushes at 1 s (its first chunk), then
   # every 2 s (--flush-interval): the flush after the exit copies what the map gained through
   # the /tmp pinned while node lived, and node is forgotten two flushes after its exit is read
-  # (the 8 s leave one flush to spare).
+  # (the 10 s leave one flush to spare; 4 s of node leave a recorder slow to start on a loaded
+  # machine time to see it run).
   # The script is copied into the new /tmp from stdin (opened before the mount): the source tree
   # itself may be under /tmp, hidden by the mount. From $OUT: node 20 with --perf-basic-prof
   # also writes isolate-*-v8.log into its working directory.
   (cd "$OUT" && exec unshare -m --propagation private sh -c 'mount -t tmpfs gp-test-tmp /tmp &&
-    cat >/tmp/chain.js && exec node --perf-basic-prof --no-turbo-inlining /tmp/chain.js 2' \
+    cat >/tmp/chain.js && exec node --perf-basic-prof --no-turbo-inlining /tmp/chain.js 4' \
     <"$GP_SOURCE_DIR/tests/fixtures/runtime/node/chain.js" >"$OUT/node.out" 2>&1) &
   local node=$!
   # -p $$ too (this test's shell, waiting): the recording then goes on after node's exit.
-  run -0 --separate-stderr record 8 -F 999 --flush-interval 2 -p "$node" -p $$ -v
+  run -0 --separate-stderr record 10 -F 999 --flush-interval 2 -p "$node" -p $$ -v
   wait "$node" || fail "node in its namespace failed: $(cat "$OUT/node.out")"
   [ ! -e "/tmp/perf-$node.map" ] || fail "the perf map was visible outside node's namespace"
   [[ "$stderr" =~ processes\.forgotten=1( |$) ]] || fail "node was not forgotten after its exit: $stderr"
@@ -549,13 +550,15 @@ top_recurse_stack() {
 @test "--pid keeps only that process" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 4 &
+  # Both live until the recording is done, however long it takes to start; then ended.
+  "$FIX/chain" 60 &
   local pid=$!
-  "$FIX/shortlived" 3000 &
+  "$FIX/shortlived" 60000 &
   local other=$!
   sleep 0.2
   record 2 -F 499 -p "$pid"
-  wait "$pid" "$other"
+  kill "$pid" "$other"
+  wait "$pid" "$other" || true
   run -0 fold "$OUT/rec.gpa" --with-pid
   assert_line --regexp "^chain-$pid;.*;main;a;b;spin [0-9]+\$"
   refute_line --regexp "^shortlived"
