@@ -22,6 +22,8 @@ complete -c gp-profile -l no-perf -d 'Same as --perf-mode disabled'
 complete -c gp-profile -l perf-use-cgroups -d 'gp-record samples only the cgroups (v2) with the most CPU since the previous session (the first: over 1 s), instead of --pids; named in the log (-v)'
 complete -c gp-profile -l perf-max-cgroups -d 'Cgroups sampled with --perf-use-cgroups' -x
 complete -c gp-profile -l perf-max-docker-containers -d 'With --perf-use-cgroups: the N busiest Docker containers first, then other cgroups' -x
+complete -c gp-profile -l perf-dwarf-stack-size -d 'With --perf-mode dwarf or smart: the bytes of user stack gp-record copies for a sample taken before its process'\''s unwind tables are loaded, unwound from the copy once they are (gp-record --unwind-copy-size, 512 to 16384; at most 65528 as gProfiler). Other samples are unwound in the kernel, whole' -x
+complete -c gp-profile -l perf-no-memory-restart -d 'With --continuous: never restart gp-record for its memory (by default, as gProfiler'\''s perf, it is started again as a session starts when it has run an hour and holds 512 MiB resident)'
 complete -c gp-profile -l java-mode -d 'Profiler for java processes, run by gp-runtime' -x -a 'auto ap jfr disabled none'
 complete -c gp-profile -l no-java -d 'Same as --java-mode disabled'
 complete -c gp-profile -l python-mode -d 'Profiler for python processes, run by gp-runtime' -x -a 'auto pyspy gp disabled py-spy pyperf none'
@@ -47,6 +49,7 @@ complete -c gp-profile -l no-python-versions -d 'Python frames without '\''[pkg=
 complete -c gp-profile -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does ('\''php'\'' for the CLI)' -x
 complete -c gp-profile -l perf-event -d 'Sample this event instead of CPU time: cpu-clock, task-clock, cycles, instructions, cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)' -x
 complete -c gp-profile -l perf-event-period -d 'Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)' -x
+complete -c gp-profile -l hw-events-file -d 'JSON file of custom PMU events, as gProfiler'\''s: {"NAME": {"ICX": {"raw": "r01b7"}, ...}}; --perf-event NAME then samples the raw event of this host'\''s platform (ICX, SPR, EMR, GNR or UNKNOWN) with gProfiler'\''s precise modifier (:pp, :p for ocr.*; none in a VM); raw is any form of gp-record'\''s -e' -r -F
 complete -c gp-profile -l spark-sample-period -d 'Deprecated, ignored' -x
 complete -c gp-profile -l collect-spark-metrics -d 'Deprecated, ignored'
 complete -c gp-profile -l databricks-job-name-as-service-name -d 'Deprecated, ignored'
@@ -87,7 +90,6 @@ complete -c gp-profile -l heartbeat-interval -d 'Seconds between heartbeats' -x
 complete -c gp-profile -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-profile -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-profile -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'
-complete -c gp-profile -l hw-events-file -d 'Path to a JSON file containing custom PMU event definitions. Only valid with --perf-event. If not specified, only built-in perf events are available. (no effect in gp-profile: gp-record samples only its built-in events (--perf-event'\''s list); custom PMU event definitions are not read)' -x
 complete -c gp-profile -l enable-hw-metrics-collection -d 'Enable to collect HW metrics through Perfspect tool which need to be installed separately. (no effect in gp-profile: gp-profile does not run PerfSpect: no hardware metrics are collected)'
 complete -c gp-profile -l perfspect-path -d 'Enable HW metrics collection with PerfSpect tool. Provide path to PerfSpect binary to enable collection. (no effect in gp-profile: gp-profile does not run PerfSpect: no hardware metrics are collected)' -x
 complete -c gp-profile -l perfspect-duration -d 'The default perfspect tool collection time is 60 second. (no effect in gp-profile: gp-profile does not run PerfSpect: no hardware metrics are collected)' -x
@@ -98,8 +100,6 @@ complete -c gp-profile -l java-async-profiler-mcache -d 'async-profiler mcache o
 complete -c gp-profile -l java-collect-spark-app-name-as-appid -d 'In case of Spark application executor process - add the name of the Spark application to the appid. (no effect in gp-profile: Spark executors get the usual Java appid, without the Spark application'\''s name)'
 complete -c gp-profile -l java-async-profiler-no-report-meminfo -d 'Disable collection of async-profiler meminfo at the end of each cycle (collected by default) (no effect in gp-profile: an option of gProfiler'\''s async-profiler build; stock asprof and JFR report no meminfo)'
 complete -c gp-profile -l java-full-hserr -d 'Log the full hs_err instead of excerpts only, if one is found for a profiled Java application (no effect in gp-profile: gp-profile reads no hs_err files)'
-complete -c gp-profile -l perf-dwarf-stack-size -d 'The max stack size for the Dwarf perf, in bytes. Must be <=65528. Relevant for --perf-mode dwarf|smart. Default: 8192 (no effect in gp-profile: gp-record unwinds user stacks in the kernel with tables built from .eh_frame; it copies no stack for perf'\''s DWARF unwinding)' -x
-complete -c gp-profile -l perf-no-memory-restart -d 'Disable checking if perf used memory exceeds threshold and restarting perf (no effect in gp-profile: gp-profile never restarts gp-record for its memory use, which is what the option asks of gProfiler'\''s perf)'
 complete -c gp-profile -l pyperf-user-stacks-pages -d 'Number of user stack-pages that PyPerf will collect, this controls the maximum stack depth of native user frames. Pass 0 to disable user native stacks altogether. (no effect in gp-profile: --python-mode pyperf'\''s native frames are unwound whole by gp-record, with no stack pages to size)' -x
 complete -c gp-profile -l python-pyperf-verbose -d 'Enable PyPerf in verbose mode (max verbosity) (no effect in gp-profile: gp-record'\''s own diagnostics come with -v)'
 complete -c gp-profile -l python-pyspy-process -d 'PID to profile with py-spy. This option forces gProfiler to profile given processes with py-spy, even if they are not recognized by gProfiler as Python processes. Note - gProfiler assumes that the given processes are kept running as long as gProfiler runs. (no effect in gp-profile: gp-runtime profiles only the processes it recognises as Python, with its own sampler or py-spy)' -x

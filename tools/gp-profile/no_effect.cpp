@@ -8,15 +8,6 @@ namespace gp::profile_tool {
 namespace {
 
 constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
-    {"perf-dwarf-stack-size",
-     "gp-record unwinds user stacks in the kernel with tables built from .eh_frame; it copies no "
-     "stack for perf's DWARF unwinding"},
-    {"perf-no-memory-restart",
-     "gp-profile never restarts gp-record for its memory use, which is what the option asks of "
-     "gProfiler's perf"},
-    {"hw-events-file",
-     "gp-record samples only its built-in events (--perf-event's list); custom PMU event "
-     "definitions are not read"},
     {"java-no-version-check",
      "gp-runtime has no JDK version check to skip (JFR or stock asprof profile any JVM that "
      "answers)"},

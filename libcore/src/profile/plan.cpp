@@ -110,6 +110,8 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
   c.args.insert(c.args.end(), {"--unwind", o.perf_mode == PerfMode::fp      ? "fp"
                                            : o.perf_mode == PerfMode::dwarf ? "dwarf"
                                                                             : "auto"});
+  if (o.unwind_copy_size != 0 && o.perf_mode != PerfMode::fp)
+    c.args.insert(c.args.end(), {"--unwind-copy-size", std::to_string(o.unwind_copy_size)});
   if (o.python_frames) c.args.push_back("--python-frames");
   else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
   return c;

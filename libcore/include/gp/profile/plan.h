@@ -63,6 +63,10 @@ struct Options {
   // every `perf_event_period` events when not 0 (instead of at `frequency`).
   std::string perf_event;
   uint64_t perf_event_period = 0;
+  // gProfiler's --perf-dwarf-stack-size: gp-record's --unwind-copy-size (the bytes of user stack
+  // copied for samples taken before their process's unwind tables are loaded, unwound from the
+  // copy later), with --perf-mode dwarf and smart. 0: gp-record's default.
+  uint32_t unwind_copy_size = 0;
   // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
