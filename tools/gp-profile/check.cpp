@@ -468,6 +468,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.java_thread_names = k.flag("java-collect-thread-names");
   if (k.given("java-collect-jvm-flags")) o.java_jvm_flags = k.text("java-collect-jvm-flags");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
+  o.java_spark_app_name = k.flag("java-collect-spark-app-name-as-appid");
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);

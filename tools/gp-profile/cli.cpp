@@ -306,6 +306,9 @@ void add_java(Builder& b) {
            "none");
   b.flag("--java-collect-thread-names",
          "Java stacks start with their thread's frame ('[main tid=1234]'), as gProfiler's");
+  b.flag("--java-collect-spark-app-name-as-appid",
+         "A Spark executor's Java appid ends with ', spark: <spark.app.name>' (from its "
+         "__spark_conf__/__spark_conf__.properties; 'app name not found' without it)");
   b.value("--java-collect-jvm-flags", "--java-collect-jvm-flags", ValueType::text, "FLAGS",
           "The JVM flags in the Java app metadata's jvm_flags (JFR): default (those not set by "
           "default), all, none, or a comma-separated list of names",

@@ -20,8 +20,6 @@ constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
     {"java-safemode",
      "gp-profile does not stop Java profiling after a profiled JVM's OOM, fatal signal or hs_err "
      "file"},
-    {"java-collect-spark-app-name-as-appid",
-     "Spark executors get the usual Java appid, without the Spark application's name"},
     {"java-full-hserr", "gp-profile reads no hs_err files"},
     {"pyperf-user-stacks-pages",
      "--python-mode pyperf's native frames are unwound whole by gp-record, with no stack pages "
