@@ -19,7 +19,7 @@ complete -c gp-record -l rotating-output -d 'With --output-dir: keep only the ne
 complete -c gp-record -l no-compress -d 'Write the archive without LZ4 compression'
 complete -c gp-record -l redact-cmdline -d 'Hide secret-looking values in recorded command lines'
 complete -c gp-record -l flush-interval -d 'Seconds between chunks written (what a kill can lose); default: the time for 4000 samples per CPU, 1 to 10, and 1 after a new process' -x
-complete -c gp-record -s e -l event -d 'Sampling event: a name, a raw event of the CPU'\''s PMU (r01b7), or an event of any PMU in /sys/bus/event_source/devices (cpu/event=0xc0,umask=0/), as perf'\''s -e; raw forms take perf'\''s :p/:pp/:ppp (precise), :u and :k' -x -a 'cpu-clock task-clock cycles instructions cache-misses branch-misses'
+complete -c gp-record -s e -l event -d 'Sampling event: a name, a raw event of the CPU'\''s PMU (r01b7), or an event of any PMU in /sys/bus/event_source/devices (cpu/event=0xc0,umask=0/), as perf'\''s -e, each with perf'\''s modifiers :p/:pp/:ppp (precise), :u and :k' -x -a 'cpu-clock task-clock cycles instructions cache-misses branch-misses'
 complete -c gp-record -l sampler -d 'Sampling engine: auto (bpf, else perf), bpf, perf' -x -a 'auto bpf perf'
 complete -c gp-record -l stack-walker -d 'Who walks user stacks in the BPF sampler: auto (gp where the kernel has bpf_loop), gp, kernel' -x -a 'auto gp kernel'
 complete -c gp-record -l unwind -d 'User stacks: auto (unwind tables from .eh_frame where a binary has them, frame pointers elsewhere), dwarf (the same), fp (frame pointers only)' -x -a 'auto dwarf fp'

@@ -338,9 +338,9 @@ std::string custom_event(const std::string& path, const std::string& name) {
   std::ifstream cpuinfo_file("/proc/cpuinfo");
   std::stringstream cpuinfo;
   cpuinfo << cpuinfo_file.rdbuf();
-  auto event = gp::profile::custom_event(text.str(), path, name,
-                                         gp::profile::cpu_platform(cpuinfo.str()),
-                                         gp::profile::under_hypervisor(cpuinfo.str()));
+  auto event =
+      gp::profile::custom_event(text.str(), path, name, gp::profile::cpu_platform(cpuinfo.str()),
+                                gp::profile::under_hypervisor(cpuinfo.str()));
   if (!event) refuse(event.error().message);
   return *event;
 }

@@ -54,8 +54,8 @@ void ContinuousRecord::restart_if_rss_exceeded(const MemoryGuard& guard) {
   if (rss < guard.rss_limit) return;
   log_.warning("restarting gp-record: its memory exceeds the limit (resident " +
                std::to_string(rss >> 20) + " MiB, limit " + std::to_string(guard.rss_limit >> 20) +
-               " MiB, after " + std::to_string(guard.after.count()) + " s; --perf-no-memory-restart "
-               "turns this off)");
+               " MiB, after " + std::to_string(guard.after.count()) +
+               " s; --perf-no-memory-restart turns this off)");
   stop();
 }
 

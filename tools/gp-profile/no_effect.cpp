@@ -22,8 +22,9 @@ constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
      "file"},
     {"java-full-hserr", "gp-profile reads no hs_err files"},
     {"pyperf-user-stacks-pages",
-     "--python-mode pyperf's native frames are unwound whole by gp-record, with no stack pages "
-     "to size"},
+     "gp-record unwinds --python-mode pyperf's native frames in the kernel, whole, with no stack "
+     "pages to size (the stack it copies of a process's first samples is "
+     "--perf-dwarf-stack-size's)"},
     {"python-pyperf-verbose", "gp-record's own diagnostics come with -v"},
     {"python-pyspy-process",
      "gp-runtime profiles only the processes it recognises as Python, with its own sampler or "

@@ -105,8 +105,8 @@ Status parse_pmu_event(const std::string& text, EventSpec* spec) {
     if (term.empty()) continue;
     size_t eq = term.find('=');
     std::string name = term.substr(0, eq);
-    auto value = eq == std::string::npos ? std::optional<uint64_t>(1)
-                                         : parse_number(term.substr(eq + 1), 0);
+    auto value =
+        eq == std::string::npos ? std::optional<uint64_t>(1) : parse_number(term.substr(eq + 1), 0);
     if (!value) return make_error("term '" + term + "' has no number");
     if (name == "config") spec->config = *value;
     else if (name == "config1") spec->config1 = *value;

@@ -28,7 +28,7 @@ inline constexpr uint32_t kMinUnwindCopySize = 512;
 inline constexpr uint32_t kMaxUnwindCopySize = 16384;
 
 struct SamplerConfig {
-  std::string event = "cpu-clock";  // see perf_event_spec()
+  std::string event = "cpu-clock";  // see parse_event()
   uint32_t frequency_hz = 11;
   uint64_t period = 0;              // events per sample; 0: frequency_hz
   double expected_rate = 11;        // samples per second per busy CPU, for sizing

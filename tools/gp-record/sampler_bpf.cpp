@@ -41,7 +41,8 @@ static_assert(offsetof(gp_new_stack, stack) == 16 && offsetof(gp_stack, ips) == 
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
 static_assert(gp::record_tool::kMaxCgroups == GP_MAX_CGROUPS, "bpf/profile.h: GP_MAX_CGROUPS");
-static_assert(gp::record_tool::kMaxUnwindCopySize == GP_STACK_COPY_BYTES, "sampler.h: --unwind-copy-size's bound");
+static_assert(gp::record_tool::kMaxUnwindCopySize == GP_STACK_COPY_BYTES,
+              "sampler.h: --unwind-copy-size's bound");
 static_assert(offsetof(gp_stack_copy, bytes) == GP_STACK_COPY_HEADER,
               "bpf/profile.h: gp_stack_copy layout");
 

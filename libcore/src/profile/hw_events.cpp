@@ -66,8 +66,7 @@ Result<std::string> custom_event(std::string_view json_text, const std::string& 
                                  const std::string& name, const std::string& platform, bool vm) {
   auto doc = json::parse(json_text);
   if (!doc) return make_error("Invalid JSON in hardware events file: " + doc.error().message);
-  if (!doc->is_object())
-    return make_error("Hardware events file must contain a JSON object");
+  if (!doc->is_object()) return make_error("Hardware events file must contain a JSON object");
   std::vector<std::string> names;
   const json::Value* entry = nullptr;
   for (const auto& [key, value] : doc->members) {
@@ -76,8 +75,9 @@ Result<std::string> custom_event(std::string_view json_text, const std::string& 
     if (key == name) entry = &value;
   }
   if (entry == nullptr)
-    return make_error("Event '" + name + "' not found in perf built-in events or custom events file (" +
-                      path + "). Available custom events: " + list_of(names));
+    return make_error("Event '" + name +
+                      "' not found in perf built-in events or custom events file (" + path +
+                      "). Available custom events: " + list_of(names));
   const json::Value* config = entry->is_object() ? entry->find(platform) : nullptr;
   if (config == nullptr) {
     std::vector<std::string> platforms;
@@ -89,8 +89,8 @@ Result<std::string> custom_event(std::string_view json_text, const std::string& 
   }
   std::string raw = config->is_object() ? config->get_string("raw") : std::string();
   if (raw.empty())
-    return make_error("Custom event '" + name + "' missing 'raw' field for platform '" +
-                      platform + "'");
+    return make_error("Custom event '" + name + "' missing 'raw' field for platform '" + platform +
+                      "'");
   bool software = raw.rfind("software/", 0) == 0 || raw.rfind("tracepoint/", 0) == 0;
   if (vm || software) return raw;
   return raw + (name.rfind("ocr.", 0) == 0 || name.rfind("OCR.", 0) == 0 ? ":p" : ":pp");

@@ -314,8 +314,7 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
   return std::nullopt;
 }
 
-std::optional<std::string> app_id(const Target& t,
-                                  const std::vector<std::regex>& java_args_filters,
+std::optional<std::string> app_id(const Target& t, const std::vector<std::regex>& java_args_filters,
                                   bool java_spark_app_name) {
   std::string proc_dir = t.root.substr(0, t.root.rfind('/'));  // "/proc/PID"
   char buf[4096];

@@ -88,7 +88,7 @@ struct Options {
   bool java_thread_names = false;        // --java-collect-thread-names
   std::string java_jvm_flags = "default";  // --java-collect-jvm-flags (jvm_flags app metadata)
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
-  bool java_spark_app_name = false;  // --java-collect-spark-app-name-as-appid
+  bool java_spark_app_name = false;              // --java-collect-spark-app-name-as-appid
   bool container_names = true;                   // false: --disable-container-names
   bool metadata_collection = true;               // false: --disable-metadata-collection
   // What to produce.
