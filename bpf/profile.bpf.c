@@ -85,6 +85,8 @@ const volatile bool unwind_tables_on =
 /* Stack copies a second per CPU for deferred unwinding (bpf/profile.h: struct gp_stack_copy);
  * 0: none, samples before tables are walked with frame pointers. */
 const volatile __u32 copy_budget = 0;
+/* Bytes of stack a copy takes at most (--unwind-copy-size; never above GP_STACK_COPY_BYTES). */
+const volatile __u32 copy_bytes = GP_STACK_COPY_BYTES;
 
 /* The slot samples go to (0 = A, 1 = B); flipped by user space through the mmapped .bss. */
 __u32 active_slot = 0;
@@ -1330,7 +1332,7 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 		return NULL;
 	start = copy_start(sp);
 	for (i = 0; i < GP_STACK_COPY_BYTES / GP_STACK_COPY_PAGE + 1; i++) {
-		if (off >= GP_STACK_COPY_BYTES)
+		if (off >= GP_STACK_COPY_BYTES || off >= copy_bytes)
 			break;
 		len = GP_STACK_COPY_PAGE - ((start + off) & (GP_STACK_COPY_PAGE - 1));
 		if (bpf_probe_read_user(&c->bytes[off], len, (const void *)(start + off)) != 0)
@@ -1339,7 +1341,7 @@ static __always_inline struct gp_stack_copy *copy_user_stack(struct gp_cpu_state
 	}
 	if (off == 0)
 		return NULL;
-	c->size = off > GP_STACK_COPY_BYTES ? GP_STACK_COPY_BYTES : off;
+	c->size = off > copy_bytes ? copy_bytes : off;
 	c->below = (__u8)(sp - start);
 	c->rip = walk->unwind.pc;
 	c->rsp = sp;

@@ -19,12 +19,13 @@ complete -c gp-record -l rotating-output -d 'With --output-dir: keep only the ne
 complete -c gp-record -l no-compress -d 'Write the archive without LZ4 compression'
 complete -c gp-record -l redact-cmdline -d 'Hide secret-looking values in recorded command lines'
 complete -c gp-record -l flush-interval -d 'Seconds between chunks written (what a kill can lose); default: the time for 4000 samples per CPU, 1 to 10, and 1 after a new process' -x
-complete -c gp-record -s e -l event -d 'Sampling event' -x -a 'cpu-clock task-clock cycles instructions cache-misses branch-misses'
+complete -c gp-record -s e -l event -d 'Sampling event: a name, a raw event of the CPU'\''s PMU (r01b7), or an event of any PMU in /sys/bus/event_source/devices (cpu/event=0xc0,umask=0/), as perf'\''s -e, each with perf'\''s modifiers :p/:pp/:ppp (precise), :u and :k' -x -a 'cpu-clock task-clock cycles instructions cache-misses branch-misses'
 complete -c gp-record -l sampler -d 'Sampling engine: auto (bpf, else perf), bpf, perf' -x -a 'auto bpf perf'
 complete -c gp-record -l stack-walker -d 'Who walks user stacks in the BPF sampler: auto (gp where the kernel has bpf_loop), gp, kernel' -x -a 'auto gp kernel'
 complete -c gp-record -l unwind -d 'User stacks: auto (unwind tables from .eh_frame where a binary has them, frame pointers elsewhere), dwarf (the same), fp (frame pointers only)' -x -a 'auto dwarf fp'
 complete -c gp-record -l unwind-memory -d 'MiB of kernel memory for unwind tables (allocated at start; unused tables are evicted to stay within it)' -x
-complete -c gp-record -l unwind-copies -d 'Samples a second per CPU taken before their process'\''s unwind tables whose user stack is copied (16 KiB at most) and unwound once the tables are loaded; past it, and with 0, they are walked with frame pointers' -x
+complete -c gp-record -l unwind-copies -d 'Samples a second per CPU taken before their process'\''s unwind tables whose user stack is copied (--unwind-copy-size) and unwound once the tables are loaded; past it, and with 0, they are walked with frame pointers' -x
+complete -c gp-record -l unwind-copy-size -d 'Bytes of user stack each of those copies takes at most, from the stack pointer up: frames above them are cut (perf'\''s --call-graph dwarf,SIZE)' -x
 complete -c gp-record -l unwind-cache -d 'Directory of unwind tables kept between runs, by build-id (created 0700; refused when a symlink or writable by others), or '\''none'\''' -x -a '(__fish_complete_directories)'
 complete -c gp-record -l python-frames -d 'CPython 3.8-3.15 processes: walk their Python frames with the native stack and put each evaluation loop'\''s frames next to it (gProfiler'\''s PyPerf stacks: _[p] Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+). With =auto, where the walk cannot run: a line that says why and stacks without Python frames, not an error'
 complete -c gp-record -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'

@@ -341,3 +341,76 @@ PY
   run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}"
   [[ "$stderr" != *"Running processes:"* && "$stderr" != *"Kernel log:"* ]] || fail "$stderr"
 }
+
+@test "--hw-events-file: --perf-event NAME samples the file's raw event for this host's platform" {
+  # gProfiler's hw_events.py: a custom event's entry has a raw event per CPU platform (ICX, SPR,
+  # EMR, GNR, or UNKNOWN for any other CPU). software/config=1/ (task-clock through the software
+  # PMU) opens on any host, VM or not, and takes no precise modifier.
+  require_root_bpf
+  sh -c 'while :; do :; done' &
+  local busy=$!
+  PIDS+=("$busy")
+  local raw='{"raw": "software/config=1/"}'
+  cat >events.json <<JSON
+{"_comment": "custom events", "busy_clock": {"ICX": $raw, "SPR": $raw, "EMR": $raw, "GNR": $raw, "UNKNOWN": $raw},
+ "elsewhere_only": {"XYZ": {"raw": "r01b7"}}, "no_raw": {"ICX": {}, "SPR": {}, "EMR": {}, "GNR": {}, "UNKNOWN": {}}}
+JSON
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 2 -o out --pids "$busy" \
+    --perf-event busy_clock --hw-events-file events.json --no-flamegraph -vv
+  grep -q 'gp-record .*-e software/config=1/ ' <<<"$stderr" || fail "$stderr"
+  head -1 out/last_profile.col | grep -q '"sampling_event": "software/config=1/"' ||
+    fail "$(head -c 2000 out/last_profile.col)"
+  grep -q ';sh;' out/last_profile.col || fail "no sample of the busy sh: $(cat out/last_profile.col)"
+  # gProfiler's refusals: a name in neither list, a platform the entry lacks, an entry without raw.
+  local args=(-d 1 -o out --hw-events-file events.json)
+  run -2 --separate-stderr gp-profile "${args[@]}" --perf-event nosuch
+  [[ "$stderr" == *"vent 'nosuch' not found in perf built-in events or custom events file (events.json). Available custom events: ['busy_clock', 'elsewhere_only', 'no_raw']"* ]] || fail "$stderr"
+  run -2 --separate-stderr gp-profile "${args[@]}" --perf-event elsewhere_only
+  [[ "$stderr" =~ "ustom event 'elsewhere_only' not supported on platform '"[A-Z]+"'. Supported platforms: ['XYZ']" ]] || fail "$stderr"
+  run -2 --separate-stderr gp-profile "${args[@]}" --perf-event no_raw
+  [[ "$stderr" == *"ustom event 'no_raw' missing 'raw' field for platform"* ]] || fail "$stderr"
+}
+
+@test "--perf-dwarf-stack-size: gp-record copies that many bytes of the stacks it copies" {
+  require_root_bpf
+  sh -c 'while :; do :; done' &
+  local busy=$!
+  PIDS+=("$busy")
+  local gp_args=(-d 1 -o out --pids "$busy" --no-java --no-python --no-php --no-ruby
+    --no-flamegraph -vv)
+  # (gp-record --unwind-copy-size's own test, in gp-record-unwind.bats, checks the copies.)
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" --perf-dwarf-stack-size 1024
+  grep -q 'gp-record .*--unwind-copy-size 1024' <<<"$stderr" || fail "$stderr"
+  # gProfiler's largest (65528) is more than gp-record copies: said, and its largest used.
+  run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" --perf-dwarf-stack-size 65528
+  [[ "$stderr" == *"warning: --perf-dwarf-stack-size 65528: gp-record copies 512 to 16384 bytes of stack; it copies 16384"* ]] ||
+    fail "$stderr"
+  grep -q 'gp-record .*--unwind-copy-size 16384' <<<"$stderr" || fail "$stderr"
+  run -2 --separate-stderr gp-profile -d 1 -o out --perf-dwarf-stack-size 65529
+  [[ "$stderr" == *"--perf-dwarf-stack-size maximum size is 65528"* ]] || fail "$stderr"
+}
+
+@test "--perf-no-memory-restart: a continuous gp-record over the memory limit is started again, unless given" {
+  # gProfiler restarts perf when it has run an hour and holds 512 MiB; the test lowers both
+  # (GP_PROFILE_RECORD_MEMORY_LIMIT=MIB,SECONDS) so that gp-record is over them at once.
+  require_root_bpf
+  sh -c 'while :; do :; done' &
+  local busy=$!
+  PIDS+=("$busy")
+  local gp_args=(-c -d 1 -o out --pids "$busy" --no-java --no-python --no-php --no-ruby
+    --no-flamegraph)
+  # The controller process exits once two sessions are written: gp-profile then stops.
+  local two_sessions='until [ "$(ls out/profile_*.col 2>/dev/null | wc -l)" -ge 2 ]; do sleep 0.1; done'
+  bash -c "$two_sessions" &
+  run -0 --separate-stderr env GP_PROFILE_RECORD_MEMORY_LIMIT=1,0 timeout -s KILL 120 \
+    gp-profile "${gp_args[@]}" --controller-pid $!
+  [[ "$stderr" =~ "warning: restarting gp-record: its memory exceeds the limit (resident "[0-9]+" MiB, limit 1 MiB, after 0 s" ]] ||
+    fail "$stderr"
+  [[ "$stderr" == *"session 2: "* ]] || fail "no second session: $stderr"
+  rm -r out
+  bash -c "$two_sessions" &
+  run -0 --separate-stderr env GP_PROFILE_RECORD_MEMORY_LIMIT=1,0 timeout -s KILL 120 \
+    gp-profile "${gp_args[@]}" --controller-pid $! --perf-no-memory-restart
+  [[ "$stderr" == *"session 2: "* ]] || fail "no second session: $stderr"
+  [[ "$stderr" != *"restarting gp-record"* ]] || fail "$stderr"
+}

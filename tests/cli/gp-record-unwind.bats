@@ -597,3 +597,25 @@ while True:
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
+
+@test "--unwind-copy-size bounds the stack copies of first samples: 1024 bytes each, and their stacks are cut there" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # 20 processes that live 30 ms: their first samples come before their tables and are copied.
+  # Their stacks from the sampled frame to the top of the stack take about 5 KiB, so with 1 KiB
+  # copies the unwinding of some ends at the copy's end (unwind.deferred.copy_end).
+  run -0 --separate-stderr timeout -s KILL 90 gp-record -F 999 -v --unwind-copy-size 1024 \
+    -o "$OUT/rec.gpa" -- bash -c 'for i in $(seq 20); do "$0" 30; done' "$FIX/shortlived_nofp"
+  local copies bytes cut
+  copies=$(grep -o 'unwind\.deferred=[0-9]*' <<<"$stderr" | cut -d= -f2)
+  bytes=$(grep -o 'unwind\.deferred\.bytes=[0-9]*' <<<"$stderr" | cut -d= -f2)
+  cut=$(grep -o 'unwind\.deferred\.copy_end=[0-9]*' <<<"$stderr" | cut -d= -f2)
+  [ "${copies:-0}" -ge 1 ] || fail "no stack copied: $stderr"
+  [ "$bytes" -le $((copies * 1024)) ] || fail "$copies copies took $bytes bytes (more than 1024 each)"
+  [ "${cut:-0}" -ge 1 ] || fail "no copy of ~5 KiB of stack ended at 1 KiB: $stderr"
+}
+
+@test "--unwind-copy-size out of 512-16384 is refused" {
+  run -2 --separate-stderr gp-record --unwind-copy-size 100 -o "$OUT/rec.gpa" -- true
+  [[ "$stderr" == *"gp-record: error: --unwind-copy-size"* ]] || fail "$stderr"
+}

@@ -858,3 +858,35 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   assert_line --regexp '^cat;.*_\[k\] [0-9]+$'
   refute_output --partial '[unknown]'
 }
+
+@test "-e PMU/config=N/ samples that PMU's event: software/config=1/ (task-clock) every 4 ms of CPU" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # perf's PMU syntax, with the PMU's type from /sys/bus/event_source/devices/software/type.
+  run -0 --separate-stderr timeout -s KILL 60 gp-record -o "$OUT/rec.gpa" -e software/config=1/ \
+    --period 4000000 -- bash -c '"$0" 5 2; times >"$1"' "$FIX/recurse" "$OUT/times"
+  local cpu samples expected
+  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+    printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$OUT/times")
+  samples=$(fold "$OUT/rec.gpa" | awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }')
+  expected=$((cpu / 4))
+  [ "$expected" -ge 50 ] || fail "the workload ran only $cpu ms"
+  [ "$samples" -ge $((expected * 8 / 10)) ] && [ "$samples" -le $((expected * 11 / 10 + 5)) ] ||
+    fail "$samples samples for $cpu ms of CPU (expected about $expected)"
+}
+
+@test "-e refuses an event it cannot read: unknown PMU, unknown term, malformed raw event, unknown modifier" {
+  for event in nopmu/config=1/ software/nosuchterm=1/ rxyz cpu-clock:q; do
+    run -2 --separate-stderr gp-record -e "$event" -o "$OUT/rec.gpa" -- true
+    [[ "$stderr" == "gp-record: error: --event: '$event': "* ]] || fail "$event: $stderr"
+  done
+}
+
+@test "-e rHEX on a host whose CPU has no PMU fails with what to use instead" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  [ ! -e /sys/bus/event_source/devices/cpu ] || skip "this host has a CPU PMU: r01b7 may open"
+  run -1 --separate-stderr timeout -s KILL 30 gp-record -e r01b7 -d 1 -o "$OUT/rec.gpa"
+  stderr_has "cannot open perf event 'r01b7'"
+  stderr_has "use --event cpu-clock"
+}

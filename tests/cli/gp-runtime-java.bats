@@ -167,3 +167,34 @@ start_jvm() {
   assert_success
   assert_output --partial ';Main.work()V_[j]'
 }
+
+@test "--java-collect-spark-app-name-as-appid: a Spark executor's appid ends with its Spark application's name, as gProfiler's" {
+  # gProfiler's _JavaSparkApplicationIdentifier: a JVM with an argument naming
+  # org.apache.spark.executor reads spark.app.name from the properties Spark writes in its working
+  # directory; the appid joins the Java one and it with ", ".
+  mkdir __spark_conf__
+  printf '# Spark properties\nspark.master=yarn\nspark.app.name=nightly-etl\n' \
+    >__spark_conf__/__spark_conf__.properties
+  start_jvm 600 org.apache.spark.executor.CoarseGrainedExecutorBackend
+  # ap, with or without asprof: the process and its appid are recorded either way.
+  run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 1 -o rt.gpa \
+    --java-collect-spark-app-name-as-appid
+  run -0 --separate-stderr gp-fold rt.gpa
+  assert_output --partial ';java;appid: java: Main, spark: nightly-etl;'
+  # Without the option: the Java appid alone.
+  run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 1 -o rt.gpa
+  run -0 --separate-stderr gp-fold rt.gpa
+  assert_output --partial ';java;appid: java: Main;'
+  # No properties file: gProfiler's "app name not found".
+  rm -r __spark_conf__
+  run --separate-stderr gp-runtime --java-mode ap -p "$JVM_PID" -d 1 -o rt.gpa \
+    --java-collect-spark-app-name-as-appid
+  run -0 --separate-stderr gp-fold rt.gpa
+  assert_output --partial ';java;appid: java: Main, app name not found;'
+  # gp-profile passes the option on to gp-runtime (whose profile, ap without asprof, may fail).
+  if [ "$(id -u)" -eq 0 ]; then
+    run --separate-stderr timeout -s KILL 120 gp-profile -d 1 -o out --pids "$JVM_PID" \
+      --perf-mode disabled --java-mode ap --no-flamegraph --java-collect-spark-app-name-as-appid -vv
+    grep -q 'gp-runtime .*--java-collect-spark-app-name-as-appid' <<<"$stderr" || fail "$stderr"
+  fi
+}

@@ -6,4 +6,5 @@ target_sources(gp_unit_tests PRIVATE
   unit/profile_agent_test.cpp
   unit/profile_top_cgroups_test.cpp
   unit/profile_usage_test.cpp
+  unit/profile_hw_events_test.cpp
 )

@@ -6,12 +6,15 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include <unistd.h>
 
 #include "cli.h"
+#include "gp/profile/hw_events.h"
 #include "gp/runtime/discovery.h"
 #include "gp/runtime/registry.h"
 
@@ -231,6 +234,25 @@ void set_python_frames_auto(Options& o) {
     if (r.option == "python" && r.mode == "auto") o.python_frames_auto = true;
 }
 
+// --perf-dwarf-stack-size: the stack perf copies per sample for DWARF unwinding. gp-record
+// unwinds in the kernel and copies stacks only for samples taken before their process's tables
+// are loaded: their copies take this much (within gp-record's bounds, said when it is moved).
+constexpr long kMinCopySize = 512, kMaxCopySize = 16384;  // gp-record --unwind-copy-size
+void set_unwind_copy_size(const Checked& k, ProfileArgs& args) {
+  if (!k.given("perf-dwarf-stack-size")) return;
+  long asked = k.integer("perf-dwarf-stack-size", 8192);
+  long size = std::clamp(asked, kMinCopySize, kMaxCopySize);
+  args.options.unwind_copy_size = static_cast<uint32_t>(size);
+  if (args.options.perf_mode == gp::profile::PerfMode::fp)
+    args.start_notes.push_back(
+        "--perf-dwarf-stack-size has no effect with --perf-mode fp: no stack is copied");
+  else if (size != asked)
+    args.start_notes.push_back("--perf-dwarf-stack-size " + std::to_string(asked) +
+                               ": gp-record copies " + std::to_string(kMinCopySize) + " to " +
+                               std::to_string(kMaxCopySize) + " bytes of stack; it copies " +
+                               std::to_string(size));
+}
+
 std::vector<int> pids_of(const Checked& k) {
   std::vector<int> pids;
   for (const std::string& item : k.args.lists["pids"]) {
@@ -297,12 +319,30 @@ void check_rules(const Checked& k, const std::string& mode, bool frequency_given
   if (event && mode != "cpu")
     refuse("--perf-event is only supported in cpu profiling mode (--mode=cpu)");
   const auto& events = gp::profile::perf_events();
-  if (event && std::find(events.begin(), events.end(), k.text("perf-event")) == events.end()) {
+  if (event && std::find(events.begin(), events.end(), k.text("perf-event")) == events.end() &&
+      !k.given("hw-events-file")) {
     std::string names;
     for (const auto& e : events) names += (names.empty() ? "" : ", ") + e;
     refuse("--perf-event '" + k.text("perf-event") + "' is not an event gp-record can sample (" +
            names + ")");
   }
+}
+
+// --perf-event NAME of --hw-events-file FILE: gp-record's --event for it on this host (gProfiler's
+// validate_and_get_event_args; its messages).
+std::string custom_event(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  if (!in) refuse("Failed to load hardware events file: Hardware events file not found: " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::ifstream cpuinfo_file("/proc/cpuinfo");
+  std::stringstream cpuinfo;
+  cpuinfo << cpuinfo_file.rdbuf();
+  auto event =
+      gp::profile::custom_event(text.str(), path, name, gp::profile::cpu_platform(cpuinfo.str()),
+                                gp::profile::under_hypervisor(cpuinfo.str()));
+  if (!event) refuse(event.error().message);
+  return *event;
 }
 
 // gProfiler's run_arguments: its argparse namespace. Ours: each option under its long name with
@@ -360,6 +400,10 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("perf-event") && !k.text("perf-event").empty()) {
     // gProfiler's custom-event runs: the system profiler alone, walking frame pointers.
     o.perf_event = k.text("perf-event");
+    const auto& events = gp::profile::perf_events();
+    if (k.given("hw-events-file") && !k.text("hw-events-file").empty() &&
+        std::find(events.begin(), events.end(), o.perf_event) == events.end())
+      o.perf_event = custom_event(k.text("hw-events-file"), o.perf_event);
     o.perf_event_period = static_cast<uint64_t>(k.integer("perf-event-period", 0));
     o.perf_mode = gp::profile::PerfMode::fp;
     for (auto& r : o.runtimes) r.mode = "disabled";
@@ -387,6 +431,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   }
   set_python_frames(k, o);
   set_python_frames_auto(o);
+  set_unwind_copy_size(k, args);
   o.pids = pids_of(k);
   o.application_identifiers = !k.flag("disable-application-identifiers");
   o.application_metadata = !k.flag("disable-application-metadata");
@@ -423,6 +468,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   o.java_thread_names = k.flag("java-collect-thread-names");
   if (k.given("java-collect-jvm-flags")) o.java_jvm_flags = k.text("java-collect-jvm-flags");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
+  o.java_spark_app_name = k.flag("java-collect-spark-app-name-as-appid");
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);
@@ -446,6 +492,7 @@ void finish(CLI::App& app, ProfileArgs& args) {
   args.log_usage = k.flag("log-usage");
   args.diagnostics = k.flag("diagnostics");
   args.pid_ns_check = !k.flag("disable-pidns-check");
+  args.memory_restart = !k.flag("perf-no-memory-restart");
   args.pyperf_skip_above = k.integer("python-skip-pyperf-profiler-above", 0);
   if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
   check_rules(k, mode, frequency_given);

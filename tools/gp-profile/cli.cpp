@@ -242,6 +242,16 @@ void add_perf(Builder& b, CLI::App& app, ProfileArgs& args) {
   b.value("--perf-max-docker-containers", "--perf-max-docker-containers", ValueType::integer, "N",
           "With --perf-use-cgroups: the N busiest Docker containers first, then other cgroups",
           "0");
+  b.value("--perf-dwarf-stack-size", "--perf-dwarf-stack-size", ValueType::integer, "BYTES",
+          "With --perf-mode dwarf or smart: the bytes of user stack gp-record copies for a sample "
+          "taken before its process's unwind tables are loaded, unwound from the copy once they "
+          "are (gp-record --unwind-copy-size, 512 to 16384; at most 65528 as gProfiler). Other "
+          "samples are unwound in the kernel, whole",
+          "16384");
+  b.flag("--perf-no-memory-restart",
+         "With --continuous: never restart gp-record for its memory (by default, as gProfiler's "
+         "perf, it is started again as a session starts when it has run an hour and holds 512 "
+         "MiB resident)");
   (void)app;
   (void)args;
 }
@@ -296,6 +306,9 @@ void add_java(Builder& b) {
            "none");
   b.flag("--java-collect-thread-names",
          "Java stacks start with their thread's frame ('[main tid=1234]'), as gProfiler's");
+  b.flag("--java-collect-spark-app-name-as-appid",
+         "A Spark executor's Java appid ends with ', spark: <spark.app.name>' (from its "
+         "__spark_conf__/__spark_conf__.properties; 'app name not found' without it)");
   b.value("--java-collect-jvm-flags", "--java-collect-jvm-flags", ValueType::text, "FLAGS",
           "The JVM flags in the Java app metadata's jvm_flags (JFR): default (those not set by "
           "default), all, none, or a comma-separated list of names",
@@ -326,6 +339,13 @@ void add_events_and_deprecated(Builder& b) {
           "cache-misses, branch-misses (frame pointers only, no runtime profilers, as gProfiler)");
   b.value("--perf-event-period", "--perf-event-period", ValueType::integer, "N",
           "Sample every N events of --perf-event instead of at -f Hz (ns for the clocks)");
+  gp::cli::hint_value(
+      b.value("--hw-events-file", "--hw-events-file", ValueType::text, "FILE",
+              "JSON file of custom PMU events, as gProfiler's: {\"NAME\": {\"ICX\": {\"raw\": "
+              "\"r01b7\"}, ...}}; --perf-event NAME then samples the raw event of this host's "
+              "platform (ICX, SPR, EMR, GNR or UNKNOWN) with gProfiler's precise modifier (:pp, "
+              ":p for ocr.*; none in a VM); raw is any form of gp-record's -e"),
+      ValueHint::file);
   // gProfiler's deprecated no-ops: accepted and ignored, as gProfiler does.
   b.value("--spark-sample-period", "--spark-sample-period", ValueType::integer, "SECONDS",
           "Deprecated, ignored", "120");

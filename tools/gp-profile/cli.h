@@ -58,6 +58,8 @@ struct ProfileArgs {
   // the rest in one "not implemented" warning.
   std::vector<std::string> not_implemented;
   std::vector<std::pair<std::string, const CLI::Option*>> unimplemented_options;
+  // What an option does differently from gProfiler's here, said once at start-up.
+  std::vector<std::string> start_notes;
   // Process-level settings (gprofiler.md §9.4).
   std::string log_file = "/var/log/gprofiler/gprofiler.log";
   std::string pid_file = "/var/run/gprofiler.pid";
@@ -75,6 +77,7 @@ struct ProfileArgs {
   bool log_usage = false;    // --log-usage: CPU and memory used, logged after each session
   bool diagnostics = false;  // --diagnostics: processes and kernel log (-v), every 15 min
   bool pid_ns_check = true;
+  bool memory_restart = true;  // false: --perf-no-memory-restart
   // --python-skip-pyperf-profiler-above: no PyPerf (gp-record --python-frames) when more Python
   // processes than this run at start (0: no limit).
   long pyperf_skip_above = 0;

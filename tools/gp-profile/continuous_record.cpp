@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "gp/profile/child.h"
+#include "gp/profile/usage.h"
 
 namespace gp::profile_tool {
 
@@ -41,9 +42,21 @@ Status ContinuousRecord::ensure_running(const gp::profile::Options& options) {
       gp::profile::spawn({program_, cmd.args, "/dev/null", (dir_ / "gp-record.err").string()});
   if (!pid) return pid.error();
   pid_ = *pid;
+  started_ = Clock::now();
   exit_why_.clear();
   err_read_ = 0;  // the spawn truncated the file
   return ok_status();
+}
+
+void ContinuousRecord::restart_if_rss_exceeded(const MemoryGuard& guard) {
+  if (!guard.on || pid_ == 0 || Clock::now() - started_ < guard.after) return;
+  const uint64_t rss = gp::profile::resident_bytes(pid_);
+  if (rss < guard.rss_limit) return;
+  log_.warning("restarting gp-record: its memory exceeds the limit (resident " +
+               std::to_string(rss >> 20) + " MiB, limit " + std::to_string(guard.rss_limit >> 20) +
+               " MiB, after " + std::to_string(guard.after.count()) +
+               " s; --perf-no-memory-restart turns this off)");
+  stop();
 }
 
 std::string ContinuousRecord::last_link_target() const {

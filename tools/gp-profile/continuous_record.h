@@ -23,6 +23,16 @@
 
 namespace gp::profile_tool {
 
+// gProfiler's guard on perf's memory (perf_process.py, restart_if_rss_exceeded, checked as each
+// session starts): a recorder that has run `after` and holds `rss_limit` bytes resident is
+// started again, so that what it accumulates (process snapshots, unwind tables, caches) cannot
+// grow without bound on a long-running node. Off with --perf-no-memory-restart.
+struct MemoryGuard {
+  bool on = true;
+  std::chrono::seconds after{3600};
+  uint64_t rss_limit = 512ull << 20;
+};
+
 class ContinuousRecord {
  public:
   // program: gp-record's path; dir: a private directory for its session files (created).
@@ -33,6 +43,8 @@ class ContinuousRecord {
 
   // Starts gp-record with `options` unless it is running. Its stderr goes to DIR/gp-record.err.
   Status ensure_running(const gp::profile::Options& options);
+  // Stops gp-record (ensure_running starts it again) when `guard` says its memory is too much.
+  void restart_if_rss_exceeded(const MemoryGuard& guard);
   // The session's length: until `until` or `stop`, `tick` about once a second. Returns early
   // when gp-record exits (end_session then says why).
   void wait(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop,
@@ -63,6 +75,7 @@ class ContinuousRecord {
   std::filesystem::path dir_;
   Log& log_;
   pid_t pid_ = 0;
+  std::chrono::steady_clock::time_point started_;
   uint64_t err_read_ = 0;  // bytes of gp-record.err new_problems() has read
   std::string taken_;
   std::string exit_why_;  // how gp-record ended, when wait() saw it go      // the last session

@@ -8,15 +8,6 @@ namespace gp::profile_tool {
 namespace {
 
 constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
-    {"perf-dwarf-stack-size",
-     "gp-record unwinds user stacks in the kernel with tables built from .eh_frame; it copies no "
-     "stack for perf's DWARF unwinding"},
-    {"perf-no-memory-restart",
-     "gp-profile never restarts gp-record for its memory use, which is what the option asks of "
-     "gProfiler's perf"},
-    {"hw-events-file",
-     "gp-record samples only its built-in events (--perf-event's list); custom PMU event "
-     "definitions are not read"},
     {"java-no-version-check",
      "gp-runtime has no JDK version check to skip (JFR or stock asprof profile any JVM that "
      "answers)"},
@@ -29,12 +20,11 @@ constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
     {"java-safemode",
      "gp-profile does not stop Java profiling after a profiled JVM's OOM, fatal signal or hs_err "
      "file"},
-    {"java-collect-spark-app-name-as-appid",
-     "Spark executors get the usual Java appid, without the Spark application's name"},
     {"java-full-hserr", "gp-profile reads no hs_err files"},
     {"pyperf-user-stacks-pages",
-     "--python-mode pyperf's native frames are unwound whole by gp-record, with no stack pages "
-     "to size"},
+     "gp-record unwinds --python-mode pyperf's native frames in the kernel, whole, with no stack "
+     "pages to size (the stack it copies of a process's first samples is "
+     "--perf-dwarf-stack-size's)"},
     {"python-pyperf-verbose", "gp-record's own diagnostics come with -v"},
     {"python-pyspy-process",
      "gp-runtime profiles only the processes it recognises as Python, with its own sampler or "

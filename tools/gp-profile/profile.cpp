@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -155,6 +157,24 @@ void for_each_line(const std::string& text, F f) {
   }
 }
 
+// gProfiler's limits on perf's memory (512 MiB after an hour), or GP_PROFILE_RECORD_MEMORY_LIMIT's
+// "MIB,SECONDS" (for tests, and nodes where another bound suits).
+MemoryGuard memory_guard(const ProfileArgs& args) {
+  MemoryGuard guard;
+  guard.on = args.memory_restart;
+  if (const char* env = std::getenv("GP_PROFILE_RECORD_MEMORY_LIMIT")) {
+    unsigned long long mib = 0, after = 0;
+    if (std::sscanf(env, "%llu,%llu", &mib, &after) == 2) {
+      guard.rss_limit = mib << 20;
+      guard.after = std::chrono::seconds(after);
+    } else {
+      gp::cli::warning("GP_PROFILE_RECORD_MEMORY_LIMIT='" + std::string(env) +
+                       "' is not MIB,SECONDS: ignored");
+    }
+  }
+  return guard;
+}
+
 int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
                  const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id,
@@ -169,6 +189,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
   if (o.continuous && !tools.record.empty()) {
     system_record.emplace(tools.record, work / "system", log);
     context.system_record = &*system_record;
+    context.memory_guard = memory_guard(args);
   }
   int failures = 0;
   std::optional<gp::profile::UsageLog> usage;  // --log-usage
@@ -362,6 +383,7 @@ int run(ProfileArgs& args) {
     }
   }
   if (!names.empty()) gp::cli::warning("not implemented by gp-profile, ignored: " + names);
+  for (const auto& note : args.start_notes) gp::cli::warning(note);
   if (args.extract_resources) {
     gp::cli::warning("extract-resources: gp-profile has no bundled resources; nothing to extract");
     return gp::cli::kExitOk;

@@ -345,6 +345,7 @@ Recorded record(const Session& s) {
   // Other cgroups than the running gp-record samples: it starts again with them.
   if (continuous != nullptr && s.c.cgroups != nullptr && s.c.cgroups->changed()) continuous->stop();
   if (continuous != nullptr) {
+    continuous->restart_if_rss_exceeded(s.c.memory_guard);
     if (auto st = continuous->ensure_running(record_options); !st) {
       s.c.log.warning(s.label() + ": gp-record failed (" + st.error().message + "); " +
                       sys_consequence);

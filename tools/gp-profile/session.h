@@ -36,6 +36,7 @@ struct SessionContext {
   std::set<std::string>* said_once = nullptr;
   // With --continuous: the one gp-record of the run (null: a gp-record per session).
   ContinuousRecord* system_record = nullptr;
+  MemoryGuard memory_guard = {};  // of system_record
   // With --perf-use-cgroups: picks each session's cgroups for gp-record.
   gp::profile::CgroupRanking* cgroups = nullptr;
   // `gp-profile -- COMMAND`: the held command the one session records and lets go (null: none).

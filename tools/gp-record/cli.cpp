@@ -124,10 +124,20 @@ void add_cli(CLI::App& app, RecordArgs& args) {
                  "4000 samples per CPU, 1 to 10, and 1 after a new process")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.05, 3600.0));
-  gp::cli::choices(app.add_option("-e,--event", args.event, "Sampling event")
-                       ->type_name("EVENT")
-                       ->capture_default_str(),
-                   perf_event_names());
+  gp::cli::choices(
+      app.add_option("-e,--event", args.event,
+                     "Sampling event: a name, a raw event of the CPU's PMU (r01b7), or an event "
+                     "of any PMU in /sys/bus/event_source/devices (cpu/event=0xc0,umask=0/), as "
+                     "perf's -e, each with perf's modifiers :p/:pp/:ppp (precise), :u and :k")
+          ->type_name("EVENT")
+          ->capture_default_str()
+          ->check(CLI::Validator(
+              [](std::string& in) -> std::string {
+                auto spec = parse_event(in);
+                return spec ? "" : "'" + in + "': " + spec.error().message;
+              },
+              "EVENT")),
+      perf_event_names(), false);
   gp::cli::choices(
       app.add_option("--sampler", args.sampler, "Sampling engine: auto (bpf, else perf), bpf, perf")
           ->type_name("ENGINE")
@@ -156,11 +166,17 @@ void add_cli(CLI::App& app, RecordArgs& args) {
       ->check(CLI::Range(1u, 4096u));
   app.add_option("--unwind-copies", args.unwind_copies,
                  "Samples a second per CPU taken before their process's unwind tables whose user "
-                 "stack is copied (16 KiB at most) and unwound once the tables are loaded; past "
-                 "it, and with 0, they are walked with frame pointers")
+                 "stack is copied (--unwind-copy-size) and unwound once the tables are loaded; "
+                 "past it, and with 0, they are walked with frame pointers")
       ->type_name("N")
       ->capture_default_str()
       ->check(CLI::Range(0u, 100000u));
+  app.add_option("--unwind-copy-size", args.unwind_copy_size,
+                 "Bytes of user stack each of those copies takes at most, from the stack "
+                 "pointer up: frames above them are cut (perf's --call-graph dwarf,SIZE)")
+      ->type_name("BYTES")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t{kMinUnwindCopySize}, uint32_t{kMaxUnwindCopySize}));
   gp::cli::hint_value(
       app.add_option("--unwind-cache", args.unwind_cache,
                      "Directory of unwind tables kept between runs, by build-id (created 0700; "

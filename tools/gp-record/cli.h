@@ -38,6 +38,7 @@ struct RecordArgs {
   std::string unwind = "auto";        // fp, dwarf, auto (user stacks without frame pointers)
   uint32_t unwind_memory = 16;        // MiB of unwind tables in the kernel
   uint32_t unwind_copies = 1000;      // stack copies a second per CPU before tables
+  uint32_t unwind_copy_size = 16384;  // bytes of stack each copy takes at most
   // CPython frames walked in BPF, spliced into native stacks: "" off; "on" (an error where the
   // walk cannot run); "auto" (where it can: otherwise a warning and stacks without them).
   std::string python_frames;

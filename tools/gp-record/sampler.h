@@ -22,9 +22,13 @@ namespace gp::record_tool {
 class Unwinder;
 
 inline constexpr size_t kMaxCgroups = 64;  // bpf/profile.h's GP_MAX_CGROUPS
+// --unwind-copy-size's bounds: bpf/profile.h's GP_STACK_COPY_BYTES above; below, the red zone
+// and a few frames.
+inline constexpr uint32_t kMinUnwindCopySize = 512;
+inline constexpr uint32_t kMaxUnwindCopySize = 16384;
 
 struct SamplerConfig {
-  std::string event = "cpu-clock";  // see perf_event_spec()
+  std::string event = "cpu-clock";  // see parse_event()
   uint32_t frequency_hz = 11;
   uint64_t period = 0;              // events per sample; 0: frequency_hz
   double expected_rate = 11;        // samples per second per busy CPU, for sizing
@@ -42,6 +46,7 @@ struct SamplerConfig {
   std::string unwind = "auto";        // fp, dwarf, auto: see --unwind
   uint32_t unwind_memory_mib = 16;    // --unwind-memory
   uint32_t unwind_copies = 1000;      // --unwind-copies
+  uint32_t unwind_copy_size = 16384;  // --unwind-copy-size: bytes (bpf/profile.h's at most)
   bool python_frames = false;         // --python-frames
   // With --python-frames: the Python processes walked from their first sample (--pid's, or the
   // ones running when a whole-system recording starts); the others from their first sample's
@@ -108,9 +113,20 @@ class Sampler {
   virtual record::PythonProcesses* python() { return nullptr; }
 };
 
-// perf_event_attr type/config of an --event name; false when the name is unknown.
-bool perf_event_spec(const std::string& event, uint32_t* type, uint64_t* config);
-// The events --event accepts.
+// An --event as perf_event_attr has it.
+struct EventSpec {
+  uint32_t type = 0;
+  uint64_t config = 0, config1 = 0, config2 = 0;
+  uint32_t precise_ip = 0;  // ":p" modifiers (0-3)
+  bool exclude_user = false, exclude_kernel = false;
+};
+// --event's forms, as perf's -e spells them: a name of perf_event_names(); rHEX (a raw PMU event
+// of the CPU); PMU/TERM=VALUE,.../ (a PMU of /sys/bus/event_source/devices: config, config1,
+// config2, or its format's terms, such as event=0xc0,umask=1); any of them followed by
+// perf's modifiers :p, :pp, :ppp (precise), :u (user only), :k (kernel only). The error says
+// what is wrong in the text.
+Result<EventSpec> parse_event(const std::string& event);
+// The named events --event accepts (and completes).
 const std::vector<std::string>& perf_event_names();
 
 // Opens a perf event per CPU (or per thread for pid lists), loads and attaches; errors say what

@@ -41,6 +41,8 @@ static_assert(offsetof(gp_new_stack, stack) == 16 && offsetof(gp_stack, ips) == 
 static_assert(sizeof(gp_cpu_state) % 8 == 0, "bpf/profile.h: per-CPU values are 8-byte multiples");
 static_assert(sizeof(gp_tally) == 64, "bpf/profile.h: gp_tally layout (one cache line)");
 static_assert(gp::record_tool::kMaxCgroups == GP_MAX_CGROUPS, "bpf/profile.h: GP_MAX_CGROUPS");
+static_assert(gp::record_tool::kMaxUnwindCopySize == GP_STACK_COPY_BYTES,
+              "sampler.h: --unwind-copy-size's bound");
 static_assert(offsetof(gp_stack_copy, bytes) == GP_STACK_COPY_HEADER,
               "bpf/profile.h: gp_stack_copy layout");
 
@@ -249,6 +251,7 @@ Status BpfSampler::configure_and_load(std::string* hint) {
     bpf_map__set_max_entries(skel_->maps.unwind_events, 64 * 1024);
     bpf_map__set_max_entries(skel_->maps.unwind_cache, static_cast<uint32_t>(ncpus));
     ro->copy_budget = config_.unwind_copies;
+    ro->copy_bytes = config_.unwind_copy_size;
     bpf_map__set_max_entries(skel_->maps.stack_copies, kStackCopyRingBytes);
   } else {
     bpf_map__set_max_entries(skel_->maps.stack_copies,

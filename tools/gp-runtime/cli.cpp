@@ -140,6 +140,9 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "phpspy's 'pgrep' does in gProfiler ('php' for the CLI)")
       ->type_name("REGEX")
       ->capture_default_str();
+  app.add_flag("--java-collect-spark-app-name-as-appid", args.spark_app_name,
+               "A Spark executor's Java appid ends with ', spark: <spark.app.name>' from its "
+               "__spark_conf__/__spark_conf__.properties, as gProfiler's");
   app.add_option("--app-id-args-filter", args.app_id_args_filters,
                  "Java appids add the JVM options that match this regex (repeatable), e.g. "
                  "'java: app.jar (-Dservice=web)', as gProfiler's")

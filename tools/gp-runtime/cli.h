@@ -35,6 +35,7 @@ struct RuntimeArgs {
   std::string ap_mode = "auto";                               // auto, cpu, itimer
   std::vector<std::string> ap_features{"probesp", "vtable"};  // gProfiler's default
   std::string ap_args;                                        // more asprof options
+  bool spark_app_name = false;  // --java-collect-spark-app-name-as-appid
   std::vector<std::string> app_id_args_filters;               // Java appid: JVM options to add
   std::string php_proc_filter = "php-fpm";
   uint64_t alloc_interval = 0;    // bytes; gProfiler's --mode allocation (0: CPU time)

@@ -89,6 +89,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.min_age = std::chrono::seconds(a.min_duration);
   o.max_per_runtime = a.max_processes;
   for (const auto& f : a.app_id_args_filters) o.app_id_args_filters.emplace_back(f);
+  o.java_spark_app_name = a.spark_app_name;
   o.async_profiler.event = a.ap_mode;
   o.alloc_interval = a.alloc_interval;
   o.java_attach_timeout = std::chrono::seconds(a.jattach_timeout);

@@ -110,6 +110,8 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
   c.args.insert(c.args.end(), {"--unwind", o.perf_mode == PerfMode::fp      ? "fp"
                                            : o.perf_mode == PerfMode::dwarf ? "dwarf"
                                                                             : "auto"});
+  if (o.unwind_copy_size != 0 && o.perf_mode != PerfMode::fp)
+    c.args.insert(c.args.end(), {"--unwind-copy-size", std::to_string(o.unwind_copy_size)});
   if (o.python_frames) c.args.push_back("--python-frames");
   else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
   return c;
@@ -164,6 +166,7 @@ Command runtime_command(const Options& o, const std::string& out) {
       c.args.insert(c.args.end(), {"--java-collect-jvm-flags", o.java_jvm_flags});
     for (const auto& f : o.app_id_args_filters)
       c.args.insert(c.args.end(), {"--app-id-args-filter", f});
+    if (o.java_spark_app_name) c.args.push_back("--java-collect-spark-app-name-as-appid");
   }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});

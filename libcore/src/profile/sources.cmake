@@ -9,4 +9,5 @@ target_sources(gp_core PRIVATE
   src/profile/usage.cpp
   src/profile/diagnostics.cpp
   src/profile/command.cpp
+  src/profile/hw_events.cpp
 )

@@ -12,9 +12,11 @@ namespace {
 
 double seconds(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
 
-uint64_t vm_rss_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string key;
+}  // namespace
+
+uint64_t resident_bytes(int pid) {
+  std::ifstream in(pid == 0 ? std::string("/proc/self/status")
+                            : "/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("VmRSS:", 0) != 0) continue;
     std::istringstream fields(line.substr(6));
@@ -24,6 +26,8 @@ uint64_t vm_rss_bytes() {
   }
   return 0;
 }
+
+namespace {
 
 std::string mb(double bytes) {
   char buf[64];
@@ -40,7 +44,7 @@ UsageSnapshot read_usage() {
   ::getrusage(RUSAGE_CHILDREN, &children);
   s.cpu_s = seconds(self.ru_utime) + seconds(self.ru_stime) + seconds(children.ru_utime) +
             seconds(children.ru_stime);
-  s.rss_bytes = vm_rss_bytes();
+  s.rss_bytes = resident_bytes(0);
   s.child_peak_bytes = static_cast<uint64_t>(children.ru_maxrss) * 1024;  // KiB on Linux
   s.at = std::chrono::steady_clock::now();
   return s;

@@ -266,14 +266,43 @@ std::string module_path(const std::string& module, const AppContext& c) {
   return file_path(file, c);
 }
 
+namespace {
+
+// gProfiler's _JavaSparkApplicationIdentifier: for a Spark executor, spark.app.name from the
+// properties file Spark writes in its working directory. Its parser: every line not starting
+// with '#' is KEY=VALUE up to a '#' (a line without '=' fails the identifier: no part).
+std::optional<std::string> spark_app(const Args& a, const AppContext& c) {
+  if (std::none_of(a.begin(), a.end(), [](const std::string& s) {
+        return s.find("org.apache.spark.executor") != std::string::npos;
+      }))
+    return std::nullopt;
+  std::ifstream in(file_path("__spark_conf__/__spark_conf__.properties", c));
+  if (!in) return "app name not found";
+  std::optional<std::string> name;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind('#', 0) == 0) continue;
+    line = line.substr(0, line.find('#'));
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) return std::nullopt;
+    if (line.substr(0, eq) == "spark.app.name") name = line.substr(eq + 1);
+  }
+  return name ? "spark: " + *name : std::string("app name not found");
+}
+
+}  // namespace
+
 std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string>& cmdline,
                                   const AppContext& context) {
   if (cmdline.empty()) return std::nullopt;
   switch (runtime) {
     case Runtime::python:
       return python_app(cmdline, context);
-    case Runtime::java:
-      return java_app(cmdline, context.java_args_filters);
+    case Runtime::java: {
+      auto java = java_app(cmdline, context.java_args_filters);
+      auto spark = context.java_spark_app_name ? spark_app(cmdline, context) : std::nullopt;
+      if (!spark) return java;
+      return java ? *java + ", " + *spark : *spark;  // gProfiler's aggregate_all
+    }
     case Runtime::node:
       return script_app(cmdline, context, "nodejs", ".js", true);
     case Runtime::ruby:
@@ -285,13 +314,13 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
   return std::nullopt;
 }
 
-std::optional<std::string> app_id(const Target& t,
-                                  const std::vector<std::regex>& java_args_filters) {
+std::optional<std::string> app_id(const Target& t, const std::vector<std::regex>& java_args_filters,
+                                  bool java_spark_app_name) {
   std::string proc_dir = t.root.substr(0, t.root.rfind('/'));  // "/proc/PID"
   char buf[4096];
   ssize_t n = ::readlink((proc_dir + "/cwd").c_str(), buf, sizeof buf);
   AppContext c{n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/"), t.root,
-               java_args_filters};
+               java_args_filters, java_spark_app_name};
   return app_id(t.runtime, t.cmdline, c);
 }
 

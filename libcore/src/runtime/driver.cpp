@@ -57,7 +57,7 @@ model::Process process_entry(const Target& t, const DriverOptions& o) {
   if (p.exe.empty()) p.exe = t.exe;
   if (p.cmdline.empty()) p.cmdline = t.cmdline;
   p.runtime = std::string(runtime_name(t.runtime));
-  if (o.app_ids) p.appid = app_id(t, o.app_id_args_filters).value_or("");
+  if (o.app_ids) p.appid = app_id(t, o.app_id_args_filters, o.java_spark_app_name).value_or("");
   return p;
 }
 

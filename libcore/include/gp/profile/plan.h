@@ -63,6 +63,10 @@ struct Options {
   // every `perf_event_period` events when not 0 (instead of at `frequency`).
   std::string perf_event;
   uint64_t perf_event_period = 0;
+  // gProfiler's --perf-dwarf-stack-size: gp-record's --unwind-copy-size (the bytes of user stack
+  // copied for samples taken before their process's unwind tables are loaded, unwound from the
+  // copy later), with --perf-mode dwarf and smart. 0: gp-record's default.
+  uint32_t unwind_copy_size = 0;
   // gProfiler's --external-metadata FILE: gp-fold merges it into each session's .col while it
   // is fresh (see external_metadata_age in agent.h); "" for none.
   std::string external_metadata;
@@ -84,6 +88,7 @@ struct Options {
   bool java_thread_names = false;        // --java-collect-thread-names
   std::string java_jvm_flags = "default";  // --java-collect-jvm-flags (jvm_flags app metadata)
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
+  bool java_spark_app_name = false;              // --java-collect-spark-app-name-as-appid
   bool container_names = true;                   // false: --disable-container-names
   bool metadata_collection = true;               // false: --disable-metadata-collection
   // What to produce.

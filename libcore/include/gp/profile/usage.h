@@ -20,6 +20,10 @@ struct UsageSnapshot {
 
 UsageSnapshot read_usage();
 
+// The resident set of process `pid` (0: this one) from /proc/PID/status, in bytes; 0 when it is
+// gone.
+uint64_t resident_bytes(int pid);
+
 // "CPU usage this cycle: 1.234 seconds 2.06% (gp-profile and its children); memory: 12.345 MB,
 // largest child's peak 40.000 MB (diff +1.000 MB)", as gProfiler's log_cycle lines.
 std::string describe_usage_cycle(const UsageSnapshot& before, const UsageSnapshot& now);

@@ -25,6 +25,10 @@ struct AppContext {
   // gProfiler's --app-id-args-filter: a Java appid gets the JVM options that match any of these
   // (ECMAScript regexes, searched) appended as " (<options>)".
   std::vector<std::regex> java_args_filters;
+  // gProfiler's --java-collect-spark-app-name-as-appid: a Spark executor's Java appid (an
+  // argument names org.apache.spark.executor) is followed by ", spark: <spark.app.name>" from
+  // <cwd>/__spark_conf__/__spark_conf__.properties (", app name not found" without it).
+  bool java_spark_app_name = false;
 };
 
 // The appid, or nullopt when no rule matched. Python: gunicorn title, gunicorn, uvicorn, uwsgi,
@@ -35,7 +39,8 @@ std::optional<std::string> app_id(Runtime runtime, const std::vector<std::string
 
 // The same for a live target (cwd read from /proc/PID/cwd).
 std::optional<std::string> app_id(const Target& target,
-                                  const std::vector<std::regex>& java_args_filters = {});
+                                  const std::vector<std::regex>& java_args_filters = {},
+                                  bool java_spark_app_name = false);
 
 // gProfiler's _append_python_module_to_proc_wd: "a.b" → "<cwd>/a/b.py", resolved in `context`.
 std::string module_path(const std::string& module, const AppContext& context);

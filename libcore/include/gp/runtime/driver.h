@@ -58,6 +58,7 @@ struct DriverOptions {
   int frequency_hz = 11;
   bool app_ids = true;
   std::vector<std::regex> app_id_args_filters;  // gProfiler's --app-id-args-filter (Java)
+  bool java_spark_app_name = false;             // --java-collect-spark-app-name-as-appid (appid.h)
   bool app_metadata = true;                     // includes running `<exe> --version` (timeboxed)
   // Python frames get gProfiler's "[pkg==ver]" / "[standard-library==X.Y.Z]" (Frame::package).
   bool python_versions = true;
