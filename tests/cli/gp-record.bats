@@ -92,6 +92,19 @@ record() {
   timeout -s KILL $((${seconds%.*} + 30)) gp-record -d "$seconds" -o "$OUT/rec.gpa" "$@"
 }
 
+# The recurse fixture's samples in $OUT/rec.gpa number one per 4 ms of the CPU time that
+# bash's `times` wrote to $OUT/times (its children's user and system time: "0m1.984s 0m0.004s").
+one_sample_per_4ms_of_cpu() {
+  local cpu samples expected
+  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+    printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$OUT/times")
+  samples=$(fold "$OUT/rec.gpa" | awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }')
+  expected=$((cpu / 4))
+  [ "$expected" -ge 50 ] || fail "the workload ran only $cpu ms"
+  [ "$samples" -ge $((expected * 8 / 10)) ] && [ "$samples" -le $((expected * 11 / 10 + 5)) ] ||
+    fail "$samples samples for $cpu ms of CPU (expected about $expected)"
+}
+
 # --- usage and environment errors (no privileges needed) ---------------------------------
 
 @test "--help lists the sampling options and examples" {
@@ -309,15 +322,7 @@ delivered_and_counted() {
   run -0 --separate-stderr timeout -s KILL 60 gp-record -o "$OUT/rec.gpa" -e task-clock \
     --period 4000000 -v -- bash -c '"$0" 5 4; times >"$1"' "$FIX/recurse" "$OUT/times"
   stderr_has "every 4000000 task-clock events"
-  local cpu samples expected
-  # times prints the shell's user and system time, then its children's: "0m1.984s 0m0.004s".
-  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-    printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$OUT/times")
-  samples=$(fold "$OUT/rec.gpa" | awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }')
-  expected=$((cpu / 4))
-  [ "$expected" -ge 50 ] || fail "the workload ran only $cpu ms"
-  [ "$samples" -ge $((expected * 8 / 10)) ] && [ "$samples" -le $((expected * 11 / 10 + 5)) ] ||
-    fail "$samples samples for $cpu ms of CPU (expected about $expected)"
+  one_sample_per_4ms_of_cpu
   gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -o "$OUT/rec.col"
   head -1 "$OUT/rec.col" | grep -q '"sampling_event": "task-clock", "sampling_mode": "period", "sampling_period": 4000000'
 }
@@ -865,14 +870,7 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   # perf's PMU syntax, with the PMU's type from /sys/bus/event_source/devices/software/type.
   run -0 --separate-stderr timeout -s KILL 60 gp-record -o "$OUT/rec.gpa" -e software/config=1/ \
     --period 4000000 -- bash -c '"$0" 5 2; times >"$1"' "$FIX/recurse" "$OUT/times"
-  local cpu samples expected
-  cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-    printf "%d", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$OUT/times")
-  samples=$(fold "$OUT/rec.gpa" | awk '$1 ~ /^recurse;/ { s += $NF } END { print s + 0 }')
-  expected=$((cpu / 4))
-  [ "$expected" -ge 50 ] || fail "the workload ran only $cpu ms"
-  [ "$samples" -ge $((expected * 8 / 10)) ] && [ "$samples" -le $((expected * 11 / 10 + 5)) ] ||
-    fail "$samples samples for $cpu ms of CPU (expected about $expected)"
+  one_sample_per_4ms_of_cpu
 }
 
 @test "-e refuses an event it cannot read: unknown PMU, unknown term, malformed raw event, unknown modifier" {
