@@ -887,4 +887,10 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   run -1 --separate-stderr timeout -s KILL 30 gp-record -e r01b7 -d 1 -o "$OUT/rec.gpa"
   stderr_has "cannot open perf event 'r01b7'"
   stderr_has "use --event cpu-clock"
+  # Recording a command (followed by its cgroup, which only the BPF sampler does) says the same,
+  # not that the perf sampler cannot follow a cgroup.
+  run -1 --separate-stderr timeout -s KILL 30 gp-record -e r01b7 -o "$OUT/rec.gpa" -- true
+  stderr_has "gp-record: error: cannot open perf event 'r01b7'"
+  stderr_has "use --event cpu-clock"
+  [[ "$stderr" != *"--cgroup"* ]] || fail "the perf sampler's cgroup error: $stderr"
 }

@@ -145,7 +145,9 @@ Result<std::unique_ptr<Sampler>> open_any_sampler(const RecordArgs& args,
   if (bpf) return bpf;
   std::string why = bpf.error().message;
   if (config.python_frames) return make_error("--python-frames: " + why);
-  if (args.sampler == "bpf") return bpf;
+  // The perf sampler follows no cgroup (--cgroup, and a command's own): the BPF sampler's reason
+  // is the one to tell.
+  if (args.sampler == "bpf" || !config.cgroups.empty()) return bpf;
   bool privileged = geteuid() == 0;
   gp::cli::info(privileged ? 0 : 1,
                 "BPF sampler unavailable (" + why + "): using the perf sampler");
