@@ -84,6 +84,45 @@ std::vector<size_t> covering_indexes(const Entries& entries,
   return wanted;
 }
 
+// Room for every line of `text`, reserved at once: the lists are large (~200k symbols).
+size_t line_count(std::string_view text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+}
+
+// Calls on_code(address, line, offset) for the line of each named code symbol in `text`, in
+// file order. The error of a text without a symbol line, or whose addresses are all zero.
+template <typename OnCode>
+Status scan_lines(std::string_view text, OnCode on_code) {
+  size_t parsed = 0;
+  bool any_nonzero = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    const size_t offset = pos;
+    pos = end + 1;
+    uint64_t address;
+    char type;
+    if (!parse_head(line, address, type)) continue;
+    if (is_code_type(type)) {
+      // A code line without a name does not count.
+      const std::string_view rest = line.substr(line.find(' ') + 3);
+      if (rest.empty() || rest.front() == '\t') continue;
+      on_code(address, line, offset);
+    }
+    ++parsed;
+    any_nonzero = any_nonzero || address != 0;
+  }
+  if (parsed == 0) return make_error("no kernel symbols found");
+  if (!any_nonzero) {
+    return make_error(
+        "kernel symbol addresses are hidden (all zero): run as root, or lower "
+        "kernel.kptr_restrict");
+  }
+  return ok_status();
+}
+
 // A code symbol's line in the text, for covering_in(): names are made for the few kept only.
 struct LineRef {
   uint64_t address;
@@ -95,27 +134,12 @@ struct LineRef {
 
 Result<KallsymsTable> KallsymsTable::parse(std::string_view text) {
   KallsymsTable table;
-  size_t parsed = 0;
-  bool any_nonzero = false;
+  table.symbols_.reserve(line_count(text));
   model::KernelSymbol sym;
-  table.symbols_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (!parse_line(line, sym)) continue;
-    ++parsed;
-    any_nonzero = any_nonzero || sym.address != 0;
-    if (is_code_type(sym.type)) table.symbols_.push_back(sym);
-  }
-  if (parsed == 0) return make_error("no kernel symbols found");
-  if (!any_nonzero) {
-    return make_error(
-        "kernel symbol addresses are hidden (all zero): run as root, or lower "
-        "kernel.kptr_restrict");
-  }
+  auto scanned = scan_lines(text, [&](uint64_t, std::string_view line, size_t) {
+    if (parse_line(line, sym)) table.symbols_.push_back(sym);
+  });
+  if (!scanned) return scanned.error();
   std::stable_sort(table.symbols_.begin(), table.symbols_.end(),
                    [](const model::KernelSymbol& a, const model::KernelSymbol& b) {
                      return a.address < b.address;
@@ -181,34 +205,11 @@ std::vector<model::KernelSymbol> KallsymsTable::covering(
 Result<std::vector<model::KernelSymbol>> KallsymsTable::covering_in(
     std::string_view text, const std::vector<uint64_t>& addresses) {
   std::vector<LineRef> lines;
-  lines.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  size_t parsed = 0;
-  bool any_nonzero = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    const size_t offset = pos;
-    pos = end + 1;
-    uint64_t address;
-    char type;
-    if (!parse_head(line, address, type)) continue;
-    if (is_code_type(type)) {
-      // parse()'s rule: a code line without a name does not count.
-      const std::string_view rest = line.substr(line.find(' ') + 3);
-      if (rest.empty() || rest.front() == '\t') continue;
-      lines.push_back({address, offset, line.size()});
-    }
-    ++parsed;
-    any_nonzero = any_nonzero || address != 0;
-  }
-  if (parsed == 0) return make_error("no kernel symbols found");
-  if (!any_nonzero) {
-    return make_error(
-        "kernel symbol addresses are hidden (all zero): run as root, or lower "
-        "kernel.kptr_restrict");
-  }
+  lines.reserve(line_count(text));
+  auto scanned = scan_lines(text, [&](uint64_t address, std::string_view line, size_t offset) {
+    lines.push_back({address, offset, line.size()});
+  });
+  if (!scanned) return scanned.error();
   // The kernel prints its own symbols in address order: most files need no sorting at all.
   auto by_address = [](const LineRef& a, const LineRef& b) { return a.address < b.address; };
   if (!std::is_sorted(lines.begin(), lines.end(), by_address))
