@@ -251,11 +251,20 @@ start_in_cgroup() {
   start_in_cgroup busy "$spin"
   start_in_cgroup medium "$spin"
   start_in_cgroup light 'while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 0.1; done'
-  run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 3 -o out --perf-use-cgroups \
-    --perf-max-cgroups 2 --perf-mode fp --no-java --no-python --no-php --no-ruby \
-    --no-flamegraph -v
-  [[ "$stderr" == *"sampling the 2 busiest cgroups: $CGROUPS/busy, $CGROUPS/medium"* ]] ||
-    fail "$stderr"
+  # The ranking covers every cgroup of the host: when another cgroup (another test's command,
+  # on a loaded machine) used more CPU than medium in the ranking's window, it is rightly chosen
+  # instead, and the test measures again, up to three times. Light is never chosen.
+  local attempt chosen
+  for attempt in 1 2 3; do
+    rm -rf out
+    run -0 --separate-stderr timeout -s KILL 120 gp-profile -d 3 -o out --perf-use-cgroups \
+      --perf-max-cgroups 2 --perf-mode fp --no-java --no-python --no-php --no-ruby \
+      --no-flamegraph -v
+    chosen=$(sed -n 's/.*session 1: sampling the 2 busiest cgroups: //p' <<<"$stderr")
+    [ "$chosen" = "$CGROUPS/busy, $CGROUPS/medium" ] && break
+    [[ "$chosen" == *"$CGROUPS/busy"* && "$chosen" != *"$CGROUPS/"*"$CGROUPS/"* ]] || fail "$stderr"
+  done
+  [ "$chosen" = "$CGROUPS/busy, $CGROUPS/medium" ] || fail "$stderr"
   # The .col's comm frames: both busiest cgroups' processes, nothing of the third or of any
   # process outside them.
   run -0 python3 -c '
