@@ -796,6 +796,38 @@ TEST(SessionAssembler, NoFollowUpOnceLibrariesAreMapped) {
   EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
 }
 
+TEST(SessionAssembler, AMappingASamplerMetIsReadWhileTheProcessLives) {
+  FakeSource src;
+  src.add(10, "app",
+          {user_map(10, 0x1000, 0x2000, 0, "/bin/app"),
+           user_map(10, 0x3000, 0x4000, 0, "/lib/ld-linux.so.2"),
+           user_map(10, 0x7000, 0x9000, 0, "/lib/libc.so.6")});
+  SessionAssembler a(src, "");
+  model::Session s;
+  announce_at(a, s, 10, 1000);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
+  // It dlopens a library; a sample in it meets a mapping the read so far lacks.
+  src.maps[10].push_back(user_map(10, 0xa000, 0xb000, 0, "/opt/plugin.so"));
+  fake_now = 5000;
+  a.on_mappings_changed(10);
+  EXPECT_EQ(a.next_follow_up_ns(), 5000);
+  a.on_mappings_changed(10);  // again within kRemapIntervalNs: the one read is enough
+  a.follow_up(5000);
+  EXPECT_EQ(a.follow_up_snapshots(), 1u);
+  EXPECT_EQ(a.next_follow_up_ns(), std::numeric_limits<int64_t>::max());
+  // It exits before the drain: its samples in the library are still mapped.
+  src.procs.clear();
+  src.maps.clear();
+  a.add(sample(10, {0xa010, 0x1100}));
+  const model::Stack& st = s.stack(s.samples[0].stack_id);
+  ASSERT_NE(s.location(st.location_ids[0]).mapping_id, 0u);
+  EXPECT_EQ(s.mapping(s.location(st.location_ids[0]).mapping_id).path, "/opt/plugin.so");
+  // Once the interval has passed, another mapping met is read again.
+  fake_now = 5000 + SessionAssembler::kRemapIntervalNs;
+  a.on_mappings_changed(10);
+  EXPECT_EQ(a.next_follow_up_ns(), fake_now);
+}
+
 TEST(SessionAssembler, ForgetsAnExitedProcessTwoDrainsAfterItsExit) {
   FakeSource src;
   src.add(10, "short", {user_map(10, 0x1000, 0x2000, 0, "/bin/short")});

@@ -317,7 +317,8 @@ void SessionRecorder::on_process_event(const ProcessEvent& e) {
   // the next snapshot.
   if ((e.exit || e.exec) && sampler_.unwinder() != nullptr)
     sampler_.unwinder()->forget(e.pid, e.exit);
-  if (e.exit) assembler_.on_process_exit(e.pid);
+  if (e.mappings) assembler_.on_mappings_changed(e.pid);
+  else if (e.exit) assembler_.on_process_exit(e.pid);
   else assembler_.on_process_event(e.pid, e.exec);
 }
 

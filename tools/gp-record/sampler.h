@@ -59,11 +59,13 @@ struct SamplerConfig {
   std::function<void(Unwinder&)> before_sampling;
 };
 
-// A process the sampler saw for the first time, that exec'ed, or whose main thread exited.
+// A process the sampler saw for the first time, that exec'ed, or whose main thread exited; or
+// (`mappings`) one whose sample met a file mapping its mappings read so far lack (a dlopen).
 struct ProcessEvent {
   int32_t pid = 0;
   bool exec = false;
   bool exit = false;
+  bool mappings = false;
 };
 
 using EventSink = std::function<void(const ProcessEvent&)>;

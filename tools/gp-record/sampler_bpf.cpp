@@ -514,6 +514,10 @@ int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   copy.stack.assign(from, from + bytes);
   if (self->python_) copy.python = python_tail(from + bytes, size - GP_STACK_COPY_HEADER - bytes);
   if (!copy.python.empty()) self->python_->processes().prename(copy.pid, copy.python);
+  // Its mappings are read again while it lives: tables for the new library, and its frames
+  // mapped in the archive (a drain may come only after its exit).
+  if (copy.pending_mapping && self->sink_ != nullptr)
+    (*self->sink_)(ProcessEvent{copy.pid, false, false, true});
   self->deferred_->add(std::move(copy));
   return 0;
 }

@@ -196,6 +196,16 @@ void SessionAssembler::follow_up(int64_t now_ns) {
   }
 }
 
+void SessionAssembler::on_mappings_changed(int32_t pid) {
+  auto it = processes_.find(pid);
+  if (pid <= 0 || it == processes_.end() || it->second.exit_drain) return;
+  TrackedProcess& p = it->second;
+  const int64_t now = now_();
+  if (now < p.next_remap_ns) return;
+  p.next_remap_ns = now + kRemapIntervalNs;
+  schedule_follow_up(now, pid, kMaxFollowUps);  // one read: no look-again after it
+}
+
 void SessionAssembler::on_process_exit(int32_t pid) {
   auto it = processes_.find(pid);
   if (pid <= 0 || it == processes_.end() || it->second.exit_drain) return;

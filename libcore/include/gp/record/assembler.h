@@ -96,6 +96,8 @@ struct TrackedProcess {
   // doubles with every re-read that finds the same mappings.
   uint64_t garbage_backoff = 0;
   uint64_t next_garbage_reread = 0;
+  // A read for a mapping a sampler met (on_mappings_changed) is not asked again before then.
+  int64_t next_remap_ns = 0;
   uint64_t generation = 0;  // bumped by every re-snapshot (exec, dlopen)
   // Set when its exit was announced: the drain count then (forgotten two drains later).
   std::optional<uint64_t> exit_drain;
@@ -158,6 +160,12 @@ class SessionAssembler {
   void follow_up(int64_t now_ns);
   static constexpr int64_t kFollowUpDelayNs = 2'000'000;
   static constexpr int kMaxFollowUps = 100;
+  // A sampler met a file mapping of pid that the mappings read so far lack (a library dlopen'ed
+  // since): they are read again at the next follow_up, while the process lives, at most once
+  // every kRemapIntervalNs. A drain would look too, but the next can be seconds away and a
+  // process that exits before it would keep the library's frames unmapped.
+  void on_mappings_changed(int32_t pid);
+  static constexpr int64_t kRemapIntervalNs = 100'000'000;
   // Every kSweepDrains drains, processes neither sampled nor announced since the last sweep are
   // checked: those gone are forgotten as if their exit had been announced. A sampler's exit
   // announcement can be lost (a full ring buffer, an evicted entry of its table).
