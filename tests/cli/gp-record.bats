@@ -330,11 +330,12 @@ delivered_and_counted() {
 # The frames of the most sampled stack of `recurse DEPTH` recorded with --stack-walker $2 and
 # frame pointers only (the kernel's walker knows nothing else).
 top_recurse_stack() {
-  "$FIX/recurse" "$1" 3 &
+  "$FIX/recurse" "$1" 60 &
   local pid=$!
   sleep 0.2
   record 2 -F 499 -p "$pid" --stack-walker "$2" --unwind fp
-  wait "$pid"
+  kill "$pid"
+  wait "$pid" || true
   fold "$OUT/rec.gpa" | sort -t' ' -k2 -nr | head -1 | cut -d' ' -f1
 }
 
@@ -646,9 +647,9 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "--user-only records no kernel frames" {
   # bats test_tags=root,bpf
   require_root_bpf
-  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  sh -c 'while :; do cat /proc/self/status >/dev/null; done' 3>&- &
+  WORKLOADS+=($!)
   record 2 -F 499 -U
-  wait
   run -0 fold "$OUT/rec.gpa"
   assert_output --regexp '[0-9]'
   refute_output --partial '_[k]'
@@ -657,10 +658,11 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "--kernel-only records only kernel frames of samples taken in the kernel" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 4 &
-  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  "$FIX/chain" 60 3>&- &
+  WORKLOADS+=($!)
+  sh -c 'while :; do cat /proc/self/status >/dev/null; done' 3>&- &
+  WORKLOADS+=($!)
   record 2 -F 499 -K
-  wait
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '_\[k\] [0-9]+$'
   refute_output --partial ';spin'
@@ -726,10 +728,11 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "vDSO frames are named as perf names them, also off-host from an exported store" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/vdsoloop" 2 &
+  # It outlives the recording, however long gp-record takes to start on a loaded host.
+  "$FIX/vdsoloop" 60 &
   local pid=$!
+  WORKLOADS+=("$pid")
   record 1.5 -F 499 -p "$pid"
-  wait "$pid"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^vdsoloop;.*main;.*clock_gettime.*;__vdso_clock_gettime [0-9]+$'
   # --stores-only ignores this machine's vDSO: the exported store alone must name the frames.
@@ -746,7 +749,9 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
   gp-record -c -d 1 -F 99 --output-dir "$OUT/sessions" &
   local rec=$!
   watchdog "$rec"
-  sleep 3.6
+  # From its first session file: a loaded host may take seconds to start the sampler.
+  wait_for 30 compgen -G "$OUT/sessions/gp-*.gpa"
+  sleep 3.2
   kill -INT "$rec"
   wait_status "$rec" 0
   local files=("$OUT"/sessions/gp-*.gpa)
@@ -811,10 +816,12 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "SIGINT ends the recording normally with a complete archive" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 3 &
-  gp-record -F 499 -o "$OUT/int.gpa" &
+  "$FIX/chain" 60 &
+  WORKLOADS+=($!)
+  gp-record -v -F 499 -o "$OUT/int.gpa" 2>"$OUT/rec.err" &
   local rec=$!
   watchdog "$rec"
+  wait_for 30 grep -q 'sampling with the' "$OUT/rec.err"
   sleep 1.5
   kill -INT "$rec"
   wait_status "$rec" 0
@@ -825,9 +832,12 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "SIGKILL mid-run leaves a readable prefix (gp-fold exits 3)" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 3 &
-  gp-record -F 499 --flush-interval 0.2 -o "$OUT/killed.gpa" &
+  "$FIX/chain" 60 &
+  WORKLOADS+=($!)
+  gp-record -v -F 499 --flush-interval 0.2 -o "$OUT/killed.gpa" 2>"$OUT/rec.err" &
   local rec=$!
+  watchdog "$rec"
+  wait_for 30 grep -q 'sampling with the' "$OUT/rec.err"
   sleep 1.5
   kill -KILL "$rec"
   wait "$rec" || true
@@ -848,7 +858,8 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "stdout archives stream through a pipe" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 3 &
+  "$FIX/chain" 60 &
+  WORKLOADS+=($!)
   run -0 bash -c "timeout -s KILL 30 gp-record -d 1.5 -F 499 --no-compress | gp-symbolize | gp-fold -f folded"
   assert_line --regexp ';main;a;b;spin [0-9]+$'
 }
@@ -856,9 +867,9 @@ print(t.native_id, flush=True); t.join(); time.sleep(120)' >"$OUT/tid" &
 @test "the archive keeps the kernel symbols that cover sampled kernel addresses" {
   # bats test_tags=root,bpf
   require_root_bpf
-  (timeout 3 sh -c 'while :; do cat /proc/self/status >/dev/null; done') &
+  sh -c 'while :; do cat /proc/self/status >/dev/null; done' 3>&- &
+  WORKLOADS+=($!)
   record 2 -F 499 -K
-  wait
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^cat;.*_\[k\] [0-9]+$'
   refute_output --partial '[unknown]'
