@@ -28,6 +28,7 @@ complete -c gp-record -l unwind-copies -d 'Samples a second per CPU taken before
 complete -c gp-record -l unwind-copy-size -d 'Bytes of user stack each of those copies takes at most, from the stack pointer up: frames above them are cut (perf'\''s --call-graph dwarf,SIZE)' -x
 complete -c gp-record -l unwind-cache -d 'Directory of unwind tables kept between runs, by build-id (created 0700; refused when a symlink or writable by others), or '\''none'\''' -x -a '(__fish_complete_directories)'
 complete -c gp-record -l python-frames -d 'CPython 3.8-3.15 processes: walk their Python frames with the native stack and put each evaluation loop'\''s frames next to it (gProfiler'\''s PyPerf stacks: _[p] Python, _[pn] native, _[k] kernel frames; the BPF sampler on Linux 5.17+). With =auto, where the walk cannot run: a line that says why and stacks without Python frames, not an error'
+complete -c gp-record -l no-python-versions -d 'With --python-frames: leave out gProfiler'\''s package and version of a Python frame'\''s file ('\''[name==version]'\'' of a distribution installed in site-packages or dist-packages, '\''[standard-library==X.Y.Z]'\'')'
 complete -c gp-record -s v -l verbose -d 'More diagnostics on stderr (repeat: -vv debug, -vvv trace)'
 complete -c gp-record -s q -l quiet -d 'Only errors on stderr'
 complete -c gp-record -l color -d 'Colour diagnostics: auto, always, never' -x -a 'auto always never'

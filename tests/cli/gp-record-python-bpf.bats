@@ -13,7 +13,9 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
   PYFIX=$(mktemp -d /tmp/gp-python-bpf.XXXXXX)
-  export PYFIX
+  # The script's module as PyPerf names it (its whole path, "/" and "." as "."), as a regex.
+  PYMOD="$(sed 's|^/||; s|[/.]|\\.|g' <<<"$PYFIX")\\.gpyext_work"
+  export PYFIX PYMOD
   local src="$GP_SOURCE_DIR/tests/fixtures/src"
   # The extension as pip would build it: -O2, no frame pointers.
   # Debian's python3 (not one a version manager puts first on PATH).
@@ -139,7 +141,7 @@ python_percent() {
   record_python ext
   # main_py_func runs in an evaluation loop, calls ext_func through the interpreter's native
   # frames, and ext_func runs callback_py_func in an evaluation loop of its own.
-  assert_line --regexp '^python3;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.main_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]( [^;]*)? [0-9]+$'
+  assert_line --regexp '^python3;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*'"$PYMOD"'\.main_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];'"$PYMOD"'\.callback_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]( [^;]*)? [0-9]+$'
 }
 
 @test "a Python thread in read() shows the kernel's frames under its Python frames" {
@@ -147,7 +149,7 @@ python_percent() {
   require_root_bpf
   record_python reader
   # Native frames (glibc's read inlined into its wrapper: _[i]), then the system call.
-  assert_line --regexp ';gpyext_work\.reader_py_func \([^;]*\)_\[p\];([^;]+_\[(pn|i)\];)+([^;]+_\[k\];)*do_syscall_64_\[k\];'
+  assert_line --regexp ';'"$PYMOD"'\.reader_py_func \([^;]*\)_\[p\];([^;]+_\[(pn|i)\];)+([^;]+_\[k\];)*do_syscall_64_\[k\];'
   # The thread starts at clone3, with the threading module's frames above it.
   assert_line --regexp '^python3;clone3_\[pn\];.*;threading\.Thread\._bootstrap \([^;]*\)_\[p\];.*reader_py_func'
 }
@@ -159,18 +161,64 @@ python_percent() {
   record_python numpy
   # numpy.sort is a Python function of NumPy's that calls into its C module (no symbols in
   # Debian's build: named by the library), which sorts.
-  assert_line --regexp ';gpyext_work\.numpy_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn?\];)*fromnumeric\.sort \([^;]*/numpy/core/fromnumeric\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*\([^;]*/numpy/core/_multiarray_umath\.[^;]*\.so\)_\[pn\]( [^;]*)? [0-9]+$'
+  # Debian's numpy-*.egg-info lists no files (no installed-files.txt): gProfiler labels none of
+  # its frames (py_module_version.py, _files_from_legacy), nor does gp.
+  refute_output --partial '[numpy=='
+  assert_line --regexp ';'"$PYMOD"'\.numpy_py_func \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\];([^;]+_\[pn?\];)*numpy\.core\.fromnumeric\.sort \([^;]*/numpy/core/fromnumeric\.py:[0-9]+\)_\[p\];([^;]+_\[pn\];)*\([^;]*/numpy/core/_multiarray_umath\.[^;]*\.so\)_\[pn\]( [^;]*)? [0-9]+$'
 }
 
 @test "99% of a CPU-bound script's samples carry Python frames, its method with its class" {
   # bats test_tags=root,bpf
   require_root_bpf
   record_python class -v
-  assert_line --regexp ';gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp ';'"$PYMOD"'\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
   local share
   share=$(python_percent <<<"$output")
   [ "$share" -ge 99 ] || fail "only $share% of the samples have Python frames: $output"
   grep -q 'python frames: 1 processes' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
+}
+
+@test "Python frames are named as gProfiler names PyPerf's: module from the path, class, package and version" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  require_command gp-symbolize
+  # A package installed in a venv's site-packages as pip leaves it (tinypkg 1.2.3: a dist-info
+  # with METADATA and RECORD), called by a script's function in a thread. What gProfiler gives:
+  # - PyPerf's name (Granulate's bcc, examples/cpp/pyperf/PyPerfProfiler.cc, getSymbolName):
+  #   "module.Class.function (file:first line)", the module being the path past
+  #   .../lib/pythonX.Y/[site-packages/] ("tinypkg.__init__", "threading"), or the script's
+  #   whole path with "/" as "." ("tmp.bats-run-....main");
+  # - then gProfiler's label (gprofiler/profilers/python_ebpf.py 399-400 calls python.py's
+  #   _add_versions_to_stacks, lines 72-92: "(file.py:N)" becomes "(file.py:N [name==version])"),
+  #   for a file the RECORD of a dist-info in its last site-packages/ lists, named by METADATA
+  #   (gprofiler/metadata/py_module_version.py: _get_packages_dir, _files_from_record,
+  #   _get_package_name), and "standard-library==<PY_VERSION>" for a file under pythonX.Y/
+  #   (_STANDARD_LIB_PATTERN, _get_python_full_version); none with --no-python-versions.
+  start_venv_target
+  WORKLOADS+=("$PY_PID")
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$PY_PID" --python-frames --no-python-versions \
+    -o "$OUT/plain.gpa" 2>"$OUT/plain.err" &
+  local plain=$!
+  timeout -s KILL 60 gp-record -d 2 -F 199 -p "$PY_PID" --python-frames -o "$OUT/rec.gpa" \
+    2>"$OUT/record.err" || fail "gp-record failed: $(cat "$OUT/record.err")"
+  wait "$plain" || fail "gp-record --no-python-versions failed: $(cat "$OUT/plain.err")"
+  local line threading main spin boot
+  read -r line threading < <("$BATS_TEST_TMPDIR/venv/bin/python3" -c \
+    'import threading; print(threading.Thread._bootstrap.__code__.co_firstlineno, threading.__file__)')
+  boot="threading.Thread._bootstrap ($threading:$line"
+  main="$(tr / . <<<"${BATS_TEST_TMPDIR#/}").main.main ($BATS_TEST_TMPDIR/main.py:2)_[p]"
+  spin="tinypkg.__init__.spin ($VENV_SITE/tinypkg/__init__.py:1"
+  gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
+  # In this order in one stack, the package's frame the leaf Python frame.
+  awk -v b="$boot [standard-library==$PY_FULL_VERSION])_[p];" -v m=";$main;" \
+    -v s=";$spin [TinyPkg==1.2.3])_[p]" '{ i = index($0, b); j = index($0, m); k = index($0, s)
+      if (i > 0 && j > i && k > j && substr($0, k + length(s), 1) ~ /[; ]/) found = 1 }
+      END { exit !found }' "$OUT/folded" ||
+    fail "no stack with '$boot [standard-library==$PY_FULL_VERSION])', '$main', '$spin [TinyPkg==1.2.3])': $(grep -m 3 tinypkg "$OUT/folded")"
+  gp-symbolize "$OUT/plain.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/plain"
+  grep -q -F ";$spin)_[p]" "$OUT/plain" || fail "no '$spin)_[p]': $(grep -m 3 tinypkg "$OUT/plain")"
+  grep -q -F "$boot)_[p];" "$OUT/plain" || fail "no '$boot)_[p]': $(grep -m 3 tinypkg "$OUT/plain")"
+  run -1 grep -F -e "[TinyPkg==" -e "[standard-library==" "$OUT/plain"
 }
 
 @test "a whole-system recording at 999 Hz gives Python frames to 99% of a running script's samples" {
@@ -224,8 +272,10 @@ within() {
   require_root_bpf
   require_command gp-symbolize
   require_command gp-runtime
-  # Three functions on a fixed schedule of wall-clock time (gpyext_work.py mix: 14.37, 8.61 and
-  # 5.77 ms of each 28.75-ms cycle), sampled at once by both for the same 15 s. gp-record samples
+  # Three functions on a fixed schedule of wall-clock time (gpyext_work.py mix: 16.18, 9.69 and
+  # 6.49 ms of each 32.36-ms cycle, 20 ms times the golden ratio: the 28.75-ms cycle before it
+  # was 23/16 of the sampler's 20-ms tick, whose shares it put off by up to 4 points), sampled at
+  # once by both for the same 15 s. gp-record samples
   # CPU time, the user-space sampler wall-clock time: at nice -20 the script waits less for a CPU
   # (a wait weighs on the sampler's shares only), the sampler wakes on time, and gp-record is not
   # starved by the script on a loaded host.
@@ -250,18 +300,21 @@ within() {
   # The three top functions of the BPF walk are the script's three. Each one's share is within 2
   # points of its share of the schedule, and of the sampler's share, or within what the sample
   # counts allow: 4 standard errors of the difference. gp's sampler takes at most 50 samples a
-  # second (gProfiler's limit), so 15 s give it about 700 and a share's standard error of up to
-  # 1.9 points; the walk samples CPU time, about 3800 samples at 999 Hz on a host loaded 6 tasks
-  # per CPU.
+  # second (gProfiler's limit), so 15 s give it about 730 and a share's standard error of up to
+  # 1.85 points; the walk samples CPU time, 3200-8100 samples at 999 Hz on a host loaded 6-25
+  # tasks per CPU. Measured there, 8 runs: the walk within 1.7 points of the schedule (mean
+  # offsets -0.1, -0.1, 0.0), the sampler within 2.9 (mean -0.8, +0.6, +0.3; spread 1.9, as its
+  # sample count gives), the two more than 2 points apart on one function (2.2-2.5) in 4 runs of
+  # 8: a strict 2-point bound between them would fail every other run.
   run -0 cut -d' ' -f1 <(head -3 "$OUT/bpf.shares")
   assert_equal "$(sort <<<"$output" | tr '\n' ' ')" "spin_a spin_b spin_c "
   local name bpf n rt m all_bpf all_rt
   all_bpf=$(awk '$1 == "all" { print $3 }' "$OUT/bpf.shares")
   all_rt=$(awk '$1 == "all" { print $3 }' "$OUT/rt.shares")
   while read -r name bpf n; do
-    case $name in spin_a) m=14.37 ;; spin_b) m=8.61 ;; spin_c) m=5.77 ;; esac
-    within "$bpf" "$(awk -v m="$m" 'BEGIN { print 100 * m / 28.75 }')" "$all_bpf" 0 ||
-      fail "$name: $bpf% of the BPF walk's Python samples, not $m ms of 28.75: $shares"
+    case $name in spin_a) m=16.18 ;; spin_b) m=9.69 ;; spin_c) m=6.49 ;; esac
+    within "$bpf" "$(awk -v m="$m" 'BEGIN { print 100 * m / 32.36 }')" "$all_bpf" 0 ||
+      fail "$name: $bpf% of the BPF walk's Python samples, not $m ms of 32.36: $shares"
     rt=$(awk -v n="$name" '$1 == n { print $2 }' "$OUT/rt.shares")
     within "$bpf" "${rt:-0}" "$all_bpf" "$all_rt" ||
       fail "$name: $bpf% of the BPF walk's Python samples, ${rt:-0}% of the sampler's: $shares"
@@ -280,7 +333,7 @@ within() {
     fail "gp-record failed: $(cat "$OUT/record.err")"
   gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate | grep '^python3;' >"$OUT/folded"
   run -0 cat "$OUT/folded"
-  assert_line --regexp ';gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp ';'"$PYMOD"'\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
   # Its start (ld.so, the interpreter's initialization) and end have no Python frame to show.
   local share
   share=$(python_percent <"$OUT/folded")
@@ -333,9 +386,11 @@ record_bad() {
   # (every word points at a list). Samples of the true chain show it; the others keep their
   # native stacks alone, counted as not spliced: no frame of the junk is named.
   record_bad rewrite
-  assert_line --regexp ';_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.<module> \([^;]*\)_\[p\];gpyext_work\.rewriting_py_func \([^;]*\)_\[p\](;| )'
+  assert_line --regexp ';_PyEval_EvalFrameDefault_\[pn\];'"$PYMOD"'\.<module> \([^;]*\)_\[p\];'"$PYMOD"'\.rewriting_py_func \([^;]*\)_\[p\](;| )'
   run -0 bash -c "grep -o '[^;]*_\[p\]' '$OUT/folded' | sed 's/ (.*//' | sort -u"
-  assert_output $'gpyext_work.<module>\ngpyext_work.rewriting_py_func'
+  local m
+  m="$(tr / . <<<"${PYFIX#/}").gpyext_work"
+  assert_output "$m.<module>"$'\n'"$m.rewriting_py_func"
   grep -Eq 'python\.stacks\.unspliced=[1-9]' "$OUT/record.err" || fail "$(cat "$OUT/record.err")"
 }
 
@@ -401,7 +456,7 @@ PY
   [ "$status" -eq 0 ] || fail "gp-profile failed: $stderr"
   [[ "$stderr" == *"--python-frames"* ]] || fail "gp-record ran without --python-frames: $stderr"
   # gp-runtime leaves Python to gp-record: no second set of Python stacks replaces these.
-  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
+  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];'"$PYMOD"'\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
     fail "$(head -c 2000 out/last_profile.col)"
 }
 
@@ -421,7 +476,7 @@ PY
   [[ "$stderr" == *"--python-frames=auto"* ]] || fail "gp-record ran without --python-frames=auto: $stderr"
   [[ "$stderr" == *"--python-mode auto"* ]] || fail "gp-runtime ran without Python: $stderr"
   # The merge kept gp-record's stacks (native frames between Python frames), not the sampler's.
-  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
+  grep -Eq ';ext_func_\[pn\];([^;]+_\[pn\];)*_PyEval_EvalFrameDefault_\[pn\];'"$PYMOD"'\.callback_py_func \([^;]*\)_\[p\]' out/last_profile.col ||
     fail "$(head -c 2000 out/last_profile.col)"
   ! grep -Eq '(^|;)callback_py_func \(' out/last_profile.col || fail "the sampler's stacks are there too"
 }
@@ -442,12 +497,12 @@ PY
   gp-symbolize "$OUT/rec.gpa" 2>/dev/null | gp-fold -f folded --annotate >"$OUT/folded"
   run -0 cat "$OUT/folded"
   # 3.9's code objects have no qualified name: the method alone.
-  assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
-  assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp '^python3\.9;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];tmp\.gp-pyframes-[A-Za-z0-9]{6}\.gpyext_work\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
+  assert_line --regexp '^python3\.13;_start_\[pn\];.*;_PyEval_EvalFrameDefault_\[pn\];([^;]+_\[p\];)*tmp\.gp-pyframes-[A-Za-z0-9]{6}\.gpyext_work\.Burner\.burner_method \([^;]*/gpyext_work\.py:[0-9]+\)_\[p\]'
   # 3.14 and 3.15 run the loop in its cold part (no symbol: named by the binary) under
   # PyEval_EvalCode.
   local v
   for v in 14 15; do
-    assert_line --regexp "^python3\\.$v;_start_\\[pn\\];.*;PyEval_EvalCode_\\[pn\\];\\([^;]*/python3\\.$v\\)_\\[pn\\];gpyext_work\\.<module> \\([^;]*\\)_\\[p\\];gpyext_work\\.Burner\\.burner_method \\([^;]*/gpyext_work\\.py:[0-9]+\\)_\\[p\\]"
+    assert_line --regexp "^python3\\.$v;_start_\\[pn\\];.*;PyEval_EvalCode_\\[pn\\];\\([^;]*/python3\\.$v\\)_\\[pn\\];tmp\\.gp-pyframes-[A-Za-z0-9]{6}\\.gpyext_work\\.<module> \\([^;]*\\)_\\[p\\];tmp\\.gp-pyframes-[A-Za-z0-9]{6}\\.gpyext_work\\.Burner\\.burner_method \\([^;]*/gpyext_work\\.py:[0-9]+\\)_\\[p\\]"
   done
 }

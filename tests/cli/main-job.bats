@@ -23,10 +23,11 @@ bats_require_minimum_version 1.5.0
   run -0 awk -F';' '$3 == "xz" && ($4 ~ /^_start/ || ($4 ~ /^\(/ && $5 ~ /^__libc_start_main/)) { n++ }
                     END { print n + 0 }' "$col"
   [ "$output" -gt 0 ] || fail "no whole xz stack: $(grep -m 5 ';xz;' "$col")"
-  # The Python demo's call chain: walked by gp-record's BPF program inside the native stack
-  # ("busy.main (busy.py:25)"), or named by gp's Python sampler where the walk cannot run
+  # The Python demo's call chain: walked by gp-record's BPF program inside the native stack,
+  # named as PyPerf names it ("work.gp.scripts.demo.busy.main (/work/gp/scripts/demo/busy.py:25)":
+  # the module is the script's path), or named by gp's Python sampler where the walk cannot run
   # ("main (busy.py:24)").
-  grep -q -E ';(busy\.)?main \([^;]*busy\.py:[0-9]+\)_\[p\];(busy\.)?build_report \([^;]*busy\.py:[0-9]+\)_\[p\];(busy\.)?count_words \(' "$col" ||
+  grep -q -E ';([^;]*\.busy\.)?main \([^;]*busy\.py:[0-9]+\)_\[p\];([^;]*\.busy\.)?build_report \([^;]*busy\.py:[0-9]+\)_\[p\];([^;]*\.busy\.)?count_words \(' "$col" ||
     fail "no Python frames of the demo: $(grep -m 5 '_\[p\]' "$col")"
   grep -q '_\[k\]' "$col" || fail "no kernel frames"
   # The page shows them.

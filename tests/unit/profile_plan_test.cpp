@@ -161,6 +161,21 @@ TEST(ProfilePlan, PythonFramesWherePossibleReachGpRecord) {
             "--python-frames=auto");
 }
 
+// gProfiler's --no-python-versions holds for PyPerf's stacks too (python_ebpf.py: add_versions):
+// gp-record leaves the labels out of the frames it walks; without a Python walk it is not passed.
+TEST(ProfilePlan, NoPythonVersionsReachesGpRecordWithPythonFrames) {
+  Options o = with_output();
+  o.duration_s = 5;
+  o.python_versions = false;
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args.back(), "auto");
+  o.python_frames_auto = true;
+  EXPECT_EQ(gp::profile::record_command(o, "s.gpa").args.back(), "--no-python-versions");
+  o.python_frames_auto = false;
+  o.python_frames = true;
+  EXPECT_EQ(gp::profile::continuous_record_command(o, "/w/system").args.back(),
+            "--no-python-versions");
+}
+
 // Continuous mode runs one gp-record for the whole run, as gProfiler runs perf: sessions in a
 // directory, each ended by SIGUSR2, and -d three sessions long as the safety net.
 TEST(ProfilePlan, ContinuousRecordKeepsTheSessionOptionsAndSwitchesBySignal) {

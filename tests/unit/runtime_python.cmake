@@ -7,6 +7,7 @@ target_sources(gp_unit_tests PRIVATE
   unit/runtime_python_line_table_test.cpp
   unit/runtime_python_package_test.cpp
   unit/runtime_python_py_spy_test.cpp
+  unit/runtime_python_pyperf_name_test.cpp
   unit/runtime_python_walker_test.cpp
 )
 target_include_directories(gp_unit_tests PRIVATE ${PROJECT_SOURCE_DIR}/libcore/src)

@@ -192,6 +192,10 @@ void add_cli(CLI::App& app, RecordArgs& args) {
                "Python frames, not an error")
       ->option_text("[=auto]")
       ->check(CLI::IsMember({"on", "auto"}));
+  app.add_flag("--no-python-versions", args.no_python_versions,
+               "With --python-frames: leave out gProfiler's package and version of a Python "
+               "frame's file ('[name==version]' of a distribution installed in site-packages "
+               "or dist-packages, '[standard-library==X.Y.Z]')");
   app.add_option("command", args.command,
                  "Run this command (after --, with its arguments) and record it and the "
                  "processes it starts until it exits; gp-record exits with its status")

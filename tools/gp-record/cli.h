@@ -42,6 +42,7 @@ struct RecordArgs {
   // CPython frames walked in BPF, spliced into native stacks: "" off; "on" (an error where the
   // walk cannot run); "auto" (where it can: otherwise a warning and stacks without them).
   std::string python_frames;
+  bool no_python_versions = false;    // --no-python-versions: Python frames without "[pkg==ver]"
   std::vector<std::string> command;   // `-- COMMAND [ARGS...]`: run it and record it
   std::string unwind_cache = "/var/cache/gp/unwind";  // "none": no table cache
 };

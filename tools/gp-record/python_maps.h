@@ -19,8 +19,10 @@ namespace gp::record_tool {
 
 class PythonMaps {
  public:
-  // procs: the program's python_procs map; stats: its python_stats per-CPU array.
-  PythonMaps(bpf_map* procs, bpf_map* stats) : procs_(procs), stats_(stats) {}
+  // procs: the program's python_procs map; stats: its python_stats per-CPU array; versions:
+  // frames carry their file's package label.
+  PythonMaps(bpf_map* procs, bpf_map* stats, bool versions)
+      : procs_(procs), stats_(stats), processes_(versions) {}
 
   // A new process (or one announced again): walked from now on when it is CPython.
   void announced(int32_t pid);

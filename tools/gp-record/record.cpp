@@ -113,6 +113,7 @@ Result<SamplerConfig> make_config(const RecordArgs& args) {
   c.unwind_copies = args.unwind_copies;
   c.unwind_copy_size = args.unwind_copy_size;
   c.python_frames = !args.python_frames.empty();
+  c.python_versions = !args.no_python_versions;
   c.unwind_cache = args.unwind_cache == "none" ? "" : args.unwind_cache;
   // The processes of --pid have their unwind tables before the first sample, not a few
   // milliseconds after it.

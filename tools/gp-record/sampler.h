@@ -48,6 +48,7 @@ struct SamplerConfig {
   uint32_t unwind_copies = 1000;      // --unwind-copies
   uint32_t unwind_copy_size = 16384;  // --unwind-copy-size: bytes (bpf/profile.h's at most)
   bool python_frames = false;         // --python-frames
+  bool python_versions = true;        // false: --no-python-versions
   // With --python-frames: the Python processes walked from their first sample (--pid's, or the
   // ones running when a whole-system recording starts); the others from their first sample's
   // announcement on.

@@ -426,7 +426,8 @@ Status BpfSampler::open(std::string* hint) {
     announcer_ = std::move(*announcer);
   }
   if (skel_->rodata->python_frames_on) {
-    python_ = std::make_unique<PythonMaps>(skel_->maps.python_procs, skel_->maps.python_stats);
+    python_ = std::make_unique<PythonMaps>(skel_->maps.python_procs, skel_->maps.python_stats,
+                                           config_.python_versions);
     for (int32_t pid : config_.python_pids) python_->announced(pid);  // from their first sample
   }
   ring_.reset(ring_buffer__new(bpf_map__fd(skel_->maps.events), on_ring_event, this, nullptr));

@@ -114,6 +114,8 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
     c.args.insert(c.args.end(), {"--unwind-copy-size", std::to_string(o.unwind_copy_size)});
   if (o.python_frames) c.args.push_back("--python-frames");
   else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
+  if ((o.python_frames || o.python_frames_auto) && !o.python_versions)
+    c.args.push_back("--no-python-versions");
   return c;
 }
 

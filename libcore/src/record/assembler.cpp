@@ -386,7 +386,7 @@ bool SessionAssembler::python_user_frames(TrackedProcess& p, int32_t pid, const 
       continue;
     }
     const PyFrameName& n = names[f.index];
-    const uint64_t function = builder_->function(n.name, n.file, n.first_line);
+    const uint64_t function = builder_->function(n.name, n.file, n.first_line, {}, n.package);
     ids.push_back(builder_->symbolic_location(model::FrameKind::python, function, n.line));
   }
   return true;

@@ -6,6 +6,8 @@
 
 #include "record/python_eval_parts.h"
 #include "runtime/python/interpreter_locator.h"
+#include "runtime/python/package_versions.h"
+#include "runtime/python/pyperf_name.h"
 #include "runtime/python/python_sampler.h"
 #include "runtime/remote/mapped_symbols.h"
 
@@ -73,21 +75,11 @@ std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const ui
   return splice_python_frames(native, parts.frames, eval);
 }
 
-namespace {
-
-std::string module_of(const std::string& file) {
-  auto slash = file.rfind('/');
-  std::string base = file.substr(slash == std::string::npos ? 0 : slash + 1);
-  if (base.ends_with(".py")) base.resize(base.size() - 3);
-  return base;
-}
-
-}  // namespace
-
 struct PythonProcesses::Process {
   pid_t pid = 0;
   bool exited = false;
   std::unique_ptr<runtime::python::PythonSampler> sampler;
+  std::unique_ptr<runtime::python::PackageLabels> labels;  // null: no labels
   std::vector<AddressRange> eval;
   // Frames named so far, by code object and offset: what names them once the process is gone.
   std::unordered_map<uint64_t, PyFrameName> names;
@@ -108,7 +100,7 @@ uint64_t name_key(const PyFrameRef& f) {
 
 }  // namespace
 
-PythonProcesses::PythonProcesses() = default;
+PythonProcesses::PythonProcesses(bool package_labels) : package_labels_(package_labels) {}
 PythonProcesses::~PythonProcesses() = default;
 
 PythonProcesses::Process* PythonProcesses::find(pid_t pid) const {
@@ -183,6 +175,9 @@ Result<PyWalkOffsets> PythonProcesses::attach(pid_t pid) {
     for (const AddressRange& part : eval_parts(pid, info))
       p->eval.push_back({part.start + info.bias, part.end + info.bias});
   }
+  if (package_labels_)
+    p->labels = std::make_unique<runtime::python::PackageLabels>(
+        pid, "/proc/" + std::to_string(pid) + "/root" + info.path);
   p->sampler = std::move(sampler);
   processes_.push_back(std::move(p));
   return offsets;
@@ -196,7 +191,8 @@ void PythonProcesses::exited(pid_t pid) {
   Process* p = find(pid);
   if (p == nullptr || p->exited) return;
   p->exited = true;
-  p->sampler.reset();  // its memory is gone: nothing more is read
+  p->sampler.reset();  // its memory and files are gone: nothing more is read
+  p->labels.reset();
   exited_order_.push_back(pid);
   while (exited_order_.size() > kMaxExitedProcesses) {
     const pid_t oldest = exited_order_.front();
@@ -235,7 +231,8 @@ bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out)
     out = known->second;
     return true;
   }
-  out.name = module_of(info.file) + "." + info.name;
+  out.name = runtime::python::pyperf_frame_name(info.file, info.name);
+  out.package = p->labels ? p->labels->of(info.file) : std::string();
   out.file = std::move(info.file);
   out.first_line = info.first_line;
   out.line = info.line;

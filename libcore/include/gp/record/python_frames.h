@@ -85,13 +85,15 @@ std::optional<std::vector<SplicedFrame>> splice_python_frames(std::span<const ui
                                                               const PyStackParts& parts,
                                                               std::span<const AddressRange> eval);
 
-// A Python frame named: "module.Class.method" (the file's base name without ".py", then the
-// code's qualified name), its file, and lines.
+// A Python frame named as gProfiler's PyPerf names it: "module.Class.method"
+// (runtime/python/pyperf_name.h: the module from the file's path, one class), its file, lines,
+// and gProfiler's package label of the file ("name==version", "standard-library==X.Y.Z", or "").
 struct PyFrameName {
   std::string name;
   std::string file;
   uint32_t first_line = 0;
   uint32_t line = 0;  // 0 when unknown
+  std::string package;
 };
 
 // What the BPF walk needs to know of one interpreter (bpf/profile.h: struct gp_python_proc).
@@ -113,7 +115,9 @@ struct PyWalkOffsets {
 // The CPython processes whose frames are walked. Not thread-safe.
 class PythonProcesses {
  public:
-  PythonProcesses();
+  // package_labels: frames carry their file's package label (gProfiler adds it unless
+  // --no-python-versions).
+  explicit PythonProcesses(bool package_labels = true);
   ~PythonProcesses();
   PythonProcesses(const PythonProcesses&) = delete;
   PythonProcesses& operator=(const PythonProcesses&) = delete;
@@ -139,6 +143,7 @@ class PythonProcesses {
   struct Process;
   std::vector<std::unique_ptr<Process>> processes_;
   std::deque<pid_t> exited_order_;  // exited processes still named, oldest first
+  bool package_labels_;
   Process* find(pid_t pid) const;
 };
 

@@ -134,8 +134,6 @@ std::string mount_namespace(const std::string& proc_root, pid_t pid) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-using FileIndex = std::map<std::string, std::string>;
-
 // Shared by every target thread of the run.
 struct Caches {
   std::mutex mu;
@@ -175,8 +173,7 @@ std::string interpreter_file(const Target& t, const std::string& proc_root) {
   return proc_root + "/" + std::to_string(t.pid) + "/exe";
 }
 
-std::optional<std::string> interpreter_version(const Target& t, const std::string& proc_root) {
-  std::string path = interpreter_file(t, proc_root);
+std::optional<std::string> interpreter_version(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   std::string key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
@@ -191,12 +188,6 @@ std::optional<std::string> interpreter_version(const Target& t, const std::strin
   std::lock_guard lock(c.mu);
   c.versions.emplace(key, version);
   return version;
-}
-
-// gProfiler's frame pattern: the suffix goes only on "(<file>.py:<line>)".
-bool versionable(const Frame& f) {
-  return f.kind == model::FrameKind::python && ends_with(f.file, ".py") && f.file.front() == '/' &&
-         f.file.find(')') == std::string::npos && (f.start_line != 0 || f.line != 0);
 }
 
 }  // namespace
@@ -292,28 +283,40 @@ std::optional<std::string> python_version_in_binary(std::string_view bytes) {
   return found;
 }
 
+bool takes_package_label(std::string_view file) {
+  return ends_with(file, ".py") && !file.empty() && file.front() == '/' &&
+         file.find(')') == std::string_view::npos;
+}
+
+PackageLabels::PackageLabels(pid_t pid, std::string interpreter, const std::string& proc_root)
+    : root_(proc_root + "/" + std::to_string(pid) + "/root"),
+      ns_(mount_namespace(proc_root, pid)),
+      interpreter_(std::move(interpreter)) {}
+
+PackageLabels::~PackageLabels() = default;
+
+const std::string& PackageLabels::of(const std::string& file) {
+  auto [it, fresh] = labels_.try_emplace(file);
+  if (!fresh || !takes_package_label(file)) return it->second;
+  if (is_standard_library(file)) {
+    if (!python_version_) python_version_ = interpreter_version(interpreter_);
+    if (*python_version_) it->second = "standard-library==" + **python_version_;
+  }
+  if (auto dir = packages_dir(file)) {
+    auto& index = dirs_[*dir];
+    if (!index) index = index_of(ns_, root_, *dir);
+    if (auto hit = index->find(file); hit != index->end()) it->second = hit->second;
+  }
+  return it->second;
+}
+
 void add_package_versions(const Target& target, Profile& profile, const std::string& proc_root) {
-  const std::string root = proc_root + "/" + std::to_string(target.pid) + "/root";
-  const std::string ns = mount_namespace(proc_root, target.pid);
-  std::map<std::string, std::shared_ptr<const FileIndex>> dirs;  // this profile's lookups
-  std::optional<std::optional<std::string>> python_version;      // looked up once, if needed
-  std::map<std::string, std::string> labels;                     // file → label ("" none)
+  PackageLabels labels(target.pid, interpreter_file(target, proc_root), proc_root);
   for (Stack& st : profile.stacks) {
     for (Frame& f : st.frames) {
-      if (!versionable(f)) continue;
-      auto [it, fresh] = labels.try_emplace(f.file);
-      if (fresh) {
-        if (is_standard_library(f.file)) {
-          if (!python_version) python_version = interpreter_version(target, proc_root);
-          if (*python_version) it->second = "standard-library==" + **python_version;
-        }
-        if (auto dir = packages_dir(f.file)) {
-          auto& index = dirs[*dir];
-          if (!index) index = index_of(ns, root, *dir);
-          if (auto hit = index->find(f.file); hit != index->end()) it->second = hit->second;
-        }
-      }
-      if (!it->second.empty()) f.package = it->second;
+      // gProfiler's frame pattern: the label goes only on "(<file>.py:<line>)".
+      if (f.kind != model::FrameKind::python || (f.start_line == 0 && f.line == 0)) continue;
+      if (const std::string& label = labels.of(f.file); !label.empty()) f.package = label;
     }
   }
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,36 @@ std::map<std::string, std::string> read_packages_dir(const std::string& root,
 // The one "X.Y.Z" PY_VERSION string (NUL-terminated, after a non-digit) in a binary's bytes;
 // nullopt when there is none or more than one, as gProfiler decides.
 std::optional<std::string> python_version_in_binary(std::string_view bytes);
+
+// gProfiler's frame pattern takes a label only on an absolute ".py" file without ")" (and only
+// in a frame with a line).
+bool takes_package_label(std::string_view file);
+
+using FileIndex = std::map<std::string, std::string>;
+
+// The labels of one process's Python files, each file looked up once (the packages directories
+// and the interpreter's version are shared by every process of a mount namespace). Not
+// thread-safe; the caches behind it are.
+class PackageLabels {
+ public:
+  // `interpreter`: the interpreter's binary (libpython when mapped, else the executable) as
+  // this process can open it ("/proc/PID/exe", "/proc/PID/root/usr/lib/libpython3.11.so.1.0"),
+  // read for the standard library's version when a file of it is first labelled.
+  PackageLabels(pid_t pid, std::string interpreter, const std::string& proc_root = "/proc");
+  ~PackageLabels();
+  PackageLabels(const PackageLabels&) = delete;
+  PackageLabels& operator=(const PackageLabels&) = delete;
+
+  // "name==version", "standard-library==X.Y.Z", or "" (a file of neither, one that cannot be
+  // read, or one gProfiler's pattern does not take).
+  const std::string& of(const std::string& file);
+
+ private:
+  std::string root_, ns_, interpreter_;
+  std::map<std::string, std::string> labels_;                     // file → label
+  std::map<std::string, std::shared_ptr<const FileIndex>> dirs_;  // packages directory → index
+  std::optional<std::optional<std::string>> python_version_;      // read once, when needed
+};
 
 // Fills Frame::package of every Python frame of `profile` whose file is a ".py" file of a
 // package or of the standard library (needs the process: /proc/PID/root, its maps and exe).

@@ -8,6 +8,7 @@ target_sources(gp_core PRIVATE
   src/runtime/python/line_table.cpp
   src/runtime/python/package_versions.cpp
   src/runtime/python/py_spy_adapter.cpp
+  src/runtime/python/pyperf_name.cpp
   src/runtime/python/py_spy_output.cpp
   src/runtime/python/python_layout.cpp
   src/runtime/python/python_sampler.cpp
