@@ -229,10 +229,9 @@ one_sample_per_4ms_of_cpu() {
 @test "a known call chain is recorded as main;a;b;spin" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 4 &
-  local pid=$!
+  "$FIX/chain" 60 &
+  WORKLOADS+=($!)
   record 2 -F 499
-  wait "$pid"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
 }
@@ -247,11 +246,11 @@ delivered_and_counted() {
 @test "short flush intervals neither lose nor double-count samples" {
   # bats test_tags=root,bpf
   require_root_bpf
-  "$FIX/chain" 4 &
+  "$FIX/chain" 60 &
   local pid=$!
+  WORKLOADS+=("$pid")
   # 40 drains with stacks kept in the kernel's maps across them.
   run -0 record 2 -F 999 --flush-interval 0.05 -p "$pid" -v
-  wait "$pid"
   local delivered counted
   delivered_and_counted
   [ "$delivered" -gt 200 ]
@@ -412,10 +411,9 @@ top_recurse_stack() {
 
 @test "the perf sampler records the same chain" {
   # bats test_tags=root
-  "$FIX/chain" 4 &
-  local pid=$!
+  "$FIX/chain" 60 &
+  WORKLOADS+=($!)
   record 2 -F 499 --sampler perf
-  wait "$pid"
   run -0 fold "$OUT/rec.gpa"
   assert_line --regexp '^chain;.*;main;a;b;spin [0-9]+$'
 }
@@ -426,12 +424,12 @@ top_recurse_stack() {
   local dir
   dir=$(mktemp -d /tmp/gp-record-rootless.XXXXXX)
   chmod 777 "$dir"
-  setpriv --reuid=nobody --regid=nogroup --clear-groups "$FIX/chain" 5 &
+  setpriv --reuid=nobody --regid=nogroup --clear-groups "$FIX/chain" 60 &
   local pid=$!
+  WORKLOADS+=("$pid")
   sleep 0.2
   run -0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
     timeout 30 "$GP_BUILD_DIR/bin/gp-record" -F 499 -d 2 -p "$pid" -o "$dir/rec.gpa"
-  wait "$pid"
   cp "$dir/rec.gpa" "$OUT/rec.gpa"
   rm -rf "$dir"
   run -0 fold "$OUT/rec.gpa"
