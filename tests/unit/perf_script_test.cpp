@@ -382,6 +382,32 @@ TEST(PerfScriptImport, GivesTheSameSessionWhateverTheFeedSizes) {
   }
 }
 
+// Room taken for the input (none, about right, or far more than it makes) changes nothing in the
+// session: the same samples on the same stacks of the same frames.
+TEST(PerfScriptImport, GivesTheSameSessionWhateverRoomItReserved) {
+  std::string text = fixture("system-a-g.txt");
+  Session whole;
+  import_perf_script(text, whole);
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{text.size()}, uint64_t{1} << 40}) {
+    Session s;
+    PerfScriptParser p(s);
+    p.reserve_for(bytes);
+    p.feed(text);
+    p.finish();
+    ASSERT_EQ(s.samples.size(), whole.samples.size()) << bytes;
+    ASSERT_EQ(s.stacks.size(), whole.stacks.size()) << bytes;
+    ASSERT_EQ(s.locations.size(), whole.locations.size()) << bytes;
+    for (size_t i = 0; i < s.samples.size(); ++i) {
+      EXPECT_EQ(s.samples[i].stack_id, whole.samples[i].stack_id) << bytes << " sample " << i;
+      EXPECT_EQ(s.samples[i].count, whole.samples[i].count) << bytes << " sample " << i;
+    }
+    for (size_t i = 0; i < s.stacks.size(); ++i)
+      EXPECT_EQ(s.stacks[i].location_ids, whole.stacks[i].location_ids) << bytes << " stack " << i;
+    for (size_t i = 0; i < s.locations.size(); ++i)
+      EXPECT_EQ(s.locations[i].address, whole.locations[i].address) << bytes << " location " << i;
+  }
+}
+
 // Thousands of distinct frames, repeated in a scrambled order by two processes: more than the
 // importer's cache of recent lines holds, so lookups go through its eviction and its big table.
 // Every sample must still get exactly the frames printed, with one location per process, frame

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gp/model/string_table.h"
@@ -10,6 +11,7 @@
 namespace gp::test::model {
 namespace {
 
+using gp::model::hash_bytes;
 using gp::model::StringTable;
 
 TEST(StringTable, FindsWhatWasInsertedAndNothingElse) {
@@ -64,6 +66,27 @@ TEST(StringTable, KeepsEveryKeyIntactAcrossBlocksOfGrowingSize) {
   }
   ASSERT_EQ(t.size(), keys.size());
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(*t.find(keys[i]), i) << "key " << i;
+}
+
+// A slot keeps 32 bits of its key's hash: keys whose hashes agree in those bits (two among 200k
+// numbers, found here) are still told apart by their bytes, and each finds its own value.
+TEST(StringTable, TellsApartKeysWhoseHashesShareTheirLow32Bits) {
+  std::vector<std::string> keys;
+  std::unordered_map<uint32_t, size_t> seen;  // low 32 bits of the hash -> key
+  std::pair<size_t, size_t> same{0, 0};
+  for (size_t i = 0; i < 400000 && same.first == same.second; ++i) {
+    keys.push_back("key " + std::to_string(i));
+    auto [it, fresh] = seen.try_emplace(static_cast<uint32_t>(hash_bytes(keys.back())), i);
+    if (!fresh) same = {it->second, i};
+  }
+  ASSERT_NE(same.first, same.second) << "no two keys share the low 32 bits of their hash";
+  ASSERT_NE(hash_bytes(keys[same.first]), hash_bytes(keys[same.second]));
+  StringTable<uint64_t> t;
+  for (size_t i = 0; i < keys.size(); ++i) t.insert(keys[i], i);
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(*t.find(keys[i]), i) << keys[i];
+  EXPECT_EQ(*t.find(keys[same.first]), same.first);
+  EXPECT_EQ(*t.find(keys[same.second]), same.second);
+  EXPECT_EQ(t.find("key -1"), nullptr);
 }
 
 }  // namespace

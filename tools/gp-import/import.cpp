@@ -218,9 +218,10 @@ std::optional<int> open_source(const ImportArgs& a, Source& src) {
 // Feeds the whole input to the parser, writing chunks as samples pile up.
 bool pump(const ImportArgs& a, Source& src, import::PerfScriptParser& parser, model::Session& s,
           Output& out) {
+  const uint64_t size = file_size(src.fd);
+  parser.reserve_for(size);
   parser.feed(src.first);
   uint64_t done = src.first.size();
-  const uint64_t size = file_size(src.fd);
   std::vector<char> buf(kReadBytes);
   for (;;) {
     ssize_t n = ::read(src.fd, buf.data(), buf.size());

@@ -22,13 +22,16 @@ bool is_regular_file(const std::string& path) {
 
 enum class Check { match, mismatch, unusable };
 
-// Whether the ELF file at path has the wanted build-id. An empty wanted id accepts any ELF.
-Check check_build_id(const std::string& path, const std::string& build_id) {
+// Whether the ELF file at path has the wanted build-id. An empty wanted id accepts any ELF. On a
+// match, `file` (when given) holds the file, open.
+Check check_build_id(const std::string& path, const std::string& build_id,
+                     std::optional<ElfFile>* file = nullptr) {
   if (!is_regular_file(path)) return Check::unusable;
   auto f = ElfFile::open(path);
   if (!f) return Check::unusable;
-  if (build_id.empty()) return Check::match;
-  return f->build_id() == build_id ? Check::match : Check::mismatch;
+  if (!build_id.empty() && f->build_id() != build_id) return Check::mismatch;
+  if (file != nullptr) file->emplace(std::move(*f));
+  return Check::match;
 }
 
 std::string dirname_of(const std::string& path) {
@@ -84,14 +87,11 @@ const std::string& own_vdso_path() {
 
 FoundFiles DebugInfoFinder::find(const std::string& path, const std::string& build_id) const {
   FoundFiles out;
-  bool have_binary = find_binary(path, build_id, out);
-  bool binary_has_dwarf = false;
-  if (have_binary) {
-    auto f = ElfFile::open(out.binary);
-    binary_has_dwarf = f && f->has_dwarf();
-  }
+  std::optional<ElfFile> binary;
+  bool have_binary = find_binary(path, build_id, out, binary);
+  bool binary_has_dwarf = have_binary && binary->has_dwarf();
   if (!binary_has_dwarf) {
-    bool have_debug = find_debug(build_id, out) || (have_binary && find_debuglink(out.binary, out));
+    bool have_debug = find_debug(build_id, out) || (have_binary && find_debuglink(*binary, out));
     if (!have_debug && opt_.debuginfod && !build_id.empty()) find_debuginfod(build_id, out);
   }
   if (out.binary.empty() && !out.debug.empty()) {
@@ -114,9 +114,9 @@ std::vector<std::pair<std::string, const char*>> DebugInfoFinder::stores() const
 }
 
 bool DebugInfoFinder::find_binary(const std::string& path, const std::string& build_id,
-                                  FoundFiles& out) const {
+                                  FoundFiles& out, std::optional<ElfFile>& binary) const {
   auto take = [&](const std::string& candidate, const char* source) {
-    Check c = check_build_id(candidate, build_id);
+    Check c = check_build_id(candidate, build_id, &binary);
     if (c == Check::mismatch && out.mismatched.empty()) out.mismatched = candidate;
     if (c != Check::match) return false;
     out.binary = candidate;
@@ -157,10 +157,9 @@ bool DebugInfoFinder::find_debug(const std::string& build_id, FoundFiles& out) c
   return false;
 }
 
-bool DebugInfoFinder::find_debuglink(const std::string& binary, FoundFiles& out) const {
-  auto f = ElfFile::open(binary);
-  if (!f) return false;
-  auto link = f->debuglink();
+bool DebugInfoFinder::find_debuglink(const ElfFile& file, FoundFiles& out) const {
+  const std::string& binary = file.path();
+  auto link = file.debuglink();
   if (!link) return false;
   std::string dir = dirname_of(binary);
   std::vector<std::string> candidates = {dir + "/" + link->name, dir + "/.debug/" + link->name};

@@ -61,6 +61,10 @@ class PerfScriptParser {
   PerfScriptParser(const PerfScriptParser&) = delete;
   PerfScriptParser& operator=(const PerfScriptParser&) = delete;
 
+  // Takes room once for the locations, stacks and samples an input of `bytes` bytes is likely to
+  // make (when its size is known: a regular file), before the first feed. Optional: the lists
+  // grow past it, or without it, by doubling.
+  void reserve_for(uint64_t bytes);
   // Parses bytes; a line may be split across calls.
   void feed(std::string_view bytes);
   // Ends the input: parses a last line without '\n' and closes the last sample. Also fills the

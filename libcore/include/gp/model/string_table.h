@@ -51,7 +51,7 @@ class StringTable {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.len == kEmpty) return nullptr;
-      if (s.hash == h && s.len == key.size() &&
+      if (s.hash == static_cast<uint32_t>(h) && s.len == key.size() &&
           (key.empty() || std::memcmp(s.key, key.data(), key.size()) == 0))
         return &s.value;
     }
@@ -84,7 +84,7 @@ class StringTable {
   void prefetch_key(uint64_t h) const {
     if (slots_.empty()) return;
     const Slot& s = slots_[h & mask_];
-    if (s.hash == h && s.len != kEmpty) __builtin_prefetch(s.key);
+    if (s.hash == static_cast<uint32_t>(h) && s.len != kEmpty) __builtin_prefetch(s.key);
   }
   // Empties the table. The block new keys went to, and a slot array of up to kKeptSlots, stay
   // allocated: a table emptied every chunk or drain (a sample index) would otherwise map, fault
@@ -118,9 +118,13 @@ class StringTable {
   static constexpr size_t kBlockBytes = 1 << 20;
   static constexpr size_t kKeptSlots = 4096;
   static constexpr size_t kFirstSlots = 16;  // a table of a few keys zeroes 512 bytes, not 32 KiB
+  // The low 32 bits of the key's hash are kept: they place the slot (tables have fewer than 2^32
+  // slots) and reject most unequal keys without reading them. A 64-bit value makes a 24-byte slot,
+  // not 32: the SessionBuilder's tables of hundreds of thousands of keys touch a quarter less
+  // memory, the first touch of which is most of their cost.
   struct Slot {
-    uint64_t hash = 0;
     const char* key = nullptr;
+    uint32_t hash = 0;
     uint32_t len = kEmpty;
     V value{};
   };
@@ -150,7 +154,7 @@ class StringTable {
   Slot& place(uint64_t h) {
     size_t i = h & mask_;
     while (slots_[i].len != kEmpty) i = (i + 1) & mask_;
-    slots_[i].hash = h;
+    slots_[i].hash = static_cast<uint32_t>(h);
     return slots_[i];
   }
   void grow() {

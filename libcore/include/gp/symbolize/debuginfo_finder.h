@@ -26,9 +26,12 @@
 // Thread-safety: find() may be called from several threads at once.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "gp/symbolize/elf_file.h"
 
 namespace gp::symbolize {
 
@@ -62,9 +65,12 @@ class DebugInfoFinder {
   const FinderOptions& options() const { return opt_; }
 
  private:
-  bool find_binary(const std::string& path, const std::string& build_id, FoundFiles& out) const;
+  // On success `binary` holds the file found, open: find() looks at it again (DWARF, debuglink)
+  // without opening, mapping and unmapping it again.
+  bool find_binary(const std::string& path, const std::string& build_id, FoundFiles& out,
+                   std::optional<ElfFile>& binary) const;
   bool find_debug(const std::string& build_id, FoundFiles& out) const;
-  bool find_debuglink(const std::string& binary, FoundFiles& out) const;
+  bool find_debuglink(const ElfFile& binary, FoundFiles& out) const;
   void find_debuginfod(const std::string& build_id, FoundFiles& out) const;
 
   // --debug-dir stores, then the sidecar, each with its source label.
