@@ -114,6 +114,7 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
     c.args.insert(c.args.end(), {"--unwind-copy-size", std::to_string(o.unwind_copy_size)});
   if (o.python_frames) c.args.push_back("--python-frames");
   else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
+  if (o.pyperf_verbose && (o.python_frames || o.python_frames_auto)) c.args.push_back("-vv");
   return c;
 }
 
@@ -149,6 +150,8 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   if (!o.python_versions) c.args.push_back("--no-python-versions");
+  if (!o.python_pyspy_pids.empty() && mode_of(o, "python") != "disabled")
+    c.args.insert(c.args.end(), {"--python-pyspy-process", join_pids(o.python_pyspy_pids)});
   if (o.min_duration_s > 0)
     c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
   if (mode_of(o, "java") != "disabled") {
