@@ -76,7 +76,7 @@ SH
   # Two 2 s sessions: PerfSpect's 1 s is over by the end of the first.
   local args=(-d 2 -o out --pids "$BUSY" --perf-mode fp --no-java --no-python --no-php --no-ruby
     --no-flamegraph)
-  bash -c 'until [ "$(ls out/profile_*.col 2>/dev/null | wc -l)" -ge 1 ]; do sleep 0.1; done; sleep 5' &
+  bash -c 'until [ "$(ls out/profile_*.col 2>/dev/null | wc -l)" -ge 1 ]; do sleep 0.1; done; sleep 3' &
   local controller=$!
   run -0 --separate-stderr timeout -s KILL 120 gp-profile "${args[@]}" -c --controller-pid "$controller" \
     --enable-hw-metrics-collection --perfspect-path "$PWD/tmp/perfspect" --perfspect-duration 1 -v
@@ -149,7 +149,7 @@ PY
   tmp/pyapp app.py &
   local app=$!
   PIDS+=("$app")
-  local gp_args=(-d 3 -o out --pids "$app" --perf-mode fp --python-mode gp --no-java --no-php
+  local gp_args=(-d 2 -o out --pids "$app" --perf-mode fp --python-mode gp --no-java --no-php
     --no-ruby --no-flamegraph)
   run -0 --separate-stderr timeout -s KILL 120 gp-profile "${gp_args[@]}" --python-pyspy-process "$app"
   grep -q ';pyapp;.*spin_in_app (.*/app.py:[0-9]*)_\[p\]' out/last_profile.col ||
