@@ -35,6 +35,7 @@ complete -c gp-runtime -l java-collect-thread-names -d 'Java stacks start with t
 complete -c gp-runtime -l java-collect-jvm-flags -d 'The JVM flags in the app metadata'\''s jvm_flags (JFR): default (those not set by default), all, none, or a comma-separated list of names' -x
 complete -c gp-runtime -l alloc-interval -d 'Profile Java allocations instead of CPU time, one sample per BYTES allocated, stacks weighted in bytes with the allocated class as leaf (gProfiler'\''s --mode allocation; the other runtimes are off)' -x
 complete -c gp-runtime -l php-proc-filter -d 'PHP processes to profile: those whose comm matches this extended regex, as phpspy'\''s '\''pgrep'\'' does in gProfiler ('\''php'\'' for the CLI)' -x
+complete -c gp-runtime -l python-pyspy-process -d 'Profile these processes as Python (comma-separated or repeated) even when gp does not recognise them as Python by their exe or libraries, as gProfiler'\''s' -x
 complete -c gp-runtime -l java-collect-spark-app-name-as-appid -d 'A Spark executor'\''s Java appid ends with '\'', spark: <spark.app.name>'\'' from its __spark_conf__/__spark_conf__.properties, as gProfiler'\''s'
 complete -c gp-runtime -l app-id-args-filter -d 'Java appids add the JVM options that match this regex (repeatable), e.g. '\''java: app.jar (-Dservice=web)'\'', as gProfiler'\''s' -x
 complete -c gp-runtime -l grace -d 'Seconds profilers get to hand in their results after the session ends; one that takes longer is reported as an error' -x

@@ -253,9 +253,40 @@ void set_unwind_copy_size(const Checked& k, ProfileArgs& args) {
                                std::to_string(size));
 }
 
-std::vector<int> pids_of(const Checked& k) {
+// --pyperf-user-stacks-pages: the user stack PyPerf copies per sample for its native frames.
+// gp-record unwinds native frames in the kernel and copies stacks only for samples taken before
+// their process's tables are loaded: their copies take this many pages, when PyPerf runs and
+// --perf-dwarf-stack-size (the same copy) is not given.
+void set_pyperf_stack_pages(const Checked& k, ProfileArgs& args) {
+  if (!k.given("pyperf-user-stacks-pages") || k.text("pyperf-user-stacks-pages").empty()) return;
+  Options& o = args.options;
+  long pages = k.integer("pyperf-user-stacks-pages", 0);
+  const std::string name = "--pyperf-user-stacks-pages " + std::to_string(pages);
+  if (!o.python_frames && !o.python_frames_auto) {
+    args.start_notes.push_back(name + " has no effect: PyPerf (gp-record's Python frames) does "
+                                      "not run (--python-mode pyperf or auto runs it)");
+  } else if (pages == 0) {
+    args.start_notes.push_back(name + ": gp-record keeps Python processes' native frames (it "
+                                      "has no switch to drop them)");
+  } else if (k.given("perf-dwarf-stack-size")) {
+    args.start_notes.push_back(name + " has no effect: --perf-dwarf-stack-size sets the "
+                                      "same stack copy");
+  } else if (o.perf_mode == gp::profile::PerfMode::fp) {
+    args.start_notes.push_back(name + " has no effect with --perf-mode fp: no stack is copied");
+  } else {
+    long size = std::clamp(pages * 4096, kMinCopySize, kMaxCopySize);
+    o.unwind_copy_size = static_cast<uint32_t>(size);
+    if (size != pages * 4096)
+      args.start_notes.push_back(name + ": gp-record copies at most " +
+                                 std::to_string(kMaxCopySize / 4096) + " pages of stack; it copies " +
+                                 std::to_string(size / 4096));
+  }
+}
+
+// The pids of a list option of gProfiler's integers_list type (--pids, --python-pyspy-process).
+std::vector<int> pids_of(const Checked& k, const std::string& key = "pids") {
   std::vector<int> pids;
-  for (const std::string& item : k.args.lists["pids"]) {
+  for (const std::string& item : k.args.lists[key]) {
     size_t start = 0;
     while (true) {
       size_t comma = item.find(',', start);
@@ -432,7 +463,17 @@ void finish(CLI::App& app, ProfileArgs& args) {
   set_python_frames(k, o);
   set_python_frames_auto(o);
   set_unwind_copy_size(k, args);
+  set_pyperf_stack_pages(k, args);
   o.pids = pids_of(k);
+  o.pyperf_verbose = k.flag("python-pyperf-verbose");
+  if (o.pyperf_verbose && !o.python_frames && !o.python_frames_auto)
+    args.start_notes.push_back(
+        "--python-pyperf-verbose has no effect: PyPerf (gp-record's Python frames) does not run");
+  o.python_pyspy_pids = pids_of(k, "python-pyspy-process");
+  if (!o.python_pyspy_pids.empty() && o.python_frames)
+    args.start_notes.push_back(
+        "--python-pyspy-process has no effect with --python-mode pyperf: no py-spy runs (as "
+        "gProfiler)");
   o.application_identifiers = !k.flag("disable-application-identifiers");
   o.application_metadata = !k.flag("disable-application-metadata");
   o.truncated_marker = !k.flag("no-truncated-marker");
@@ -494,6 +535,18 @@ void finish(CLI::App& app, ProfileArgs& args) {
   args.pid_ns_check = !k.flag("disable-pidns-check");
   args.memory_restart = !k.flag("perf-no-memory-restart");
   args.pyperf_skip_above = k.integer("python-skip-pyperf-profiler-above", 0);
+  args.hw_metrics = k.flag("enable-hw-metrics-collection");
+  if (k.given("perfspect-path")) args.perfspect_path = k.text("perfspect-path");
+  args.perfspect_duration_s = k.integer("perfspect-duration", 60);
+  if (args.hw_metrics && args.perfspect_path.empty())
+    args.start_notes.push_back(
+        "--enable-hw-metrics-collection: no hardware metrics without --perfspect-path: they need "
+        "Intel PerfSpect, installed separately (https://github.com/intel/PerfSpect)");
+  else if (!args.hw_metrics && !args.perfspect_path.empty())
+    args.start_notes.push_back(
+        "--perfspect-path has no effect without --enable-hw-metrics-collection");
+  if (k.given("perfspect-duration") && (!args.hw_metrics || args.perfspect_path.empty()))
+    args.start_notes.push_back("--perfspect-duration has no effect: PerfSpect does not run");
   if (args.upload_file || args.extract_resources) o.upload = o.upload || args.upload_file;
   check_rules(k, mode, frequency_given);
   args.not_implemented.clear();

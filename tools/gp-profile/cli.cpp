@@ -323,6 +323,19 @@ void add_python_php(Builder& b) {
           "(gp-record's Python frames) is skipped and Python goes unprofiled, as gProfiler's "
           "(0: no limit)",
           "0");
+  b.value("--pyperf-user-stacks-pages", "--pyperf-user-stacks-pages",
+          ValueType::nonnegative_integer, "PAGES",
+          "With --python-mode pyperf or auto: the pages (4 KiB) of user stack gp-record copies of "
+          "a sample taken before its process's unwind tables are loaded, 1 to 4 "
+          "(--perf-dwarf-stack-size's copy, which wins when given); later samples are unwound "
+          "in the kernel, whole. 0: gp-record has no switch to drop native frames, said so");
+  b.flag("--python-pyperf-verbose",
+         "With --python-mode pyperf or auto: gp-record's debug diagnostics (-vv), its Python "
+         "frame walk's counters among them, in gp-profile's -vv log");
+  b.list("--python-pyspy-process", "--python-pyspy-process", ValueType::integers_list, "PID,...",
+         "Profile these processes with gp-runtime's Python sampler even when they are not "
+         "recognised as Python by their exe or libraries (e.g. a renamed interpreter), as "
+         "gProfiler's; not with --python-mode pyperf (no py-spy then, as gProfiler)");
   b.flag("--no-python-versions",
          "Python frames without '[pkg==ver]': by default a frame of an installed package reads "
          "'func (file.py:12 [pkg==1.0])', one of the standard library "
@@ -346,6 +359,19 @@ void add_events_and_deprecated(Builder& b) {
               "platform (ICX, SPR, EMR, GNR or UNKNOWN) with gProfiler's precise modifier (:pp, "
               ":p for ocr.*; none in a VM); raw is any form of gp-record's -e"),
       ValueHint::file);
+  // gProfiler's hardware metrics (hw_metrics.h).
+  b.flag("--enable-hw-metrics-collection",
+         "Collect hardware metrics with Intel PerfSpect (needs PerfSpect, installed separately "
+         "from https://github.com/intel/PerfSpect, named by --perfspect-path): it runs once from "
+         "the start, and each .col's header carries its summary (hwmetrics: metric -> mean) and "
+         "page (htmlblob: gzip, base64) once it has written them, as gProfiler's");
+  gp::cli::hint_value(
+      b.value("--perfspect-path", "--perfspect-path", ValueType::text, "FILE",
+              "The PerfSpect executable for --enable-hw-metrics-collection (gp-profile does not "
+              "start when it is no file)"),
+      ValueHint::file);
+  b.value("--perfspect-duration", "--perfspect-duration", ValueType::positive_integer,
+          "SECONDS", "Seconds PerfSpect collects (its 'metrics --duration')", "60");
   // gProfiler's deprecated no-ops: accepted and ignored, as gProfiler does.
   b.value("--spark-sample-period", "--spark-sample-period", ValueType::integer, "SECONDS",
           "Deprecated, ignored", "120");

@@ -81,6 +81,11 @@ struct ProfileArgs {
   // --python-skip-pyperf-profiler-above: no PyPerf (gp-record --python-frames) when more Python
   // processes than this run at start (0: no limit).
   long pyperf_skip_above = 0;
+  // --enable-hw-metrics-collection, --perfspect-path, --perfspect-duration (hw_metrics.h).
+  bool hw_metrics = false;
+  std::string perfspect_path;
+  long perfspect_duration_s = 60;
+  std::string hw_metrics_dir;  // where the running PerfSpect writes (set by run(); "" = none)
   // Subcommands.
   bool upload_file = false;
   std::string file_path;

@@ -21,18 +21,6 @@ constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
      "gp-profile does not stop Java profiling after a profiled JVM's OOM, fatal signal or hs_err "
      "file"},
     {"java-full-hserr", "gp-profile reads no hs_err files"},
-    {"pyperf-user-stacks-pages",
-     "gp-record unwinds --python-mode pyperf's native frames in the kernel, whole, with no stack "
-     "pages to size (the stack it copies of a process's first samples is "
-     "--perf-dwarf-stack-size's)"},
-    {"python-pyperf-verbose", "gp-record's own diagnostics come with -v"},
-    {"python-pyspy-process",
-     "gp-runtime profiles only the processes it recognises as Python, with its own sampler or "
-     "py-spy"},
-    {"enable-hw-metrics-collection",
-     "gp-profile does not run PerfSpect: no hardware metrics are collected"},
-    {"perfspect-path", "gp-profile does not run PerfSpect: no hardware metrics are collected"},
-    {"perfspect-duration", "gp-profile does not run PerfSpect: no hardware metrics are collected"},
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "gp/profile/agent.h"
 #include "gp/profile/child.h"
 #include "gp/profile/diagnostics.h"
+#include "gp/profile/hw_metrics.h"
 #include "gp/profile/instance.h"
 #include "gp/profile/usage.h"
 #include "gp/record/command.h"
@@ -182,6 +183,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
   std::set<std::string> said_once;
   SessionContext context{o, tools, work, stop, log, &agent, metrics, &said_once};
   context.command = command;
+  context.hw_metrics_dir = args.hw_metrics_dir;
   std::optional<gp::profile::CgroupRanking> cgroups;
   if (o.perf_use_cgroups) context.cgroups = &cgroups.emplace();
   // Continuous: one gp-record for every session, as gProfiler keeps perf running.
@@ -253,9 +255,8 @@ Status preconditions(const ProfileArgs& args) {
         "Kubernetes, add 'hostPID: true' in the Pod spec. You can disable this check with "
         "--disable-pidns-check.");
   // As gProfiler: a PerfSpect path that names no file ends it at start.
-  if (auto ps = args.values.find("perfspect-path");
-      ps != args.values.end() && !ps->second.empty() && !fs::is_regular_file(ps->second))
-    return make_error("PerfSpect tool " + ps->second + " does not exist!");
+  if (!args.perfspect_path.empty() && !fs::is_regular_file(args.perfspect_path))
+    return make_error("PerfSpect tool " + args.perfspect_path + " does not exist!");
   if (!o.pids.empty() && !gp::profile::any_alive(o.pids))
     return make_error("none of the processes given with --pids is running");
   if (!o.output_dir.empty()) {
@@ -371,6 +372,39 @@ int profile_command(const ProfileArgs& args, const Tools& tools, const fs::path&
   return status;
 }
 
+// --enable-hw-metrics-collection with --perfspect-path: PerfSpect runs once, from the start, and
+// is ended (SIGTERM) with gp-profile if still running, as gProfiler's HWMetricsMonitor.
+struct PerfSpectRun {
+  pid_t pid = 0;
+  ~PerfSpectRun() {
+    if (pid > 0) gp::profile::kill_child(pid, std::chrono::seconds(2));
+  }
+};
+
+void start_perfspect(ProfileArgs& args, const fs::path& work, Log& log, PerfSpectRun& run) {
+  if (::access(args.perfspect_path.c_str(), X_OK) != 0) {
+    log.warning("PerfSpect tool " + args.perfspect_path +
+                " is not executable: no hardware metrics are collected");
+    return;
+  }
+  log.info(1, "Using perfspect path: " + args.perfspect_path);
+  const fs::path dir = work / "perfspect_data";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  auto cmd = gp::profile::perfspect_command(args.perfspect_path,
+                                            static_cast<unsigned>(args.perfspect_duration_s),
+                                            dir.string(), args.common.verbose > 0);
+  log.info(2, gp::profile::describe(cmd));
+  auto pid = gp::profile::spawn({cmd.tool, cmd.args, (work / "perfspect.out").string(),
+                                 (work / "perfspect.err").string()});
+  if (!pid) {
+    log.warning("cannot run PerfSpect: " + pid.error().message + "; no hardware metrics");
+    return;
+  }
+  run.pid = *pid;
+  args.hw_metrics_dir = dir.string();
+}
+
 }  // namespace
 
 int run(ProfileArgs& args) {
@@ -480,6 +514,8 @@ int run(ProfileArgs& args) {
     }
     agent.set("external_metadata", external->static_part);
   }
+  PerfSpectRun perfspect;
+  if (args.hw_metrics && !args.perfspect_path.empty()) start_perfspect(args, work, log, perfspect);
   std::unique_ptr<gp::profile::MetricsMonitor> metrics;
   if (o.collect_metrics) metrics = std::make_unique<gp::profile::MetricsMonitor>();
   std::string event = o.perf_event.empty() ? "cpu-clock" : o.perf_event;

@@ -518,8 +518,12 @@ SessionOutcome run_session(const SessionContext& c, int number) {
     // Without metadata collection gProfiler's header metadata has no agent fields, no time.
     static const json::Value nothing = json::Value::object();
     const bool collect = c.options.metadata_collection;
+    std::optional<gp::profile::HwMetrics> hw;
+    if (!c.hw_metrics_dir.empty())
+      hw = gp::profile::read_hw_metrics(c.hw_metrics_dir, gp::profile::host_name());
     if (auto st = gp::profile::apply_agent_header(col, collect ? *c.agent : nothing,
-                                                  collect ? rec.times.end : "", metrics);
+                                                  collect ? rec.times.end : "", metrics,
+                                                  hw ? &*hw : nullptr);
         !st)
       c.log.warning(s.label() + ": " + st.error().message);
   }

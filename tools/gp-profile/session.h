@@ -41,6 +41,8 @@ struct SessionContext {
   gp::profile::CgroupRanking* cgroups = nullptr;
   // `gp-profile -- COMMAND`: the held command the one session records and lets go (null: none).
   gp::record::RecordedCommand* command = nullptr;
+  // --enable-hw-metrics-collection: the directory PerfSpect writes its summary into ("": none).
+  std::string hw_metrics_dir = {};
 };
 
 // cannot_run: the command could not be started (said in one line; gp-profile exits 127).

@@ -140,6 +140,12 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "phpspy's 'pgrep' does in gProfiler ('php' for the CLI)")
       ->type_name("REGEX")
       ->capture_default_str();
+  app.add_option("--python-pyspy-process", args.python_pids,
+                 "Profile these processes as Python (comma-separated or repeated) even when gp "
+                 "does not recognise them as Python by their exe or libraries, as gProfiler's")
+      ->type_name("PID")
+      ->delimiter(',')
+      ->check(gp::cli::positive_number());
   app.add_flag("--java-collect-spark-app-name-as-appid", args.spark_app_name,
                "A Spark executor's Java appid ends with ', spark: <spark.app.name>' from its "
                "__spark_conf__/__spark_conf__.properties, as gProfiler's");

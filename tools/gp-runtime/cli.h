@@ -38,6 +38,7 @@ struct RuntimeArgs {
   bool spark_app_name = false;  // --java-collect-spark-app-name-as-appid
   std::vector<std::string> app_id_args_filters;               // Java appid: JVM options to add
   std::string php_proc_filter = "php-fpm";
+  std::vector<int> python_pids;  // gProfiler's --python-pyspy-process
   uint64_t alloc_interval = 0;    // bytes; gProfiler's --mode allocation (0: CPU time)
   unsigned jattach_timeout = 30;  // seconds; gProfiler's --java-jattach-timeout
   bool method_modifiers = false;  // gProfiler's --java-include-method-modifiers (JFR)

@@ -85,6 +85,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.app_metadata = !a.no_app_metadata;
   o.python_versions = !a.no_python_versions;
   o.php_proc_filter = a.php_proc_filter;
+  o.python_pids.insert(a.python_pids.begin(), a.python_pids.end());
   o.grace = std::chrono::milliseconds(static_cast<int64_t>(a.grace * 1000));
   o.min_age = std::chrono::seconds(a.min_duration);
   o.max_per_runtime = a.max_processes;

@@ -24,6 +24,7 @@
 #include <cpuid.h>
 #endif
 
+#include "gp/profile/child.h"
 #include "gp/util/subprocess.h"
 #include "gp/util/version.h"
 
@@ -31,13 +32,6 @@ namespace gp::profile {
 namespace {
 
 using json::Value;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> out;
@@ -369,7 +363,8 @@ MetricsMonitor::Metrics MetricsMonitor::take() {
 }
 
 Status apply_agent_header(const std::string& path, const json::Value& agent,
-                          const std::string& current_time, const MetricsMonitor::Metrics& metrics) {
+                          const std::string& current_time, const MetricsMonitor::Metrics& metrics,
+                          const HwMetrics* hw) {
   std::string text = read_text(path);
   if (text.rfind("# ", 0) != 0) return make_error("'" + path + "' has no .col header");
   size_t nl = text.find('\n');
@@ -387,6 +382,10 @@ Status apply_agent_header(const std::string& path, const json::Value& agent,
   m.set("cpu_avg", metrics.cpu_avg ? Value::from_double(*metrics.cpu_avg) : Value::null());
   m.set("mem_avg", metrics.mem_avg ? Value::from_double(*metrics.mem_avg) : Value::null());
   header->set("metrics", std::move(m));
+  if (hw != nullptr) {
+    header->set("hwmetrics", hw->data);
+    header->set("htmlblob", hw->html);
+  }
   std::string out = "# " + json::dump(*header);
   if (nl != std::string::npos) out += text.substr(nl);
   std::string tmp = path + ".tmp";

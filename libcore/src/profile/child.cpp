@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace gp::profile {
 namespace {
@@ -46,6 +47,13 @@ Result<pid_t> spawn(const ChildSpec& spec) {
   auto child = util::spawn(o);
   if (!child) return child.error();
   return child->pid;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 std::vector<std::string> tail_lines(const std::string& path, size_t max_lines) {

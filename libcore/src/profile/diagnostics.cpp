@@ -9,17 +9,11 @@
 #include <vector>
 
 #include "gp/proc/process.h"
+#include "gp/profile/child.h"
 #include "gp/util/subprocess.h"
 
 namespace gp::profile {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The value of "Key:\t..." in /proc/PID/status ("" when absent): its first field.
 std::string status_field(const std::string& status, const std::string& key) {

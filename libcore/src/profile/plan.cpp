@@ -116,6 +116,7 @@ Command record_with_output(const Options& o, const std::vector<std::string>& out
   else if (o.python_frames_auto) c.args.push_back("--python-frames=auto");
   if ((o.python_frames || o.python_frames_auto) && !o.python_versions)
     c.args.push_back("--no-python-versions");
+  if (o.pyperf_verbose && (o.python_frames || o.python_frames_auto)) c.args.push_back("-vv");
   return c;
 }
 
@@ -151,6 +152,8 @@ Command runtime_command(const Options& o, const std::string& out) {
   if (!o.application_identifiers) c.args.push_back("--disable-application-identifiers");
   if (!o.application_metadata) c.args.push_back("--disable-application-metadata");
   if (!o.python_versions) c.args.push_back("--no-python-versions");
+  if (!o.python_pyspy_pids.empty() && mode_of(o, "python") != "disabled")
+    c.args.insert(c.args.end(), {"--python-pyspy-process", join_pids(o.python_pyspy_pids)});
   if (o.min_duration_s > 0)
     c.args.insert(c.args.end(), {"--min-duration", std::to_string(o.min_duration_s)});
   if (mode_of(o, "java") != "disabled") {

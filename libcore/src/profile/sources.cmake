@@ -10,4 +10,5 @@ target_sources(gp_core PRIVATE
   src/profile/diagnostics.cpp
   src/profile/command.cpp
   src/profile/hw_events.cpp
+  src/profile/hw_metrics.cpp
 )

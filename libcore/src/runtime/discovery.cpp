@@ -220,6 +220,7 @@ Result<std::optional<Target>> inspect_process(pid_t pid, const DiscoveryOptions&
   t.pid = pid;
   t.exe = read_link(proc_path(o.proc_root, pid, "exe"));
   auto runtime = classify_process(t.exe, mapped_paths(pid, o.proc_root), &t.libraries);
+  if (!runtime && o.python_pids.count(pid) != 0) runtime = Runtime::python;
   if (!runtime || !o.runtimes.count(*runtime)) return std::optional<Target>();
   if (!own_helper_reason(pid, t.exe, o.proc_root).empty()) return std::optional<Target>();
   t.runtime = *runtime;

@@ -263,6 +263,7 @@ Result<DriverResult> run_session(const DriverOptions& o, std::stop_token stop) {
   discovery.proc_root = o.proc_root;
   discovery.runtimes = enabled_runtimes(o);
   discovery.php_proc_filter = o.php_proc_filter;
+  discovery.python_pids = o.python_pids;
   if (discovery.runtimes.count(Runtime::java) != 0) {
     // JVM directories that killed runs left in this namespace's /tmp, whether or not their
     // JVM still runs (those in other namespaces go when their JVM is profiled again).

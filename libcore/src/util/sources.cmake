@@ -1,4 +1,5 @@
 target_sources(gp_core PRIVATE
+  src/util/base64.cpp
   src/util/escape.cpp
   src/util/huge_heap.cpp
   src/util/json.cpp

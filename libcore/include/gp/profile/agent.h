@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "gp/profile/hw_metrics.h"
 #include "gp/util/json.h"
 #include "gp/util/result.h"
 
@@ -90,8 +91,10 @@ class MetricsMonitor {
 // Rewrites the header line of the .col at `path`: `agent` members are set in its metadata
 // (over gp-fold's), metadata.current_time becomes `current_time`, and the top-level
 // "metrics" holds `metrics` (null members when absent). The stacks are kept byte for byte.
-// (`current_time` empty: not set.)
+// (`current_time` empty: not set.) With `hw`: its data and page are the header's "hwmetrics"
+// and "htmlblob" (hw_metrics.h).
 Status apply_agent_header(const std::string& path, const json::Value& agent,
-                          const std::string& current_time, const MetricsMonitor::Metrics& metrics);
+                          const std::string& current_time, const MetricsMonitor::Metrics& metrics,
+                          const HwMetrics* hw = nullptr);
 
 }  // namespace gp::profile

@@ -51,6 +51,9 @@ inline ExitInfo kill_child(pid_t pid, std::chrono::milliseconds grace) {
   return util::kill_group(pid, grace);
 }
 
+// A whole file's bytes ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 // The last `max_lines` non-blank lines of a text file (a child's stderr).
 std::vector<std::string> tail_lines(const std::string& path, size_t max_lines);
 

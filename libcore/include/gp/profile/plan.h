@@ -57,6 +57,12 @@ struct Options {
   // gp-runtime's sampler still runs; gp-merge keeps gp-record's stacks where they have them.
   bool python_frames_auto = false;
   bool python_versions = true;              // false: --no-python-versions (no "[pkg==ver]")
+  // gProfiler's --python-pyperf-verbose: gp-record, when it walks Python frames, logs its
+  // debug diagnostics (-vv), its Python walk's counters among them.
+  bool pyperf_verbose = false;
+  // gProfiler's --python-pyspy-process: gp-runtime's Python sampler takes these pids as Python
+  // processes whatever their exe (gp-runtime --python-pyspy-process).
+  std::vector<int> python_pyspy_pids;
   std::string php_proc_filter = "php-fpm";  // --php-proc-filter, passed on to gp-runtime
   bool collect_metrics = true;              // false: --disable-metrics-collection
   // gProfiler's --perf-event / --perf-event-period: gp-record samples this event ("" = CPU time),

@@ -49,6 +49,9 @@ struct DiscoveryOptions {
   // gProfiler's --php-proc-filter: a PHP process is a target only when this POSIX extended
   // regex matches somewhere in its comm (phpspy -P runs `pgrep <filter>`). Empty: every one.
   std::string php_proc_filter;
+  // gProfiler's --python-pyspy-process: these pids are Python processes whatever their exe and
+  // mappings (a renamed or embedded interpreter), when Python is wanted.
+  std::set<pid_t> python_pids;
   // Processes never reported, with their descendants (default: this process).
   pid_t self = 0;  // 0 = getpid()
 };

@@ -77,6 +77,7 @@ struct DriverOptions {
   // busiest by CPU when more are found (0: no limit).
   size_t max_per_runtime = 0;
   std::string php_proc_filter = "php-fpm";  // gProfiler's --php-proc-filter (DiscoveryOptions)
+  std::set<pid_t> python_pids;  // gProfiler's --python-pyspy-process (DiscoveryOptions)
   std::chrono::milliseconds grace{15000};
   std::chrono::milliseconds rescan_interval{1000};
   std::string tmp_dir;  // parent of the private work directory; "" = $TMPDIR or /tmp

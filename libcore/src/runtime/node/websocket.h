@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "gp/proc/unique_fd.h"
+#include "gp/util/base64.h"
 #include "gp/util/result.h"
 
 namespace gp::runtime::node {
@@ -62,7 +63,7 @@ class FrameDecoder {
 
 // Sec-WebSocket-Accept for a Sec-WebSocket-Key: base64(SHA-1(key + RFC 6455 GUID)).
 std::string websocket_accept(std::string_view key);
-std::string base64(std::string_view bytes);
+using util::base64;
 
 // A TCP connection to 127.0.0.1:port made inside the network namespace of `pid` (0: ours).
 // Node's inspector listens on the loopback of the target's namespace, which a containerised

@@ -1,8 +1,24 @@
 // Locating _PyRuntime in a live process (see interpreter_locator.h).
 #include "runtime/python/interpreter_locator.h"
 
+#include <unistd.h>
+
 namespace gp::runtime::python {
 namespace {
+
+// The lowest mapping of the process's executable (/proc/PID/exe), or nullptr.
+const remote::MapsEntry* executable_mapping(const std::vector<remote::MapsEntry>& maps, pid_t pid,
+                                            const std::string& proc_root) {
+  char buf[4096];
+  const std::string link = proc_root + "/" + std::to_string(pid) + "/exe";
+  ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
+  if (n <= 0) return nullptr;
+  const std::string exe(buf, static_cast<size_t>(n));
+  const remote::MapsEntry* out = nullptr;
+  for (const auto& m : maps)
+    if (m.path == exe && (out == nullptr || m.start < out->start)) out = &m;
+  return out;
+}
 
 bool is_libpython(std::string_view path) {
   auto slash = path.rfind('/');
@@ -31,6 +47,7 @@ Result<InterpreterInfo> locate_interpreter(pid_t pid, RemoteMemory& memory,
   auto maps = remote::read_maps(pid, proc_root);
   if (!maps) return maps.error();
   const remote::MapsEntry* m = pick_interpreter_mapping(*maps);
+  if (m == nullptr) m = executable_mapping(*maps, pid, proc_root);
   if (m == nullptr) return make_error("no python executable or libpython is mapped");
   auto syms = remote::mapped_symbols(
       pid, *m, {"_PyRuntime", "PyCode_Type", "Py_Version", "_PyEval_EvalFrameDefault"}, proc_root);

@@ -23,6 +23,8 @@ using remote::RemoteMemory;
 
 // The interpreter file among the mappings: libpython when mapped, else the python executable;
 // its lowest mapping (the one the load bias is computed from). nullptr when none.
+// (locate_interpreter then tries the process's own executable, whatever its name: an
+// interpreter copied or linked under another name, as --python-pyspy-process names them.)
 const remote::MapsEntry* pick_interpreter_mapping(const std::vector<remote::MapsEntry>& maps);
 
 struct InterpreterInfo {
