@@ -1,13 +1,13 @@
 #include "gp/import/perf_line.h"
 
+#include "gp/util/ascii.h"
+
 #include <cstdint>
 
 namespace gp::import {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
@@ -17,7 +17,7 @@ std::string_view trim(std::string_view s) {
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!is_digit(c)) return false;
+    if (!util::is_ascii_digit(c)) return false;
   return true;
 }
 
@@ -78,7 +78,7 @@ bool parse_event(std::string_view tok, std::string_view& event) {
   tok.remove_suffix(1);
   bool has_alpha = false;
   for (char c : tok)
-    if (!is_digit(c) && c != '.') has_alpha = true;
+    if (!util::is_ascii_digit(c) && c != '.') has_alpha = true;
   if (!has_alpha) return false;
   event = tok;
   return true;

@@ -1,6 +1,8 @@
 // Package and version of Python files (package_versions.h).
 #include "runtime/python/package_versions.h"
 
+#include "gp/util/ascii.h"
+
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,8 +19,6 @@ namespace {
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::optional<std::string> slurp(const std::string& path, size_t limit) {
   std::ifstream in(path, std::ios::binary);
@@ -206,10 +206,11 @@ bool is_standard_library(std::string_view file) {
   for (size_t at = file.find("/python"); at != std::string_view::npos;
        at = file.find("/python", at + 1)) {
     size_t i = at + 7;
-    if (i + 3 > file.size() || !is_digit(file[i]) || file[i + 1] != '.' || !is_digit(file[i + 2]))
+    if (i + 3 > file.size() || !util::is_ascii_digit(file[i]) || file[i + 1] != '.' ||
+        !util::is_ascii_digit(file[i + 2]))
       continue;
     i += 3;
-    if (i < file.size() && is_digit(file[i])) ++i;
+    if (i < file.size() && util::is_ascii_digit(file[i])) ++i;
     if (i >= file.size() || file[i] != '/') continue;
     std::string_view rest = file.substr(i + 1);
     if (rest.find("site-packages") == std::string_view::npos &&
@@ -262,10 +263,11 @@ std::optional<std::string> python_version_in_binary(std::string_view bytes) {
   std::optional<std::string> found;
   for (size_t i = 1; i + 5 < bytes.size(); ++i) {
     char major = bytes[i];
-    if ((major != '2' && major != '3') || is_digit(bytes[i - 1]) || bytes[i + 1] != '.') continue;
+    if ((major != '2' && major != '3') || util::is_ascii_digit(bytes[i - 1]) || bytes[i + 1] != '.')
+      continue;
     size_t j = i + 2;
     size_t minor_start = j;
-    while (j < bytes.size() && is_digit(bytes[j]) && j - minor_start < 3) ++j;
+    while (j < bytes.size() && util::is_ascii_digit(bytes[j]) && j - minor_start < 3) ++j;
     size_t minor_len = j - minor_start;
     if (minor_len == 0 || minor_len > 2 || j >= bytes.size() || bytes[j] != '.') continue;
     // 2.7 and 3.5 - 3.19 (gProfiler's pattern stops at 3.12; other "3.x.y" strings such as
@@ -274,7 +276,7 @@ std::optional<std::string> python_version_in_binary(std::string_view bytes) {
     if (major == '2' && minor != "7") continue;
     if (major == '3' && (minor_len == 1 ? minor[0] < '5' : minor[0] != '1')) continue;
     size_t micro_start = ++j;
-    while (j < bytes.size() && is_digit(bytes[j]) && j - micro_start < 3) ++j;
+    while (j < bytes.size() && util::is_ascii_digit(bytes[j]) && j - micro_start < 3) ++j;
     size_t micro_len = j - micro_start;
     if (micro_len == 0 || micro_len > 2 || j >= bytes.size() || bytes[j] != '\0') continue;
     if (found) return std::nullopt;  // more than one: gProfiler gives no version then

@@ -1,12 +1,12 @@
 // Python frame names as PyPerf gives them (pyperf_name.h).
 #include "runtime/python/pyperf_name.h"
 
+#include "gp/util/ascii.h"
+
 #include <algorithm>
 
 namespace gp::runtime::python {
 namespace {
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The end of "/lib[32|64]/python2|3[.N][/site-packages|/dist-packages]" starting at `at`, or
 // npos when no such prefix starts there. The optional parts are taken whenever present, as
@@ -20,8 +20,8 @@ size_t interpreter_dir_end(std::string_view file, size_t at) {
   i += 7;
   if (i >= rest.size() || (rest[i] != '2' && rest[i] != '3')) return std::string_view::npos;
   ++i;
-  if (i + 1 < rest.size() && rest[i] == '.' && is_digit(rest[i + 1])) {
-    for (++i; i < rest.size() && is_digit(rest[i]);) ++i;
+  if (i + 1 < rest.size() && rest[i] == '.' && util::is_ascii_digit(rest[i + 1])) {
+    for (++i; i < rest.size() && util::is_ascii_digit(rest[i]);) ++i;
   }
   for (std::string_view packages : {"/site-packages", "/dist-packages"}) {
     if (rest.substr(i).starts_with(packages)) {
