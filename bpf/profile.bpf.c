@@ -252,25 +252,30 @@ static __always_inline bool wanted(__u32 pid, __u32 tid)
 	return true;
 }
 
-/* New processes, for the unwinder's own reader (--unwind): it loads their tables while the
- * recorder's thread may be busy with a flush. Only pids; a lost one waits for `events`. */
+/* New processes and execs, for the unwinder's own reader (--unwind): it loads their tables while
+ * the recorder's thread may be busy with a flush (bpf/profile.h: GP_UNWIND_NEWS_EXEC). Only pids;
+ * a lost one waits for `events`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1); /* resized: 64 KiB with --unwind */
 } unwind_events SEC(".maps");
 
+static __always_inline void unwind_news(__u32 news_value)
+{
+	__u32 *news = bpf_ringbuf_reserve(&unwind_events, sizeof(*news), 0);
+
+	if (news) {
+		*news = news_value;
+		bpf_ringbuf_submit(news, BPF_RB_FORCE_WAKEUP);
+	}
+}
+
 static __always_inline void announce(__u32 type, __u32 pid, __u32 tid)
 {
 	struct gp_event *event;
 
-	if (unwind_tables_on && type == GP_EVENT_NEW_PROCESS) {
-		__u32 *news = bpf_ringbuf_reserve(&unwind_events, sizeof(*news), 0);
-
-		if (news) {
-			*news = pid;
-			bpf_ringbuf_submit(news, BPF_RB_FORCE_WAKEUP);
-		}
-	}
+	if (unwind_tables_on && type == GP_EVENT_NEW_PROCESS)
+		unwind_news(pid);
 	event = bpf_ringbuf_reserve(&events, sizeof(*event), 0);
 
 	if (!event) {
@@ -1383,22 +1388,26 @@ static __always_inline bool send_copy(struct gp_cpu_state *state, struct gp_stac
 	return true;
 }
 
+/* Tells user space, in order with pid's stack copies, that pid exec'd (bpf/profile.h: struct
+ * gp_copy_exec): its copies so far are of the old image. */
+static __always_inline void exec_marker(__u32 pid)
+{
+	struct gp_copy_exec marker = { .pid = pid, .magic = GP_COPY_EXEC_MAGIC };
+
+	bpf_ringbuf_output(&stack_copies, &marker, sizeof(marker), 0);
+}
+
 /* Asks user space to read pid's mappings again (a walk met a file mapping its entry does not
  * list), at most once in GP_REREAD_NS per CPU: its next load brings the mapping's table. */
 #define GP_REREAD_NS 5000000ULL
 static __always_inline void ask_reread(struct gp_cpu_state *state, __u32 pid)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 *news;
 
 	if (now - state->reread_time < GP_REREAD_NS)
 		return;
 	state->reread_time = now;
-	news = bpf_ringbuf_reserve(&unwind_events, sizeof(*news), 0);
-	if (news) {
-		*news = pid;
-		bpf_ringbuf_submit(news, BPF_RB_FORCE_WAKEUP);
-	}
+	unwind_news(pid);
 }
 
 /* Whether a sample taken in the kernel holds user registers (pc, sp) of an address space its task
@@ -1695,8 +1704,20 @@ int gp_exec(void *ctx)
 		seen = NULL;
 	__sync_fetch_and_add(&exec_generation, 1);
 	/* The old image's tables no longer apply: frame pointers until user space loads the new. */
-	if (unwind_tables_on && bpf_map_delete_elem(&unwind_procs, &pid) == 0)
-		__sync_fetch_and_add(&unwind_generation, 1);
+	if (unwind_tables_on) {
+		bool had_tables = bpf_map_delete_elem(&unwind_procs, &pid) == 0;
+
+		if (had_tables)
+			__sync_fetch_and_add(&unwind_generation, 1);
+		/* User space drops them in order with the announcements: a load asked for before
+		 * the exec (the old image's mappings) cannot replace the new image's, and a load of
+		 * the new image's, asked for by its first sample, comes after. The recorder's
+		 * thread learns of the exec (`events`) later, at its next wake-up. */
+		if (had_tables || seen)
+			unwind_news(pid | GP_UNWIND_NEWS_EXEC);
+		if (seen && copy_budget > 0)
+			exec_marker(pid);
+	}
 	if (seen) {
 		*seen = SEEN_EXECED;
 		announce(GP_EVENT_EXEC, pid, tid);

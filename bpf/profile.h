@@ -100,6 +100,12 @@ enum gp_counter {
 	GP_COUNTER_MAX,
 };
 
+/* The records of `unwind_events`: a pid whose mappings user space reads (its first sample, or a
+ * walk that met a file mapping without table), or, with GP_UNWIND_NEWS_EXEC, its exec (the old
+ * image's tables no longer apply). One ring keeps them in order: an exec is handled before the
+ * first sample of the new image asks for its mappings. Pids are below 2^22. */
+#define GP_UNWIND_NEWS_EXEC 0x80000000u
+
 /* The one element of the per-CPU `cpu_state` array. */
 struct gp_cpu_state {
 	__u32 seen_pid;	       /* the pid this CPU's previous sample found announced... */
@@ -346,6 +352,14 @@ struct gp_stack_copy {
 							       * limit */
 };
 #define GP_STACK_COPY_HEADER 248 /* offsetof(struct gp_stack_copy, bytes) */
+/* The other record of `stack_copies`: an exec of a sampled pid, in order with its copies (the
+ * ring keeps the order of its reservations): the copies of pid before it are of its old image,
+ * those after it of the new one. */
+struct gp_copy_exec {
+	__u32 pid;
+	__u32 magic; /* GP_COPY_EXEC_MAGIC */
+};
+#define GP_COPY_EXEC_MAGIC 0x63657865u /* "exec" */
 /* With --python-frames, a copy's record may go on after its min(size, GP_STACK_COPY_BYTES) stack
  * bytes with the sample's Python frames: a GP_PY_MARKER entry and the entries it counts, as they
  * follow the native frames of a stack (below). */

@@ -2,6 +2,7 @@
 // get tables, and an address turns into the right row through the bias.
 #include <gtest/gtest.h>
 #include <sys/auxv.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,6 +99,31 @@ TEST(ProcessTables, AFileThatCouldNotBeOpenedIsTriedAgainForTheNextProcess) {
   EXPECT_TRUE(tables.update(getpid(), maps, &changed).empty());
   gone = false;
   EXPECT_FALSE(tables.update(getpid(), maps, &changed).empty());
+}
+
+TEST(OpenMappedFile, OpensAnExitedProcesssFileByPathOnlyWhenItIsStillTheMappedOne) {
+  // A pid with no process: a child that has exited and been reaped.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  auto maps = own_mappings();
+  auto file = std::find_if(maps.begin(), maps.end(), [](auto& m) {
+    return m.kind == model::MappingKind::user && !m.path.empty() && m.path[0] == '/' &&
+           m.inode != 0 && !m.build_id.empty();
+  });
+  ASSERT_NE(file, maps.end());
+  int fd = gp::unwind::open_mapped_file(child, *file);
+  EXPECT_GE(fd, 0) << file->path;
+  if (fd >= 0) close(fd);
+  // Another file at the path now (another inode), or another build-id: refused.
+  model::Mapping replaced = *file;
+  replaced.inode += 1;
+  EXPECT_LT(gp::unwind::open_mapped_file(child, replaced), 0);
+  model::Mapping rebuilt = *file;
+  rebuilt.build_id[0] = static_cast<char>(rebuilt.build_id[0] ^ 0xff);
+  EXPECT_LT(gp::unwind::open_mapped_file(child, rebuilt), 0);
 }
 
 TEST(ProcessTables, ReleasesAForgottenProcesssTables) {

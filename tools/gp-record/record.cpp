@@ -314,10 +314,10 @@ Status SessionRecorder::flush(archive::Writer& writer) {
 }
 
 void SessionRecorder::on_process_event(const ProcessEvent& e) {
-  // Its tables no longer apply (the kernel dropped them too): an exec loads the new image's at
-  // the next snapshot.
-  if ((e.exit || e.exec) && sampler_.unwinder() != nullptr)
-    sampler_.unwinder()->forget(e.pid, e.exit);
+  // Its tables no longer apply (the kernel dropped them too). An exec the sampler's unwinder
+  // hears of itself, in order with the new image's announcement: this event may come much later,
+  // after the new image's tables were loaded.
+  if (e.exit && sampler_.unwinder() != nullptr) sampler_.unwinder()->forget(e.pid, true);
   if (e.mappings) assembler_.on_mappings_changed(e.pid);
   else if (e.exit) assembler_.on_process_exit(e.pid);
   else assembler_.on_process_event(e.pid, e.exec);

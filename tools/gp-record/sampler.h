@@ -82,8 +82,10 @@ class Unwinder {
   virtual void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) = 0;
   // Returns once everything queued is loaded.
   virtual void wait_idle() = 0;
-  // Drops pid's tables: at once after an exec (a new image); a little later after its exit
-  // (`exited`), for the stack copies its exit's samples still bring.
+  // Drops pid's tables: at once after an exec (a new image; the sampler hears of its execs
+  // itself, in order with its requests for mappings); a little later after its exit (`exited`),
+  // for the stack copies its exit's samples still bring. A load of mappings read before its exit
+  // still happens: its stack copies wait for those tables.
   virtual void forget(int32_t pid, bool exited) = 0;
   // "unwind.tables.loaded", ... named as in the archive.
   virtual std::vector<model::Counter> counters() const = 0;

@@ -412,9 +412,8 @@ Status BpfSampler::open(std::string* hint) {
     deferred_ = std::make_unique<record::DeferredStacks>(
         [this](int32_t pid, const unwind::UserRegisters& regs, const unwind::StackCopy& stack,
                bool wait) { return unwinder_->unwind_copy(pid, regs, stack, wait); });
-    unwinder_->set_listener([this](int32_t pid, bool gone, bool exited, bool exec) {
-      if (exec) deferred_->image_replaced(pid);
-      else if (gone) deferred_->process_gone(pid, exited);
+    unwinder_->set_listener([this](int32_t pid, bool gone, bool exited) {
+      if (gone) deferred_->process_gone(pid, exited);
       else deferred_->tables_changed(pid);
     });
     if (config_.before_sampling) {
@@ -491,7 +490,16 @@ std::vector<uint64_t> python_tail(const uint8_t* from, size_t size) {
 
 int BpfSampler::on_stack_copy(void* ctx, void* data, size_t size) {
   auto* self = static_cast<BpfSampler*>(ctx);
-  if (size < GP_STACK_COPY_HEADER || !self->deferred_) return 0;
+  if (!self->deferred_) return 0;
+  if (size == sizeof(gp_copy_exec)) {
+    // An exec, in order with the process's copies: those before it are of the old image.
+    gp_copy_exec exec;
+    std::memcpy(&exec, data, sizeof(exec));
+    if (exec.magic == GP_COPY_EXEC_MAGIC)
+      self->deferred_->image_replaced(static_cast<int32_t>(exec.pid));
+    return 0;
+  }
+  if (size < GP_STACK_COPY_HEADER) return 0;
   gp_stack_copy head;
   std::memcpy(&head, data, GP_STACK_COPY_HEADER);
   record::StackCopySample copy;

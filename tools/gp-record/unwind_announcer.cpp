@@ -9,6 +9,10 @@
 #include <cstring>
 #include <string>
 
+extern "C" {
+#include "profile.h"
+}
+
 namespace gp::record_tool {
 
 Result<std::unique_ptr<UnwindAnnouncer>> UnwindAnnouncer::start(bpf_map* ring, Unwinder& unwinder) {
@@ -46,9 +50,13 @@ UnwindAnnouncer::~UnwindAnnouncer() {
 
 int UnwindAnnouncer::on_event(void* ctx, void* data, size_t size) {
   if (size < sizeof(uint32_t)) return 0;
-  uint32_t pid;
-  std::memcpy(&pid, data, sizeof(pid));
-  static_cast<UnwindAnnouncer*>(ctx)->read(static_cast<int32_t>(pid), 1);
+  uint32_t news;
+  std::memcpy(&news, data, sizeof(news));
+  auto* self = static_cast<UnwindAnnouncer*>(ctx);
+  const auto pid = static_cast<int32_t>(news & ~GP_UNWIND_NEWS_EXEC);
+  // An exec: the old image's tables go before any read asked for after it loads the new one's.
+  if (news & GP_UNWIND_NEWS_EXEC) self->unwinder_.forget(pid, false);
+  else self->read(pid, 1);
   return 0;
 }
 

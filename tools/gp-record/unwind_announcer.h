@@ -1,11 +1,15 @@
 #pragma once
 // UnwindAnnouncer (--unwind): the new processes the BPF program announces on its own ring
-// (unwind_events), read and handed to the unwinder on a thread of their own. The recorder's
-// thread snapshots them too, but a flush there (tens of milliseconds on a loaded host) would
-// hold a short process's tables back meanwhile: its samples would take frame pointers. While
-// ld.so is still mapping a process's libraries (no libc yet), its mappings are read again every
-// 2 ms, as the recorder does. The thread sleeps until an announcement, a look-again or the stop:
-// a periodic wake-up (20 a second) cost as much CPU as the rest of the recorder.
+// (unwind_events), read and handed to the unwinder on a thread of their own, and their execs,
+// in the ring's order: an exec's old tables are dropped before the new image's first sample
+// asks for its own (the recorder's thread hears of an exec at its next wake-up, which on a
+// loaded host came a hundred milliseconds later: dropping them then dropped the new image's).
+// The recorder's thread snapshots them too, but a flush there (tens of milliseconds on a loaded
+// host) would hold a short process's tables back meanwhile: its samples would take frame
+// pointers. While ld.so is still mapping a process's libraries (no libc yet), its mappings are
+// read again every 2 ms, as the recorder does. The thread sleeps until an announcement, a
+// look-again or the stop: a periodic wake-up (20 a second) cost as much CPU as the rest of the
+// recorder.
 
 #include <bpf/libbpf.h>
 

@@ -139,7 +139,7 @@ void BpfUnwinder::run() {
     busy_ = true;
     lock.unlock();
     if (op.forget) {
-      if (listener_) listener_(op.pid, true, op.exited, false);
+      if (listener_) listener_(op.pid, true, op.exited);
       std::lock_guard tables(tables_mu_);
       if (op.exited) {
         retire(op.pid);
@@ -153,7 +153,7 @@ void BpfUnwinder::run() {
         std::lock_guard tables(tables_mu_);
         retiring_pids_.erase(op.pid);  // its new image's tables replace the old ones
         first = written_.count(op.pid) == 0;
-        load(op.pid, op.mappings);
+        load(op.pid, op.mappings, op.exited);
         first = first && written_.count(op.pid) != 0;
         retire_due();
       }
@@ -164,7 +164,7 @@ void BpfUnwinder::run() {
         std::lock_guard lock_waits(mu_);
         ++first_load_wait_[std::min<size_t>(static_cast<size_t>(us) / kWaitBucketUs, kWaitBuckets)];
       }
-      if (listener_) listener_(op.pid, false, false, false);
+      if (listener_) listener_(op.pid, false, false);
     }
     publish_counters();
     lock.lock();
@@ -264,7 +264,7 @@ void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& ma
   wake_.notify_one();
 }
 
-void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings) {
+void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings, bool exited) {
   reuse_released();
   // No mappings: the process is gone (announced again by a sample of its exit). Its entry, if
   // any, stays for the rest of its exit's samples.
@@ -291,7 +291,7 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings)
     for (size_t i = 0; i < entries.size(); ++i)
       bpf_map_update_elem(mappings_fd_, &keys_[i], &entries[i], BPF_ANY);
   uint32_t key = static_cast<uint32_t>(pid);
-  gp_unwind_process value{range.first, range.count, ++serial_, 0};
+  gp_unwind_process value{range.first, range.count, ++serial_, exited ? 1u : 0u};
   if (bpf_map_update_elem(procs_fd_, &key, &value, BPF_ANY) != 0) {
     mapping_ranges_.give(range.first, range.count);
     ++no_room_;
@@ -336,10 +336,17 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
   // that may have been under way).
   uint32_t key = static_cast<uint32_t>(pid);
   if (bpf_map_delete_elem(procs_fd_, &key) == 0) next_generation();
-  if (!exited && listener_) listener_(pid, false, false, true);
   {
     std::lock_guard lock(mu_);
-    std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
+    // After an exec the queued loads are of the old image. After an exit they are the only
+    // tables the process's stack copies can get (its mappings cannot be read again): they are
+    // loaded, and their kernel entry serves only the rest of its exit.
+    if (exited) {
+      for (Op& op : ops_)
+        if (op.pid == pid && !op.forget) op.exited = true;
+    } else {
+      std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
+    }
     ops_.push_back(Op{pid, true, exited, {}});
   }
   wake_.notify_one();

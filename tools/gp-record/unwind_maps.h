@@ -77,14 +77,14 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   std::optional<unwind::WalkedStack> unwind_copy(int32_t pid, const unwind::UserRegisters& regs,
                                                  const unwind::StackCopy& stack, bool wait);
   // Called on the loading thread after each load of a pid's tables (gone false) and before
-  // they are dropped (gone true; exited false: for its exec, the new image's come next), and on
-  // the caller's thread when forget() is told of an exec (exec true: what was sampled so far is
-  // the old image's). Set before anything is queued.
-  using Listener = std::function<void(int32_t pid, bool gone, bool exited, bool exec)>;
+  // they are dropped (gone true; exited false: for its exec, the new image's come next). Set
+  // before anything is queued.
+  using Listener = std::function<void(int32_t pid, bool gone, bool exited)>;
   void set_listener(Listener listener) { listener_ = std::move(listener); }
 
  private:
-  void load(int32_t pid, const std::vector<model::Mapping>& mappings);
+  // exited: the process has exited (its entry serves only the rest of its exit).
+  void load(int32_t pid, const std::vector<model::Mapping>& mappings, bool exited);
   bool write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) override;
   bool write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
   bool write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
@@ -120,7 +120,8 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   struct Op {
     int32_t pid = 0;
     bool forget = false;
-    bool exited = false;  // a forget after the process's exit: retired, not dropped at once
+    bool exited = false;  // a forget after the process's exit: retired, not dropped at once;
+                          // a load: of a process that has exited since its mappings were read
     std::vector<model::Mapping> mappings;
     std::chrono::steady_clock::time_point queued{};  // of the first of the loads it merged
   };

@@ -15,6 +15,8 @@
 #include <memory>
 #include <sstream>
 
+#include "gp/elf/build_id.h"
+
 namespace gp::unwind {
 namespace {
 
@@ -165,6 +167,35 @@ void ProcessTables::forget(int32_t pid) {
 
 std::vector<std::string> ProcessTables::take_failures() { return std::exchange(failures_, {}); }
 
+namespace {
+
+// The mapped file by its path in our own mount namespace, when it is the very file (its inode,
+// and its build-id when the mapping has one; st_dev is not compared: btrfs and overlayfs report
+// other device numbers to stat than maps shows); else -1 with errno set. Non-blocking: the path
+// may now name a FIFO.
+int open_same_file(const model::Mapping& m) {
+  if (m.path.empty() || m.path[0] != '/' || m.inode == 0) {
+    errno = ENOENT;
+    return -1;
+  }
+  int fd = ::open(m.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return -1;
+  struct stat st {};
+  bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == m.inode;
+  if (same && !m.build_id.empty()) {
+    auto id = elf::read_build_id(fd);
+    same = id && *id == m.build_id;
+  }
+  if (!same) {
+    ::close(fd);
+    errno = ENOENT;
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
 int open_mapped_file(int32_t pid, const model::Mapping& m) {
   char path[96];
   std::snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
@@ -172,7 +203,11 @@ int open_mapped_file(int32_t pid, const model::Mapping& m) {
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd >= 0 || m.path.empty()) return fd;
   std::string rooted = "/proc/" + std::to_string(pid) + "/root" + m.path;
-  return ::open(rooted.c_str(), O_RDONLY | O_CLOEXEC);
+  fd = ::open(rooted.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  // The process has exited (its mappings were read before): its stack copies still wait for
+  // the tables of its files, which most often are ours too.
+  return open_same_file(m);
 }
 
 std::span<const uint8_t> own_vdso_image() {

@@ -91,7 +91,10 @@ class DeferredStacks {
   // pointers.
   void process_gone(int32_t pid, bool exited = true);
   // pid exec'd: the copies received so far are of its old image (the copies that follow wait for
-  // the new image's tables).
+  // the new image's tables). To be called in order with the copies (gp-record: a marker in the
+  // copies' own ring): an old copy taken for the new image's would wait for tables that never
+  // cover it. An old copy still waiting when the old image's tables are gone is walked with frame
+  // pointers (without_tables).
   void image_replaced(int32_t pid);
   // Whether copies of `slot` still wait for tables.
   bool waiting(uint32_t slot) const;

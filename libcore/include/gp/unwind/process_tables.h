@@ -96,7 +96,9 @@ class ProcessTables {
   ProcessTablesStats stats_;
 };
 
-// Opens a mapping's file through /proc/PID/map_files/START-END, else /proc/PID/root/PATH.
+// Opens a mapping's file through /proc/PID/map_files/START-END, else /proc/PID/root/PATH, else
+// (the process has exited) PATH itself when it is still the mapped file (its inode, and its
+// build-id when the mapping has one).
 int open_mapped_file(int32_t pid, const model::Mapping& m);
 
 // This process's own vDSO image (empty when it has none).
