@@ -10,16 +10,11 @@ bats_require_minimum_version 1.5.0
 
 setup() {
   [ "$(id -u)" -eq 0 ] || skip "needs root"
-  cd "$BATS_TEST_TMPDIR"
-  PIDS=()
-  mkdir -p tmp
-  export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+  profile_test_setup
 }
 
 teardown() {
-  local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  pkill -KILL -f "$BATS_TEST_TMPDIR/tmp/" 2>/dev/null || true
+  profile_test_kill
   wait 2>/dev/null || true
 }
 

@@ -13,18 +13,11 @@ SERVERS="$GP_SOURCE_DIR/tests/servers"
 TOKEN="s3cret-token-XYZ"
 
 setup() {
-  cd "$BATS_TEST_TMPDIR"
-  PIDS=()
-  # gp-profile's temporary files go here, so its children are recognisable by their
-  # command lines (pgrep -f) and leftovers are visible.
-  mkdir -p tmp
-  export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+  profile_test_setup
 }
 
 teardown() {
-  local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  pkill -KILL -f "$BATS_TEST_TMPDIR/tmp/" 2>/dev/null || true
+  profile_test_kill
 }
 
 # A CPU-bound process to profile (its comm is 'sh'); its pid is $busy.

@@ -208,3 +208,20 @@ gp_runtime_target_killed() {
   run -0 gp-fold -f folded "$OUT/rt.gpa"
   assert_output --partial "[Profiling error: process went down during profiling]"
 }
+
+# gp-profile tests: each runs in its own directory, with gp-profile's temporary files under it
+# (its children are then recognisable by their command lines, pgrep -f, and leftovers are
+# visible). PIDS holds the test's own background processes.
+profile_test_setup() {
+  cd "$BATS_TEST_TMPDIR"
+  PIDS=()
+  mkdir -p tmp
+  export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+}
+
+# Kills the test's processes (PIDS) and whatever gp-profile left running.
+profile_test_kill() {
+  local p
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  pkill -KILL -f "$BATS_TEST_TMPDIR/tmp/" 2>/dev/null || true
+}
