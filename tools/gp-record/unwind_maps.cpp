@@ -150,6 +150,11 @@ void BpfUnwinder::run() {
     } else {
       bool first = false;
       {
+        std::lock_guard loading(mu_);
+        loading_pid_ = op.pid;
+        stop_load_.store(false, std::memory_order_relaxed);
+      }
+      {
         std::lock_guard tables(tables_mu_);
         retiring_pids_.erase(op.pid);  // its new image's tables replace the old ones
         first = written_.count(op.pid) == 0;
@@ -168,6 +173,7 @@ void BpfUnwinder::run() {
     }
     publish_counters();
     lock.lock();
+    loading_pid_ = -1;
     busy_ = false;
     if (ops_.empty()) idle_.notify_all();
   }
@@ -270,7 +276,15 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings,
   // any, stays for the rest of its exit's samples.
   if (mappings.empty()) return;
   bool changed = false;
-  auto entries = tables_.update(pid, mappings, &changed);
+  // An exec of pid that comes meanwhile stops the load (its forget, queued, drops the rest).
+  auto updated = tables_.update_unless(pid, mappings, &changed, [this] {
+    return stop_load_.load(std::memory_order_relaxed);
+  });
+  if (!updated) {
+    ++loads_stopped_;
+    return;
+  }
+  auto& entries = *updated;
   with_no_table(mappings, entries);
   if (auto it = written_.find(pid); !changed && it != written_.end() && it->second == entries)
     return;
@@ -346,6 +360,8 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
         if (op.pid == pid && !op.forget) op.exited = true;
     } else {
       std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
+      // The load under way, if of pid, is of the old image too.
+      if (loading_pid_ == pid) stop_load_.store(true, std::memory_order_relaxed);
     }
     ops_.push_back(Op{pid, true, exited, {}});
   }
@@ -445,6 +461,7 @@ void BpfUnwinder::publish_counters() {
       c("unwind.mappings", p.mappings),
       c("unwind.mappings.no_table", p.no_table),
       c("unwind.processes.no_room", no_room_),
+      c("unwind.loads.stopped", loads_stopped_),
       c("unwind.process_updates", entries_written_),
   };
   auto failed = tables_.take_failures();

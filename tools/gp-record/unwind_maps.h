@@ -14,6 +14,7 @@
 
 #include <bpf/libbpf.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -85,6 +86,12 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
  private:
   // exited: the process has exited (its entry serves only the rest of its exit).
   void load(int32_t pid, const std::vector<model::Mapping>& mappings, bool exited);
+  // The pid whose load the loading thread runs now (-1: none), and whether an exec of it came
+  // meanwhile: the load then stops at its next mapping (its mappings are the old image's, and
+  // the new image's tables would wait behind them). Both under mu_; stop_load_ read without.
+  int32_t loading_pid_ = -1;
+  std::atomic<bool> stop_load_{false};
+  uint64_t loads_stopped_ = 0;  // loading thread
   bool write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) override;
   bool write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
   bool write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
