@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -256,9 +257,32 @@ void BpfUnwinder::release(const Range& r) {
   if (r.count > 0) released_.emplace_back(std::chrono::steady_clock::now(), r);
 }
 
+void BpfUnwinder::skip_own_image(int32_t pid) {
+  struct stat st {};
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0 || ::stat("/proc/self/exe", &st) != 0) return;  // every mapping is loaded then
+  std::lock_guard lock(mu_);
+  own_path_.assign(path, static_cast<size_t>(n));
+  own_inode_ = st.st_ino;
+  held_pid_ = pid;
+}
+
 void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) {
   {
     std::lock_guard lock(mu_);
+    if (pid == held_pid_) {
+      // Still gp-record's image (the command not exec'd yet): nothing of it is wanted. Its
+      // first other mappings are the command's: from then on it is a process like any other.
+      const bool own = std::any_of(mappings.begin(), mappings.end(), [&](const auto& m) {
+        return m.kind == model::MappingKind::user && m.inode == own_inode_ && m.path == own_path_;
+      });
+      if (own) {
+        ++held_skipped_;
+        return;
+      }
+      held_pid_ = -1;
+    }
     // A load still waiting for pid takes the newer mappings instead.
     for (Op& op : ops_)
       if (op.pid == pid && !op.forget) {
@@ -416,6 +440,7 @@ std::vector<model::Counter> BpfUnwinder::counters() const {
   uint64_t n = 0;
   for (uint64_t b : first_load_wait_) n += b;
   list.push_back(model::Counter{"unwind.first_loads", static_cast<int64_t>(n)});
+  list.push_back(model::Counter{"unwind.loads.held_image", static_cast<int64_t>(held_skipped_)});
   list.push_back(
       model::Counter{"unwind.first_load_us.p50", static_cast<int64_t>(first_load_wait_us(0.5))});
   list.push_back(

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   BpfUnwinder& operator=(const BpfUnwinder&) = delete;
 
   void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) override;
+  void skip_own_image(int32_t pid) override;
   void forget(int32_t pid, bool exited) override;
   void wait_idle() override;
   std::vector<model::Counter> counters() const override;
@@ -92,6 +94,12 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   int32_t loading_pid_ = -1;
   std::atomic<bool> stop_load_{false};
   uint64_t loads_stopped_ = 0;  // loading thread
+  // skip_own_image's pid (-1: none) and the mappings of it skipped, under mu_; this
+  // executable's inode and path, as /proc/PID/maps shows them.
+  int32_t held_pid_ = -1;
+  uint64_t held_skipped_ = 0;
+  uint64_t own_inode_ = 0;
+  std::string own_path_;
   bool write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) override;
   bool write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
   bool write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;
