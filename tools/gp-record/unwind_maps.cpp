@@ -301,9 +301,8 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings,
   if (mappings.empty()) return;
   bool changed = false;
   // An exec of pid that comes meanwhile stops the load (its forget, queued, drops the rest).
-  auto updated = tables_.update_unless(pid, mappings, &changed, [this] {
-    return stop_load_.load(std::memory_order_relaxed);
-  });
+  auto updated = tables_.update_unless(
+      pid, mappings, &changed, [this] { return stop_load_.load(std::memory_order_relaxed); });
   if (!updated) {
     ++loads_stopped_;
     return;
