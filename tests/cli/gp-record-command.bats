@@ -58,6 +58,24 @@ folded() {
   fail "no whole stack of short_lived_work in 3 runs: $(cat "$OUT/work")"
 }
 
+@test "a command gets no unwind tables of gp-record's own binaries while it waits for its exec" {
+  # bats test_tags=root,bpf
+  require_root_bpf
+  # The command is forked from gp-record and held until the sampler is attached: a sample
+  # before its exec shows gp-record's image (forty-odd binaries), whose tables the command's
+  # own would wait behind. Without a cache every table is built: the command's three binaries
+  # (the program, libc, ld.so) and no more. A sample lands before the exec in a third to a half
+  # of the runs: six runs.
+  local attempt built
+  for attempt in 1 2 3 4 5 6; do
+    run -0 timeout -s KILL 60 gp-record -v -F 999 --unwind-cache none -o "$OUT/rec.gpa" -- \
+      "$FIX/shortlived_nofp" 30
+    built=$(printf '%s\n' "$output" | sed -n 's/.*session counters:.* unwind\.tables\.built=\([0-9]*\).*/\1/p')
+    [ -n "$built" ] || fail "no unwind.tables.built counter: $output"
+    [ "$built" -le 3 ] || fail "run $attempt built $built tables for a program of 3 binaries"
+  done
+}
+
 @test "the processes a command forks and execs are recorded, and nothing outside it" {
   # bats test_tags=root,bpf
   require_root_bpf

@@ -144,5 +144,45 @@ TEST(ProcessTables, ReleasesAForgottenProcesssTables) {
   EXPECT_EQ(store.stats().tables, 1u);
 }
 
+TEST(ProcessTables, AnUpdateStoppedBetweenMappingsKeepsTheOldEntriesAndReleasesItsTables) {
+  StoreLimits limits{1u << 21, 1u << 16, 64};
+  ArrayMemory mem(limits);
+  TableStore store(mem, limits);
+  ProcessTables tables(store, gp::unwind::open_mapped_file, {});
+  auto maps = own_mappings();
+  auto file = [](const model::Mapping& m) {
+    return m.kind == model::MappingKind::user && !m.path.empty() && m.path[0] == '/';
+  };
+  ASSERT_GE(std::count_if(maps.begin(), maps.end(), file), 2);
+  // The process's entries before: its first file mapping alone.
+  std::vector<model::Mapping> first{*std::find_if(maps.begin(), maps.end(), file)};
+  bool changed = false;
+  auto before = tables.update(getpid(), first, &changed);
+  ASSERT_EQ(before.size(), 1u);
+  // An exec comes once two of its mappings' tables are there: the third is never asked for.
+  int asked = 0;
+  auto stopped = tables.update_unless(getpid(), maps, &changed, [&] { return ++asked > 2; });
+  EXPECT_FALSE(stopped.has_value());
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(tables.stats().stopped, 1u);
+  ASSERT_NE(tables.entries(getpid()), nullptr);
+  EXPECT_EQ(*tables.entries(getpid()), before);
+  // Not stopped: every mapping, as update gives them.
+  auto whole = tables.update_unless(getpid(), maps, &changed, [] { return false; });
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_TRUE(changed);
+  EXPECT_GT(whole->size(), before.size());
+  // The stopped update took no reference: once the process is forgotten, a table as large as
+  // the arrays evicts every other.
+  tables.forget(getpid());
+  gp::unwind::LoadedBinary big;
+  big.table.rows.resize(limits.rows);
+  big.table.pages.resize(1);
+  auto got = store.acquire("big", [&]() -> Result<gp::unwind::LoadedBinary> { return big; });
+  EXPECT_TRUE(got) << (got ? "" : got.error().message);
+  EXPECT_EQ(store.stats().tables, 1u);
+}
+
 }  // namespace
 }  // namespace gp::test::unwind

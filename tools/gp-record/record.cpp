@@ -657,7 +657,10 @@ int run(const RecordArgs& args_in, const std::vector<std::string>& argv) {
       gp::cli::error(config.error().message);
       return kExitFailure;
     }
-    config->before_sampling = nullptr;  // the held process is gp-record's image, not the command's
+    // The held process is gp-record's image until its exec, not the command's.
+    config->before_sampling = [pid = command->pid()](Unwinder& unwinder) {
+      unwinder.skip_own_image(pid);
+    };
   }
   model::HostInfo host = proc::host_info();
   // The sampler first: a run that cannot sample leaves no empty output file behind (nor

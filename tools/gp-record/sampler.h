@@ -87,6 +87,10 @@ class Unwinder {
   // for the stack copies its exit's samples still bring. A load of mappings read before its exit
   // still happens: its stack copies wait for those tables.
   virtual void forget(int32_t pid, bool exited) = 0;
+  // pid is the command gp-record holds before its exec: while its mappings are gp-record's own
+  // image, they are not loaded (a sample before its exec would have gp-record's binaries built
+  // ahead of the command's own).
+  virtual void skip_own_image(int32_t pid) = 0;
   // "unwind.tables.loaded", ... named as in the archive.
   virtual std::vector<model::Counter> counters() const = 0;
   // Binaries that got no table since the last call, and why (for -v).

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -150,6 +151,11 @@ void BpfUnwinder::run() {
     } else {
       bool first = false;
       {
+        std::lock_guard loading(mu_);
+        loading_pid_ = op.pid;
+        stop_load_.store(false, std::memory_order_relaxed);
+      }
+      {
         std::lock_guard tables(tables_mu_);
         retiring_pids_.erase(op.pid);  // its new image's tables replace the old ones
         first = written_.count(op.pid) == 0;
@@ -168,6 +174,7 @@ void BpfUnwinder::run() {
     }
     publish_counters();
     lock.lock();
+    loading_pid_ = -1;
     busy_ = false;
     if (ops_.empty()) idle_.notify_all();
   }
@@ -250,9 +257,32 @@ void BpfUnwinder::release(const Range& r) {
   if (r.count > 0) released_.emplace_back(std::chrono::steady_clock::now(), r);
 }
 
+void BpfUnwinder::skip_own_image(int32_t pid) {
+  struct stat st {};
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0 || ::stat("/proc/self/exe", &st) != 0) return;  // every mapping is loaded then
+  std::lock_guard lock(mu_);
+  own_path_.assign(path, static_cast<size_t>(n));
+  own_inode_ = st.st_ino;
+  held_pid_ = pid;
+}
+
 void BpfUnwinder::on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) {
   {
     std::lock_guard lock(mu_);
+    if (pid == held_pid_) {
+      // Still gp-record's image (the command not exec'd yet): nothing of it is wanted. Its
+      // first other mappings are the command's: from then on it is a process like any other.
+      const bool own = std::any_of(mappings.begin(), mappings.end(), [&](const auto& m) {
+        return m.kind == model::MappingKind::user && m.inode == own_inode_ && m.path == own_path_;
+      });
+      if (own) {
+        ++held_skipped_;
+        return;
+      }
+      held_pid_ = -1;
+    }
     // A load still waiting for pid takes the newer mappings instead.
     for (Op& op : ops_)
       if (op.pid == pid && !op.forget) {
@@ -270,7 +300,14 @@ void BpfUnwinder::load(int32_t pid, const std::vector<model::Mapping>& mappings,
   // any, stays for the rest of its exit's samples.
   if (mappings.empty()) return;
   bool changed = false;
-  auto entries = tables_.update(pid, mappings, &changed);
+  // An exec of pid that comes meanwhile stops the load (its forget, queued, drops the rest).
+  auto updated = tables_.update_unless(
+      pid, mappings, &changed, [this] { return stop_load_.load(std::memory_order_relaxed); });
+  if (!updated) {
+    ++loads_stopped_;
+    return;
+  }
+  auto& entries = *updated;
   with_no_table(mappings, entries);
   if (auto it = written_.find(pid); !changed && it != written_.end() && it->second == entries)
     return;
@@ -346,6 +383,8 @@ void BpfUnwinder::forget(int32_t pid, bool exited) {
         if (op.pid == pid && !op.forget) op.exited = true;
     } else {
       std::erase_if(ops_, [&](const Op& op) { return op.pid == pid && !op.forget; });
+      // The load under way, if of pid, is of the old image too.
+      if (loading_pid_ == pid) stop_load_.store(true, std::memory_order_relaxed);
     }
     ops_.push_back(Op{pid, true, exited, {}});
   }
@@ -400,6 +439,7 @@ std::vector<model::Counter> BpfUnwinder::counters() const {
   uint64_t n = 0;
   for (uint64_t b : first_load_wait_) n += b;
   list.push_back(model::Counter{"unwind.first_loads", static_cast<int64_t>(n)});
+  list.push_back(model::Counter{"unwind.loads.held_image", static_cast<int64_t>(held_skipped_)});
   list.push_back(
       model::Counter{"unwind.first_load_us.p50", static_cast<int64_t>(first_load_wait_us(0.5))});
   list.push_back(
@@ -445,6 +485,7 @@ void BpfUnwinder::publish_counters() {
       c("unwind.mappings", p.mappings),
       c("unwind.mappings.no_table", p.no_table),
       c("unwind.processes.no_room", no_room_),
+      c("unwind.loads.stopped", loads_stopped_),
       c("unwind.process_updates", entries_written_),
   };
   auto failed = tables_.take_failures();

@@ -14,6 +14,7 @@
 
 #include <bpf/libbpf.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -64,6 +66,7 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
   BpfUnwinder& operator=(const BpfUnwinder&) = delete;
 
   void on_mappings(int32_t pid, const std::vector<model::Mapping>& mappings) override;
+  void skip_own_image(int32_t pid) override;
   void forget(int32_t pid, bool exited) override;
   void wait_idle() override;
   std::vector<model::Counter> counters() const override;
@@ -85,6 +88,18 @@ class BpfUnwinder final : public Unwinder, private unwind::TableMemory {
  private:
   // exited: the process has exited (its entry serves only the rest of its exit).
   void load(int32_t pid, const std::vector<model::Mapping>& mappings, bool exited);
+  // The pid whose load the loading thread runs now (-1: none), and whether an exec of it came
+  // meanwhile: the load then stops at its next mapping (its mappings are the old image's, and
+  // the new image's tables would wait behind them). Both under mu_; stop_load_ read without.
+  int32_t loading_pid_ = -1;
+  std::atomic<bool> stop_load_{false};
+  uint64_t loads_stopped_ = 0;  // loading thread
+  // skip_own_image's pid (-1: none) and the mappings of it skipped, under mu_; this
+  // executable's inode and path, as /proc/PID/maps shows them.
+  int32_t held_pid_ = -1;
+  uint64_t held_skipped_ = 0;
+  uint64_t own_inode_ = 0;
+  std::string own_path_;
   bool write_rules(uint32_t at, std::span<const unwind::PackedRule> rules) override;
   bool write_rows(uint32_t at, std::span<const unwind::PackedRow> rows) override;
   bool write_pages(uint32_t at, std::span<const unwind::PackedPage> pages) override;

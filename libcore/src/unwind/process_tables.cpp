@@ -124,6 +124,12 @@ Result<TableStore::Acquired> ProcessTables::acquire(int32_t pid, const model::Ma
 std::vector<MappingTable> ProcessTables::update(int32_t pid,
                                                 const std::vector<model::Mapping>& mappings,
                                                 bool* changed) {
+  return *update_unless(pid, mappings, changed, nullptr);
+}
+
+std::optional<std::vector<MappingTable>> ProcessTables::update_unless(
+    int32_t pid, const std::vector<model::Mapping>& mappings, bool* changed,
+    const std::function<bool()>& stop) {
   std::vector<MappingTable> entries;
   for (const auto& m : mappings) {
     if (m.kind != model::MappingKind::user && m.kind != model::MappingKind::vdso) continue;
@@ -131,6 +137,12 @@ std::vector<MappingTable> ProcessTables::update(int32_t pid,
     if (entries.size() == kMaxMappings) {
       ++stats_.over_limit;
       continue;
+    }
+    if (stop && stop()) {
+      for (const auto& e : entries) store_.release(e.slot);
+      ++stats_.stopped;
+      *changed = false;
+      return std::nullopt;
     }
     auto got = acquire(pid, m);
     if (!got) {

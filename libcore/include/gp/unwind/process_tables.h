@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -48,6 +49,7 @@ struct ProcessTablesStats {
   uint64_t no_table = 0;    // mappings of binaries without a usable table (frame pointers there)
   uint64_t over_limit = 0;  // mappings past kMaxMappings (frame pointers there)
   uint64_t built = 0;       // tables built from a binary's CFI (not from the cache)
+  uint64_t stopped = 0;     // updates abandoned by update_unless's stop
 };
 
 class ProcessTables {
@@ -69,6 +71,14 @@ class ProcessTables {
   // updated again or forgotten. `changed` tells whether they differ from pid's previous ones.
   std::vector<MappingTable> update(int32_t pid, const std::vector<model::Mapping>& mappings,
                                    bool* changed);
+  // As update, asking `stop` before each mapping's table: once it answers true (pid exec'd, so
+  // the mappings are of an image it no longer runs), the update is abandoned between two
+  // mappings: the tables acquired so far are released, pid's entries stay as they were, and
+  // nullopt is returned (a large image takes hundreds of milliseconds to build, which the new
+  // image's tables would wait behind).
+  std::optional<std::vector<MappingTable>> update_unless(
+      int32_t pid, const std::vector<model::Mapping>& mappings, bool* changed,
+      const std::function<bool()>& stop);
   // Drops pid's entries (its tables may then be evicted).
   void forget(int32_t pid);
   // pid's entries as update last gave them; nullptr when it has none.
