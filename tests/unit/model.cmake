@@ -1,1 +1,2 @@
 target_sources(gp_unit_tests PRIVATE unit/string_table_test.cpp)
+target_sources(gp_unit_tests PRIVATE unit/builder_chain_test.cpp)

@@ -3,6 +3,8 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <cstring>
+
 #include "codec.h"
 
 namespace gp::archive {
@@ -52,10 +54,24 @@ void take(const std::vector<T>& table, Index& from, size_t (&range)[2], size_t& 
   }
 }
 
+// capnp's writer over an OutputStream: a message's segment table and segments go out as they are,
+// without a flat copy of the whole message first.
+class Sink final : public kj::OutputStream {
+ public:
+  explicit Sink(archive::OutputStream& out) : out_(out) {}
+  void write(const void* buffer, size_t size) override {
+    if (status && size > 0) status = out_.write(buffer, size);
+  }
+  Status status = ok_status();
+
+ private:
+  archive::OutputStream& out_;
+};
+
 Status write_message(OutputStream& out, capnp::MallocMessageBuilder& builder) {
-  auto words = capnp::messageToFlatArray(builder);
-  auto bytes = words.asBytes();
-  return out.write(bytes.begin(), bytes.size());
+  Sink sink(out);
+  capnp::writeMessage(sink, builder);
+  return sink.status;
 }
 
 }  // namespace
@@ -110,9 +126,16 @@ Status Writer::write_lists(model::Session& s, Cursor& from) {
     for (size_t i = r.samples[0]; i < r.samples[1]; ++i) samples_ += s.samples[i].count;
 
     // One first segment large enough for the whole chunk keeps the message single-segment.
-    capnp::MallocMessageBuilder builder((opt_.chunk_bytes - budget) / 8 + 1024);
+    const size_t words = (opt_.chunk_bytes - budget) / 8 + 1024;
+    if (segment_.size() < words) segment_.assign(words, 0);
+    auto* first = reinterpret_cast<capnp::word*>(segment_.data());
+    capnp::MallocMessageBuilder builder(kj::arrayPtr(first, words));
     codec::fill_chunk(builder.initRoot<schema::Message>().initChunk(), s, r);
     auto st = write_message(out_, builder);
+    // What the message used of the buffer is zeroed for the next one (a message that outgrew
+    // it got more segments of capnp's own).
+    auto used = builder.getSegmentsForOutput()[0];
+    if (used.begin() == first) std::memset(segment_.data(), 0, used.size() * sizeof(capnp::word));
     if (!st) return st;
     // Each chunk is made durable on its own: a killed producer loses at most the chunk in flight.
     st = out_.flush();

@@ -90,8 +90,9 @@ class PerfDataImporter::Impl {
   void on_fork(const PerfRecord& r);
   void bad(const PerfRecord& r, const std::string& why);
   bool select(int attr);
-  uint64_t kernel_location(uint64_t ip, bool is_return);
-  uint64_t user_location(int32_t pid, uint64_t ip, bool is_return);
+  // A frame of the current sample's chain, its mapping made when first met (ids in frame order).
+  void add_kernel_frame(uint64_t ip, bool is_return);
+  void add_user_frame(PerfAddressSpace* space, int32_t pid, uint64_t ip, bool is_return);
   ThreadState& thread(int32_t tid);
   const std::string& note_sample_thread(int32_t pid, int32_t tid);
   void finish_header();
@@ -114,7 +115,8 @@ class PerfDataImporter::Impl {
   std::unordered_map<int32_t, std::string> process_comms_;  // pid -> the name its samples get
   std::unordered_map<int32_t, int32_t> parents_;
   uint64_t kernel_mapping_id_ = 0;
-  std::unordered_map<uint64_t, uint64_t> kernel_locations_[2];  // [is_return] ip -> location
+  std::vector<model::SessionBuilder::AddressFrame> chain_;  // the current sample's frames
+  std::vector<uint8_t> new_frames_;                         // per frame: a new location
   std::vector<uint64_t> frames_;
   // Sample times as the file gives them: a hostile file's may run backwards or past INT64_MAX.
   bool have_sample_time_ = false;
@@ -443,29 +445,22 @@ bool PerfDataImporter::Impl::select(int attr) {
   return false;
 }
 
-uint64_t PerfDataImporter::Impl::kernel_location(uint64_t ip, bool is_return) {
-  auto& cache = kernel_locations_[is_return];
-  auto it = cache.find(ip);
-  if (it != cache.end()) return it->second;
+void PerfDataImporter::Impl::add_kernel_frame(uint64_t ip, bool is_return) {
   if (kernel_mapping_id_ == 0)
     kernel_mapping_id_ = b_.mapping(record::kernel_mapping(kernel_build_id_));
-  kernel_addresses_.insert(ip);
-  uint64_t id = b_.address_location(kernel_mapping_id_, ip, model::FrameKind::kernel, is_return);
-  cache.emplace(ip, id);
-  return id;
+  chain_.push_back({kernel_mapping_id_, ip, model::FrameKind::kernel, is_return});
 }
 
-uint64_t PerfDataImporter::Impl::user_location(int32_t pid, uint64_t ip, bool is_return) {
+void PerfDataImporter::Impl::add_user_frame(PerfAddressSpace* space, int32_t pid, uint64_t ip,
+                                            bool is_return) {
   uint64_t mapping_id = 0;
-  auto sp = spaces_.find(pid);
   uint64_t start = 0;
-  PerfRegion* region = sp == spaces_.end() ? nullptr : sp->second.find(ip, start);
+  PerfRegion* region = space == nullptr ? nullptr : space->find(ip, start);
   if (region != nullptr) {
     if (region->mapping_id == 0) region->mapping_id = b_.mapping(archive_mapping(pid, start, *region));
     mapping_id = region->mapping_id;
   }
-  model::FrameKind kind = model::FrameKind::native;
-  return b_.address_location(mapping_id, ip, kind, is_return);
+  chain_.push_back({mapping_id, ip, model::FrameKind::native, is_return});
 }
 
 // The name the thread's samples are taken under, and the process's (its main thread's, as perf
@@ -516,7 +511,9 @@ void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
   const PerfSample& smp = sample_;
   // --call-graph dwarf: the user part is walked here (the kernel left it out of the callchain).
   const bool walked = walk_user_stack(attrs_[attr], smp);
-  frames_.clear();
+  chain_.clear();
+  auto found = spaces_.find(smp.pid);
+  PerfAddressSpace* space = found == spaces_.end() ? nullptr : &found->second;
   size_t n = smp.callchain_size();
   if (n > 0) {
     uint64_t context = 0;
@@ -528,22 +525,28 @@ void PerfDataImporter::Impl::on_sample(const PerfRecord& r, int attr) {
         first = true;
         continue;
       }
-      if (context == kContextKernel) frames_.push_back(kernel_location(ip, !first));
-      else if (context == kContextUser && !walked) frames_.push_back(user_location(smp.pid, ip, !first));
+      if (context == kContextKernel) add_kernel_frame(ip, !first);
+      else if (context == kContextUser && !walked) add_user_frame(space, smp.pid, ip, !first);
       else continue;  // hypervisor and guest frames: not this host's code
       first = false;
     }
   } else if (smp.ip != 0) {
     bool kernel = (r.misc & kMiscCpumodeMask) == kMiscKernel;
-    if (kernel) frames_.push_back(kernel_location(smp.ip, false));
-    else if (!walked) frames_.push_back(user_location(smp.pid, smp.ip, false));
+    if (kernel) add_kernel_frame(smp.ip, false);
+    else if (!walked) add_user_frame(space, smp.pid, smp.ip, false);
   }
   model::StackEnd end = model::StackEnd::unknown;
   if (walked) {
     const std::vector<uint64_t>& user = walk_.stack.frames;
-    for (size_t i = 0; i < user.size(); ++i) frames_.push_back(user_location(smp.pid, user[i], i > 0));
+    for (size_t i = 0; i < user.size(); ++i) add_user_frame(space, smp.pid, user[i], i > 0);
     end = walk_.end;
   }
+  frames_.clear();
+  new_frames_.clear();
+  b_.address_locations(chain_, frames_, &new_frames_);
+  for (size_t i = 0; i < chain_.size(); ++i)
+    if (new_frames_[i] && chain_[i].kind == model::FrameKind::kernel)
+      kernel_addresses_.insert(chain_[i].address);
   stats_.frames += frames_.size();
   if (smp.has_time) {
     if (!have_sample_time_) first_sample_ = last_sample_ = smp.time;

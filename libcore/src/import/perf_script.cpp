@@ -76,8 +76,8 @@ class PerfScriptParser::Impl {
 
   void feed(std::string_view bytes);
   void finish();
-  void reserve(size_t n) {
-    s_.locations.reserve(std::max(s_.locations.capacity(), n));
+  void reserve(size_t locations, size_t n) {
+    s_.locations.reserve(std::max(s_.locations.capacity(), locations));
     s_.stacks.reserve(std::max(s_.stacks.capacity(), n));
     s_.samples.reserve(std::max(s_.samples.capacity(), n));
   }
@@ -504,15 +504,18 @@ PerfScriptParser::~PerfScriptParser() = default;
 void PerfScriptParser::feed(std::string_view bytes) { impl_->feed(bytes); }
 
 // Lists grown by doubling move every entry at each step and touch about twice their final memory
-// (on the import bench's 80 MB of text: a fifth of gp-import's time). One entry per 512 bytes is
-// about what a system-wide recording makes (80 bytes a frame line, a new location every few
-// samples); the cap keeps each list on the heap, below glibc's mmap threshold. Room not used is
-// address space only.
+// (on the import bench's 80 MB of text: a fifth of gp-import's time). One stack or sample per 512
+// bytes is about what a system-wide recording makes (80 bytes a frame line, a new stack every few
+// samples); locations are denser, one per 215 bytes on the bench's text (each new frame line
+// makes one), so their room is one per 160 bytes. The cap keeps a list of 64-byte entries
+// (locations) on the heap, below glibc's 32 MiB mmap threshold. Room not used is address space
+// only.
 void PerfScriptParser::reserve_for(uint64_t bytes) {
   constexpr uint64_t kBytesPerEntry = 512;
-  constexpr uint64_t kMaxEntries = uint64_t{1} << 19;
-  const size_t n = static_cast<size_t>(std::min(bytes / kBytesPerEntry, kMaxEntries));
-  impl_->reserve(n);
+  constexpr uint64_t kBytesPerLocation = 160;
+  constexpr uint64_t kMaxEntries = (uint64_t{1} << 19) - 1024;
+  auto room = [&](uint64_t per) { return static_cast<size_t>(std::min(bytes / per, kMaxEntries)); };
+  impl_->reserve(room(kBytesPerLocation), room(kBytesPerEntry));
 }
 void PerfScriptParser::finish() { impl_->finish(); }
 const PerfScriptStats& PerfScriptParser::stats() const { return impl_->stats_; }

@@ -1,5 +1,6 @@
 #include "gp/model/builder.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gp::model {
@@ -13,6 +14,18 @@ void put(std::string& key, T v) {
 void put_str(std::string& key, std::string_view s) {
   put(key, static_cast<uint32_t>(s.size()));
   key.append(s);
+}
+
+// The interning key of an address location: 'a', mapping id, address, kind, return flag.
+constexpr size_t kAddressKeyBytes = 1 + 8 + 8 + sizeof(FrameKind) + 1;
+std::string_view address_key(char (&key)[kAddressKeyBytes], const SessionBuilder::AddressFrame& f) {
+  char* p = key;
+  *p++ = 'a';
+  std::memcpy(p, &f.mapping_id, 8);
+  std::memcpy(p + 8, &f.address, 8);
+  std::memcpy(p + 16, &f.kind, sizeof f.kind);
+  std::memcpy(p + 16 + sizeof f.kind, &f.is_return_address, 1);
+  return {key, kAddressKeyBytes};
 }
 
 }  // namespace
@@ -61,29 +74,56 @@ uint64_t SessionBuilder::symbolic_location(FrameKind kind, uint64_t function_id,
   return id;
 }
 
+
 uint64_t SessionBuilder::address_location(uint64_t mapping_id, uint64_t address, FrameKind kind,
                                           bool is_return_address) {
-  key_.assign(1, 'a');
-  put(key_, mapping_id);
-  put(key_, address);
-  put(key_, kind);
-  put(key_, is_return_address);
+  AddressFrame f{mapping_id, address, kind, is_return_address};
+  char key[kAddressKeyBytes];
+  std::string_view k = address_key(key, f);
   bool inserted;
-  uint64_t id = intern(locations_, base_.locations + s_.locations.size() + 1, inserted);
-  if (inserted) {
+  return intern_address(k, hash_bytes(k), f, inserted);
+}
+
+void SessionBuilder::address_locations(std::span<const AddressFrame> frames,
+                                       std::vector<uint64_t>& ids, std::vector<uint8_t>* inserted) {
+  // In batches whose keys and hashes stay on the stack; a call chain is rarely longer.
+  constexpr size_t kBatch = 32;
+  char keys[kBatch][kAddressKeyBytes];
+  uint64_t hashes[kBatch];
+  while (!frames.empty()) {
+    const size_t n = std::min(frames.size(), kBatch);
+    for (size_t i = 0; i < n; ++i) {
+      hashes[i] = hash_bytes(address_key(keys[i], frames[i]));
+      locations_.prefetch(hashes[i]);
+    }
+    for (size_t i = 0; i < n; ++i) locations_.prefetch_key(hashes[i]);
+    for (size_t i = 0; i < n; ++i) {
+      bool fresh;
+      ids.push_back(intern_address({keys[i], kAddressKeyBytes}, hashes[i], frames[i], fresh));
+      if (inserted) inserted->push_back(fresh);
+    }
+    frames = frames.subspan(n);
+  }
+}
+
+uint64_t SessionBuilder::intern_address(std::string_view key, uint64_t h, const AddressFrame& f,
+                                        bool& inserted) {
+  auto [id, fresh] = locations_.try_insert(key, h, base_.locations + s_.locations.size() + 1);
+  inserted = fresh;
+  if (fresh) {
     Location loc;
-    loc.mapping_id = mapping_id;
-    loc.address = address;
-    loc.kind = kind;
-    loc.is_return_address = is_return_address;
-    if (mapping_id != 0) {
-      loc.file_offset = address + mapping_shift_.at(mapping_id);
+    loc.mapping_id = f.mapping_id;
+    loc.address = f.address;
+    loc.kind = f.kind;
+    loc.is_return_address = f.is_return_address;
+    if (f.mapping_id != 0) {
+      loc.file_offset = f.address + mapping_shift_.at(f.mapping_id);
     } else {
       loc.status = SymbolStatus::unmapped;
     }
     s_.locations.push_back(std::move(loc));
   }
-  return id;
+  return *id;
 }
 
 uint64_t SessionBuilder::mapping(const Mapping& m) {

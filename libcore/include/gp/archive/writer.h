@@ -4,6 +4,8 @@
 // whenever it wants what it has made durable; each call writes only what is new.
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "gp/archive/byte_io.h"
 #include "gp/archive/reader.h"
@@ -58,6 +60,9 @@ class Writer {
   Cursor written_;
   uint64_t chunks_ = 0;
   uint64_t samples_ = 0;
+  // The first segment of every chunk message, all zero between messages (capnp's requirement):
+  // one buffer reused, not a new zeroed allocation per chunk whose pages the kernel zeroes too.
+  std::vector<uint64_t> segment_;
 };
 
 // Writes every session of an archive (each as a whole).

@@ -8,6 +8,7 @@
 // was interned (exited processes' frames), it replaces the builder with a new one whose base is
 // the old one's created(): equal entries made after that get new ids, which readers accept.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,6 +34,19 @@ class SessionBuilder {
   // A raw address to resolve later; file_offset is computed from the mapping when given.
   uint64_t address_location(uint64_t mapping_id, uint64_t address, FrameKind kind,
                             bool is_return_address);
+  // One frame of address_locations().
+  struct AddressFrame {
+    uint64_t mapping_id = 0;
+    uint64_t address = 0;
+    FrameKind kind = FrameKind::unknown;
+    bool is_return_address = false;
+  };
+  // address_location() for each frame of a call chain, in order, ids appended to `ids`: the
+  // table's memory for all of them is asked for before the first is read, so the cache misses of
+  // a chain's lookups (most of an importer's time on large recordings) overlap. `inserted`, when
+  // given, gets one flag per frame: whether its location is new.
+  void address_locations(std::span<const AddressFrame> frames, std::vector<uint64_t>& ids,
+                         std::vector<uint8_t>* inserted = nullptr);
   // Mappings are deduplicated on (pid, start, end, offset, path, build-id).
   uint64_t mapping(const Mapping& m);
   // Stacks are equal when their locations and their end are: the same frames cut and complete
@@ -63,6 +77,9 @@ class SessionBuilder {
   using Table = StringTable<uint64_t>;
   // The id stored under key_, or next_id (then stored) when key_ is new; `inserted` tells which.
   uint64_t intern(Table& table, uint64_t next_id, bool& inserted);
+  // address_location() of a key made by address_key() whose hash_bytes() is h.
+  uint64_t intern_address(std::string_view key, uint64_t h, const AddressFrame& f,
+                          bool& inserted);
 
   Session& s_;
   TableCounts base_;  // entries taken out of s_ (and those before this builder)

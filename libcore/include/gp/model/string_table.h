@@ -71,7 +71,10 @@ class StringTable {
   }
   // The value for key, inserting `value` first when absent; second: whether it was inserted.
   std::pair<V*, bool> try_insert(std::string_view key, V value) {
-    uint64_t h = hash_bytes(key);
+    return try_insert(key, hash_bytes(key), std::move(value));
+  }
+  // The same for a key whose hash_bytes() is h.
+  std::pair<V*, bool> try_insert(std::string_view key, uint64_t h, V value) {
     if (V* v = find(key, h)) return {v, false};
     return {&insert(key, h, std::move(value)), true};
   }
