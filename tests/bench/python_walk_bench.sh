@@ -162,7 +162,7 @@ if part agree; then
     awk -v r="$r" '$1 == r {
       p = $4 / 100; se = 100 * sqrt(p * (1 - p) * (1 / ($5 > 0 ? $5 : 1) + 1 / ($7 > 0 ? $7 : 1))); d = $4 - $6
       printf "%-5d %-7s %9.2f %16s %16s %+8.2f %6.2f %8.1f %8s %+10.2f %+10.2f\n", r, $2, $3, sprintf("%.2f (%d)", $4, $5),
-        sprintf("%.2f (%d)", $6, $7), d, se, se > 0 ? (d < 0 ? -d : d) / se : 0, (d <= 2 && d >= -2) ? "yes" : "NO",
+        sprintf("%.2f (%d)", $6, $7), d, se, (se > 0 ? (d < 0 ? -d : d) / se : 0), ((d <= 2 && d >= -2) ? "yes" : "NO"),
         $4 - $3, $6 - $3 }' "$tmp/agree"
   done
   awk '{ d = $4 - $6; if (d < 0) d = -d; if (d > m) m = d; n++; w += (d <= 2) }
