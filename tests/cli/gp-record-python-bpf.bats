@@ -9,6 +9,7 @@
 # bats file_tags=gp-record
 
 load helpers
+load python_shares
 bats_require_minimum_version 1.5.0
 
 setup_file() {
@@ -85,13 +86,6 @@ record_python() {
   kill "$pid"
   gp-symbolize "$OUT/rec.gpa" 2>"$OUT/symbolize.err" | gp-fold -f folded --annotate >"$OUT/folded"
   run -0 cat "$OUT/folded"
-}
-
-# Percent (integer, rounded down) of the samples of folded stacks on stdin that hold a Python
-# frame.
-python_percent() {
-  awk '{ n = $NF; total += n; if ($0 ~ /_\[p\];|_\[p\] [0-9]+$/) py += n }
-       END { if (total == 0) print 0; else print int(100 * py / total) }'
 }
 
 @test "--help names --python-frames" {
@@ -243,20 +237,6 @@ python_percent() {
   share=$(python_percent <"$OUT/folded")
   [ "$share" -ge 99 ] ||
     fail "only $share% of $samples samples have Python frames: $(grep -v '_\[p\]' "$OUT/folded" | head -c 3000)"
-}
-
-# Per Python function, the percent of the Python samples of folded stacks on stdin whose innermost
-# Python frame it is, and those samples ("spin_a 49.80 3984"); the last line is "all 100 N" (N:
-# the samples with a Python frame). Names without module or class, as both samplers spell the
-# function ("gpyext_work.spin_a (...)_[p]", "spin_a (...)_[p]").
-leaf_python_shares() {
-  awk '{ n = $NF; k = split($0, f, ";"); leaf = ""
-         for (i = 1; i <= k; i++) if (f[i] ~ /_\[p\]( [0-9]+)?$/) leaf = f[i]
-         if (leaf == "") next
-         sub(/ \(.*/, "", leaf); sub(/.*\./, "", leaf); sub(/_\[p\].*/, "", leaf)
-         by[leaf] += n; total += n }
-       END { for (x in by) printf "%s %.2f %d\n", x, 100 * by[x] / total, by[x] | "sort -k2,2nr"
-             close("sort -k2,2nr"); printf "all 100 %d\n", total }'
 }
 
 # within A B NA NB: true when the percents A (of NA samples) and B (of NB samples; 0: exact) are

@@ -705,6 +705,9 @@ Status BpfSampler::drain(const EventSink& on_event, const SampleSink& on_sample)
     clear_stacks(stacks_fd, idle);
     stack_copies_.map_cleared(idle);
   }
+  // Code objects are read once a drain: the frames of the new stacks named as they arrived
+  // (prename) are named so as the session takes the stacks, and read again after this drain.
+  if (python_) python_->processes().next_round();
   return ok_status();
 }
 

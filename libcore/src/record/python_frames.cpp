@@ -81,8 +81,13 @@ struct PythonProcesses::Process {
   std::unique_ptr<runtime::python::PythonSampler> sampler;
   std::unique_ptr<runtime::python::PackageLabels> labels;  // null: no labels
   std::vector<AddressRange> eval;
-  // Frames named so far, by code object and offset: what names them once the process is gone.
-  std::unordered_map<uint64_t, PyFrameName> names;
+  // Frames named so far, by code object and offset: what names them once the process is gone,
+  // and in the round in which they were read.
+  struct Named {
+    PyFrameName name;
+    uint64_t round = 0;
+  };
+  std::unordered_map<uint64_t, Named> names;
 };
 
 namespace {
@@ -220,6 +225,10 @@ bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out)
   if (p == nullptr) return false;
   const uint64_t key = name_key(frame);
   auto known = p->names.find(key);
+  if (known != p->names.end() && (p->exited || known->second.round == round_)) {
+    out = known->second.name;
+    return true;
+  }
   runtime::python::PyFrameInfo info;
   const auto status = p->exited ? runtime::python::WalkStatus::gone
                                 : p->sampler->describe(frame.code, uint64_t{frame.offset} * 2,
@@ -228,7 +237,7 @@ bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out)
     // A live process's code object is named afresh (the address may hold another one now); a
     // gone one's as it was named last.
     if (status != runtime::python::WalkStatus::gone || known == p->names.end()) return false;
-    out = known->second;
+    out = known->second.name;
     return true;
   }
   out.name = runtime::python::pyperf_frame_name(info.file, info.name);
@@ -237,10 +246,10 @@ bool PythonProcesses::name(pid_t pid, const PyFrameRef& frame, PyFrameName& out)
   out.first_line = info.first_line;
   out.line = info.line;
   if (known != p->names.end()) {
-    known->second = out;
+    known->second = {out, round_};
   } else {
     if (p->names.size() >= kMaxNamesPerProcess) p->names.clear();
-    p->names.emplace(key, out);
+    p->names.emplace(key, Process::Named{out, round_});
   }
   return true;
 }

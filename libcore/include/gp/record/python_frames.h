@@ -136,14 +136,21 @@ class PythonProcesses {
   // The evaluation loop's range in pid; empty when unknown (or pid is not walked).
   std::span<const AddressRange> eval_ranges(pid_t pid) const;
   // Names a frame of pid: false when pid is not walked or the code object cannot be read (the
-  // address holds no code object, or the process exited before it was named).
+  // address holds no code object, or the process exited before it was named). A frame named
+  // in this round (since the last next_round) is named as then, without reading its code
+  // object again: a stack's frames named when it arrived, and frames repeated in a stack
+  // (recursion), cost one read of the process's memory a round.
   bool name(pid_t pid, const PyFrameRef& frame, PyFrameName& out);
+  // Starts a round: the frames named from now on are read from their processes again (the
+  // recorder starts one at each drain of the samples).
+  void next_round() { ++round_; }
 
  private:
   struct Process;
   std::vector<std::unique_ptr<Process>> processes_;
   std::deque<pid_t> exited_order_;  // exited processes still named, oldest first
   bool package_labels_;
+  uint64_t round_ = 1;
   Process* find(pid_t pid) const;
 };
 
