@@ -176,6 +176,21 @@ MemoryGuard memory_guard(const ProfileArgs& args) {
   return guard;
 }
 
+// The hs_err reports gp-runtime left in the Java safemode state (a profiled JVM went down and
+// wrote one): logged as gProfiler's "Found Hotspot error log" warning, once.
+void log_hotspot_errors(const Options& o, Log& log) {
+  if (o.java_safemode_state.empty()) return;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(o.java_safemode_state, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("hserr-", 0) != 0 || entry.path().extension() != ".log") continue;
+    std::string text = gp::profile::read_text(entry.path().string());
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty()) log.warning(text);
+    fs::remove(entry.path(), ec);
+  }
+}
+
 int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
                  const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id,
@@ -204,6 +219,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     // As gProfiler's run_continuous: touched as each continuous session starts.
     if (o.continuous && !args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     auto outcome = run_session(context, number);
+    log_hotspot_errors(o, log);
     if (usage) log.info(0, usage->cycle());
     if (args.diagnostics && (number == 1 || std::chrono::steady_clock::now() - last_diagnostics >=
                                                 gp::profile::kDiagnosticsInterval)) {
@@ -410,8 +426,8 @@ void start_perfspect(ProfileArgs& args, const fs::path& work, Log& log, PerfSpec
 int run(ProfileArgs& args) {
   std::string names;
   for (const auto& n : args.not_implemented) {
-    if (auto reason = no_effect_reason(n.substr(2))) {
-      gp::cli::warning(n + " has no effect: " + std::string(*reason));
+    if (auto said = no_effect_at_run_time(n.substr(2)); !said.empty()) {
+      gp::cli::warning(said);
     } else {
       names += (names.empty() ? "" : ", ") + n;
     }
@@ -485,6 +501,12 @@ int run(ProfileArgs& args) {
   }
   const fs::path work = work_dir->path();
   install_signals();
+  // The Java safemode state gp-runtime keeps between this run's sessions.
+  if (gp::profile::runtimes_enabled(o)) {
+    fs::path state = work / "java-safemode";
+    std::error_code ec;
+    if (fs::create_directory(state, ec)) args.options.java_safemode_state = state.string();
+  }
   const int64_t spawn_time = static_cast<int64_t>(::time(nullptr));
   if (o.upload) {
     Options& mo = args.options;

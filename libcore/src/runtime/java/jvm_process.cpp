@@ -103,6 +103,7 @@ Result<JvmProcess> inspect_jvm(pid_t pid, const std::string& proc_root) {
     jvm.exe.resize(jvm.exe.size() - deleted.size());
   }
   jvm.java_home = java_home_of(jvm.exe);
+  jvm.cwd = read_link(dir + "/cwd");
   std::string self_ns = read_link(proc_root + "/self/ns/mnt");
   jvm.same_mount_ns = !self_ns.empty() && self_ns == read_link(dir + "/ns/mnt");
   read_text(dir + "/maps", maps);

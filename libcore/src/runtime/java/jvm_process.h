@@ -25,6 +25,7 @@ struct JvmProcess {
   bool maps_libjvm = false;      // libjvm.so is mapped: a HotSpot-style JVM (jcmd sends SIGQUIT!)
   bool catches_sigquit = false;  // SigCgt has SIGQUIT: the JVM's signal handlers are installed
   std::vector<std::string> cmdline;
+  std::string cwd;  // /proc/PID/cwd as its mount namespace sees it (hs_err files go there)
 };
 
 // Reads /proc/PID/{stat,status,exe,maps,cmdline,ns/mnt}. Error (containing "process exited")
