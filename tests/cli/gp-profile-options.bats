@@ -233,11 +233,12 @@ make_old_jdk() {
   run -0 grep -c ';Fibonacci.fibonacci(I)J_\[[ji]\]' out/last_profile.col
 }
 
-# gp-profile --continuous -d $1 over the test's JVMs (A, B) with more options, in the background.
+# gp-profile --continuous -d $1 over the test's JVMs (A, B) with more options, in the background
+# (teardown kills it).
 start_continuous_java() {
   local d=$1
   shift
-  timeout -s KILL 300 gp-profile -c -d "$d" -o out --pids "$A,$B" --java-mode jfr \
+  gp-profile -c -d "$d" -o out --pids "$A,$B" --java-mode jfr \
     --perf-mode disabled --no-flamegraph "$@" 2>gp.err &
   GP_PID=$!
   PIDS+=("$GP_PID")
@@ -254,6 +255,8 @@ start_two_jvms() {
   wait_for 60 grep -q ready a.out
   wait_for 60 grep -q ready b.out
 }
+col_count() { find out -name 'profile_*.col' | wc -l; }
+more_cols_than() { [ "$(col_count)" -gt "$1" ]; }
 crash_a_while_recorded() {
   JVM_PID=$A
   wait_for 90 recording
@@ -274,16 +277,18 @@ crash_a_while_recorded() {
   wait_for 120 grep -q 'Profiling skipped: disabled due to hserr' gp.err
   kill -TERM "$GP_PID"
   wait "$GP_PID" || true
-  grep -q "warning: Found HotSpot error log of JVM $A: $PWD/hs_err_pid$A.log" gp.err || fail "$(cat gp.err)"
+  grep -q "gp-profile: warning: Found HotSpot error log of JVM $A: $PWD/hs_err_pid$A.log$" gp.err ||
+    fail "$(cat gp.err)"
   grep -q 'Java profiling has been disabled, will avoid profiling any new java processes (safemode cause: hserr)' gp.err ||
     fail "$(cat gp.err)"
   # gProfiler's excerpt (_check_hotspot_error): the siginfo of the kill, the problematic frame,
   # vm_info's line; not the rest of the file.
-  grep -q '^siginfo: si_signo: 11 (SIGSEGV), si_code: 0 (SI_USER)' gp.err || fail "$(cat gp.err)"
-  grep -q '^VM info: OpenJDK 64-Bit Server VM' gp.err || fail "$(cat gp.err)"
-  grep -qE '^Problematic frame: [A-Za-z] +\[' gp.err || fail "$(cat gp.err)"
+  grep -q 'gp-profile: warning: siginfo: si_signo: 11 (SIGSEGV), si_code: 0 (SI_USER)' gp.err ||
+    fail "$(cat gp.err)"
+  grep -q 'gp-profile: warning: VM info: OpenJDK 64-Bit Server VM' gp.err || fail "$(cat gp.err)"
+  grep -qE 'gp-profile: warning: Problematic frame: [A-Za-z] +\[' gp.err || fail "$(cat gp.err)"
   ! grep -q 'S Y S T E M' gp.err || fail "the whole hs_err file was logged"
-  [ "$(grep -c 'Found HotSpot error log' gp.err)" -eq 1 ] || fail "$(cat gp.err)"
+  [ "$(grep -c 'gp-profile: warning: Found HotSpot error log' gp.err)" -eq 1 ] || fail "$(cat gp.err)"
 }
 
 @test "--java-safemode '' --java-full-hserr: the whole hs_err file is logged and Java profiling goes on" {
@@ -294,14 +299,15 @@ crash_a_while_recorded() {
   wait_for 120 grep -q "Found HotSpot error log of JVM $A" gp.err
   # A session that starts after the crash profiles B.
   local before
-  before=$(ls out/profile_*.col 2>/dev/null | wc -l)
-  wait_for 120 test "$(ls out/profile_*.col | wc -l)" -gt "$before"
+  before=$(col_count)
+  wait_for 120 more_cols_than "$before"
   kill -TERM "$GP_PID"
   wait "$GP_PID" || true
   ! grep -q 'disabled due to\|Java profiling has been disabled' gp.err || fail "$(cat gp.err)"
   grep -q ';Fibonacci.fibonacci(I)J_\[[ji]\]' "$(ls -t out/profile_*.col | head -1)" || fail "$(cat gp.err)"
   # The whole file: its system section too, as gProfiler logs it with --java-full-hserr.
-  grep -q -- '---------------  S Y S T E M  ---------------' gp.err || fail "$(head -50 gp.err)"
+  grep -q -- 'gp-profile: warning: ---------------  S Y S T E M  ---------------' gp.err ||
+    fail "$(head -50 gp.err)"
 }
 
 @test "--python-skip-pyperf-profiler-above: with more Python processes at start, no PyPerf, said so" {
