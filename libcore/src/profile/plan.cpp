@@ -174,7 +174,7 @@ Command runtime_command(const Options& o, const std::string& out) {
     if (o.java_spark_app_name) c.args.push_back("--java-collect-spark-app-name-as-appid");
     if (!o.java_version_check) c.args.push_back("--java-no-version-check");
     if (o.java_safemode != "profiled-oom,profiled-signaled,hserr")
-      c.args.push_back("--java-safemode=" + o.java_safemode);
+      c.args.insert(c.args.end(), {"--java-safemode", o.java_safemode});  // "" stays a value
     if (o.java_full_hserr) c.args.push_back("--java-full-hserr");
     if (!o.java_safemode_state.empty())
       c.args.insert(c.args.end(), {"--java-safemode-state", o.java_safemode_state});
