@@ -117,39 +117,9 @@ void safemode_disable(const SessionParams& params, std::string_view cause, Profi
       std::string(cause) + ")");
 }
 
-std::pair<int, int> parse_release_java_version(const std::string& text) {
-  const std::string key = "JAVA_VERSION=";
-  size_t at = 0;
-  while ((at = text.find(key, at)) != std::string::npos && at != 0 && text[at - 1] != '\n')
-    at += key.size();
-  if (at == std::string::npos) return {0, 0};
-  std::string value = text.substr(at + key.size());
-  value = value.substr(0, value.find('\n'));
-  value.erase(std::remove(value.begin(), value.end(), '"'), value.end());
-  // "1.8.0_392": feature 8, update 392; "17.0.15": feature 17, update 15 (the third number).
-  std::vector<int> numbers;
-  int update = 0;
-  size_t underscore = value.find('_');
-  if (underscore != std::string::npos) update = atoi(value.c_str() + underscore + 1);
-  std::istringstream in(value.substr(0, underscore));
-  for (std::string part; std::getline(in, part, '.');) numbers.push_back(atoi(part.c_str()));
-  if (numbers.empty() || numbers[0] == 0) return {0, 0};
-  if (numbers[0] == 1) return {numbers.size() > 1 ? numbers[1] : 0, update};
-  return {numbers[0], numbers.size() > 2 ? numbers[2] : 0};
-}
-
 std::string unsupported_jvm(const JvmProcess& jvm, std::string_view engine,
                             const std::string& proc_root) {
-  std::string release;
-  std::pair<int, int> version{0, 0};
-  if (!jvm.java_home.empty()) {
-    std::string root = proc_root + "/" + std::to_string(jvm.pid) + "/root";
-    if (read_file(root + jvm.java_home + "/release", release, 1 << 16) ||
-        read_file(root + jvm.java_home + "/../release", release, 1 << 16)) {
-      version = parse_release_java_version(release);
-    }
-  }
-  auto [feature, update] = version;
+  auto [feature, update] = jdk_version(jvm, proc_root);
   std::string named = feature == 0 ? std::string()
                                    : " (its JDK's release file says " + std::to_string(feature) +
                                          (feature <= 8 ? "u" + std::to_string(update) : "") + ")";

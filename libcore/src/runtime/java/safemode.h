@@ -28,10 +28,6 @@ void safemode_disable(const SessionParams& params, std::string_view cause, Profi
 std::string unsupported_jvm(const JvmProcess& jvm, std::string_view engine,
                             const std::string& proc_root = "/proc");
 
-// JAVA_VERSION of a JDK's `release` text as {feature, update}: "1.8.0_392" → {8, 392},
-// "17.0.15" → {17, 15}, "25" → {25, 0}; {0, 0} when absent.
-std::pair<int, int> parse_release_java_version(const std::string& release_text);
-
 // The HotSpot error log a JVM that went down wrote (gProfiler's locate_hotspot_error_file:
 // -XX:ErrorFile= with %p, else hs_err_pid<nspid>.log in its working directory, else in /tmp),
 // as a path readable here; "" when there is none.
