@@ -198,6 +198,118 @@ for f in apps[0]["jvm_flags"]:
     fail "$stderr"
 }
 
+# A JDK whose release file says 1.8.0_100 (too old for JFR, which came with 8u262) around this
+# host's JVM: its own copy of the java launcher (the JVM's /proc/PID/exe, where gp looks for the
+# JDK's release file), the real JDK's libraries.
+make_old_jdk() {
+  local real
+  real=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+  mkdir -p oldjdk/bin
+  cp "$real/bin/java" oldjdk/bin/java
+  ln -s "$real/lib" oldjdk/lib
+  ln -s "$real/conf" oldjdk/conf
+  printf 'JAVA_VERSION="1.8.0_100"\n' >oldjdk/release
+}
+
+@test "--java-no-version-check: a JVM too old for JFR is skipped, as gProfiler's version check, unless given" {
+  require_jdk
+  make_old_jdk
+  oldjdk/bin/java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >jvm.out &
+  JVM_PID=$!
+  PIDS+=("$JVM_PID")
+  wait_for 60 grep -q ready jvm.out
+  # gProfiler's _profiling_skipped_profile("profiling this JVM is not supported") for a JVM its
+  # check refuses (gprofiler/profilers/java.py, _is_jvm_profiling_supported); gp-runtime is then
+  # left with no profile.
+  run --separate-stderr timeout -s KILL 120 gp-profile -d 2 -o out --pids "$JVM_PID" \
+    --java-mode jfr --perf-mode disabled --no-flamegraph
+  [[ "$stderr" == *"JVM $JVM_PID is not profiled: JFR needs JDK 8u262 or 11+ (its JDK's release file says 8u100) (--java-no-version-check to profile it anyway)"* ]] ||
+    fail "$stderr"
+  [[ "$stderr" == *"[Profiling skipped: profiling this JVM is not supported]"* ]] || fail "$stderr"
+  # With the option it is attached to, and JFR (which this JVM has) profiles it.
+  run -0 --separate-stderr timeout -s KILL 180 gp-profile -d 12 -o out --pids "$JVM_PID" \
+    --java-mode jfr --perf-mode disabled --no-flamegraph --java-no-version-check
+  [[ "$stderr" != *"not supported"* ]] || fail "$stderr"
+  run -0 grep -c ';Fibonacci.fibonacci(I)J_\[[ji]\]' out/last_profile.col
+}
+
+# gp-profile --continuous -d $1 over the test's JVMs (A, B) with more options, in the background
+# (teardown kills it).
+start_continuous_java() {
+  local d=$1
+  shift
+  gp-profile -c -d "$d" -o out --pids "$A,$B" --java-mode jfr \
+    --perf-mode disabled --no-flamegraph "$@" 2>gp.err &
+  GP_PID=$!
+  PIDS+=("$GP_PID")
+}
+
+# Starts two Fibonacci JVMs (A, B) in this directory, and crashes A with SIGSEGV once gp's JFR
+# recording runs in it: HotSpot writes hs_err_pid<A>.log here and aborts.
+start_two_jvms() {
+  java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >a.out &
+  A=$!
+  java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >b.out &
+  B=$!
+  PIDS+=("$A" "$B")
+  wait_for 60 grep -q ready a.out
+  wait_for 60 grep -q ready b.out
+}
+col_count() { find out -name 'profile_*.col' | wc -l; }
+more_cols_than() { [ "$(col_count)" -gt "$1" ]; }
+crash_a_while_recorded() {
+  JVM_PID=$A
+  wait_for 90 recording
+  kill -SEGV "$A"
+  wait_for 30 test -s "hs_err_pid$A.log"
+}
+
+@test "--java-safemode: a profiled JVM that crashed with an hs_err file turns Java profiling off, its excerpt logged" {
+  require_jdk
+  run -2 --separate-stderr gp-profile --java-safemode hserr,bogus -d 1
+  [[ "$stderr" == *"unknown options given in Java safemode: ['bogus']"* ]] || fail "$stderr"
+  start_two_jvms
+  # gProfiler's default safemode (profiled-oom,profiled-signaled,hserr).
+  start_continuous_java 4
+  crash_a_while_recorded
+  # The sessions after the crash: every JVM "[Profiling skipped: disabled due to hserr]", as
+  # gProfiler's _profiling_skipped_profile(f"disabled due to {reason}").
+  wait_for 120 grep -q 'Profiling skipped: disabled due to hserr' gp.err
+  kill -TERM "$GP_PID"
+  wait "$GP_PID" || true
+  grep -q "gp-profile: warning: Found HotSpot error log of JVM $A: $PWD/hs_err_pid$A.log$" gp.err ||
+    fail "$(cat gp.err)"
+  grep -q 'Java profiling has been disabled, will avoid profiling any new java processes (safemode cause: hserr)' gp.err ||
+    fail "$(cat gp.err)"
+  # gProfiler's excerpt (_check_hotspot_error): the siginfo of the kill, the problematic frame,
+  # vm_info's line; not the rest of the file.
+  grep -q 'gp-profile: warning: siginfo: si_signo: 11 (SIGSEGV), si_code: 0 (SI_USER)' gp.err ||
+    fail "$(cat gp.err)"
+  grep -q 'gp-profile: warning: VM info: OpenJDK 64-Bit Server VM' gp.err || fail "$(cat gp.err)"
+  grep -qE 'gp-profile: warning: Problematic frame: [A-Za-z] +\[' gp.err || fail "$(cat gp.err)"
+  ! grep -q 'S Y S T E M' gp.err || fail "the whole hs_err file was logged"
+  [ "$(grep -c 'gp-profile: warning: Found HotSpot error log' gp.err)" -eq 1 ] || fail "$(cat gp.err)"
+}
+
+@test "--java-safemode '' --java-full-hserr: the whole hs_err file is logged and Java profiling goes on" {
+  require_jdk
+  start_two_jvms
+  start_continuous_java 8 --java-safemode '' --java-full-hserr
+  crash_a_while_recorded
+  wait_for 120 grep -q "Found HotSpot error log of JVM $A" gp.err
+  # A session that starts after the crash profiles B.
+  local before
+  before=$(col_count)
+  wait_for 120 more_cols_than "$before"
+  kill -TERM "$GP_PID"
+  wait "$GP_PID" || true
+  ! grep -q 'disabled due to\|Java profiling has been disabled' gp.err || fail "$(cat gp.err)"
+  grep -q ';Fibonacci.fibonacci(I)J_\[[ji]\]' "$(ls -t out/profile_*.col | head -1)" || fail "$(cat gp.err)"
+  # The whole file: its system section too, as gProfiler logs it with --java-full-hserr.
+  grep -q -- 'gp-profile: warning: ---------------  S Y S T E M  ---------------' gp.err ||
+    fail "$(head -50 gp.err)"
+}
+
 @test "--python-skip-pyperf-profiler-above: with more Python processes at start, no PyPerf, said so" {
   require_root_bpf
   require_command python3

@@ -9,6 +9,7 @@
 #include "runtime/java/jfr_samples.h"
 #include "runtime/java/jvm_flags.h"
 #include "runtime/java/jvm_process.h"
+#include "runtime/java/safemode.h"
 
 namespace gp::test::runtime_java {
 namespace {
@@ -142,6 +143,35 @@ TEST(JdkRelease, FeatureVersionFromJavaVersion) {
   EXPECT_EQ(parse_release_version("JAVA_VERSION=\"25\"\n"), 25);
   EXPECT_EQ(parse_release_version("JAVA_RUNTIME_VERSION=\"17.0.15+6\"\n"), 0);
   EXPECT_EQ(parse_release_version(""), 0);
+}
+
+// The version check's input: JDK 8's update (JFR came with 8u262), a later JDK's third number.
+TEST(JdkRelease, FeatureAndUpdate) {
+  using V = std::pair<int, int>;
+  EXPECT_EQ(parse_release_java_version("JAVA_VERSION=\"1.8.0_100\"\n"), V(8, 100));
+  EXPECT_EQ(parse_release_java_version("JAVA_VERSION=\"1.8.0_392\"\n"), V(8, 392));
+  EXPECT_EQ(parse_release_java_version("A=1\nJAVA_VERSION=\"17.0.15\"\n"), V(17, 15));
+  EXPECT_EQ(parse_release_java_version("JAVA_VERSION=\"25\"\n"), V(25, 0));
+  EXPECT_EQ(parse_release_java_version("JAVA_RUNTIME_VERSION=\"17.0.15+6\"\n"), V(0, 0));
+}
+
+// gProfiler's excerpt of an hs_err file (granulate_utils' VM_INFO_REGEX, SIGINFO_REGEX,
+// NATIVE_FRAMES_REGEX, CONTAINER_INFO_REGEX and java.py's PROBLEMATIC_FRAME_REGEX), on the
+// sections of a file OpenJDK 17 wrote here for a JVM sent SIGSEGV.
+TEST(HotspotError, ExcerptAsGprofiler) {
+  std::string file =
+      "#\n# Problematic frame:\n# C  [libc.so.6+0x85f14]\n#\n\n"
+      "Native frames: (J=compiled Java code, j=interpreted, Vv=VM code, C=native code)\n"
+      "C  [libc.so.6+0x85f14]\nj  Spin.main([Ljava/lang/String;)V+5\n\n"
+      "siginfo: si_signo: 11 (SIGSEGV), si_code: 0 (SI_USER), si_pid: 30966, si_uid: 0\n\n"
+      "container (cgroup) information:\ncontainer_type: cgroupv1\n\n"
+      "vm_info: OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1) for linux-amd64\n";
+  EXPECT_EQ(hotspot_error_excerpt(file),
+            "VM info: OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1) for linux-amd64\n"
+            "siginfo: si_signo: 11 (SIGSEGV), si_code: 0 (SI_USER), si_pid: 30966, si_uid: 0\n"
+            "Problematic frame: C  [libc.so.6+0x85f14]\n"
+            "native frames:\nC  [libc.so.6+0x85f14]\nj  Spin.main([Ljava/lang/String;)V+5\n"
+            "container info:\ncontainer_type: cgroupv1");
 }
 
 TEST(JfrJson, AllocationSamplesAreWeightedInBytesWithTheClassAsLeaf) {

@@ -25,6 +25,11 @@ using gp::profile::Options;
 
 [[noreturn]] void refuse(const std::string& message) { throw CLI::ValidationError(message); }
 
+// gProfiler's JavaSafemodeOptions (gprofiler/profilers/java.py).
+constexpr std::string_view kJavaSafemodeOptions[] = {
+    "profiled-oom",           "profiled-signaled", "hserr", "general-oom", "general-signaled",
+    "pid-in-kernel-messages", "java-extended-version-checks", "ap-loaded-check"};
+
 std::string repr(const std::string& s) {
   return s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? "\"" + s + "\""
                                                                                : "'" + s + "'";
@@ -510,6 +515,33 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("java-collect-jvm-flags")) o.java_jvm_flags = k.text("java-collect-jvm-flags");
   o.app_id_args_filters = k.args.lists["app-id-args-filter"];
   o.java_spark_app_name = k.flag("java-collect-spark-app-name-as-appid");
+  o.java_version_check = !k.flag("java-no-version-check");
+  o.java_full_hserr = k.flag("java-full-hserr");
+  if (k.given("java-safemode")) {
+    // gProfiler's _init_java_safemode: '""' is taken as empty (DaemonSet args keep the quotes).
+    o.java_safemode = k.text("java-safemode") == "\"\"" ? "" : k.text("java-safemode");
+    if (o.java_safemode != "all") {
+      std::string unknown;
+      std::istringstream list(o.java_safemode);
+      for (std::string item; std::getline(list, item, ',');) {
+        if (std::find(std::begin(kJavaSafemodeOptions), std::end(kJavaSafemodeOptions), item) ==
+            std::end(kJavaSafemodeOptions))
+          unknown += (unknown.empty() ? "'" : ", '") + item + "'";
+      }
+      if (!unknown.empty()) refuse("unknown options given in Java safemode: [" + unknown + "]");
+    }
+    std::string unwatched;
+    for (std::string_view cause : kJavaSafemodeOptions) {
+      bool named = o.java_safemode == "all" ||
+                   ("," + o.java_safemode + ",").find("," + std::string(cause) + ",") !=
+                       std::string::npos;
+      if (named && cause != "hserr") unwatched += (unwatched.empty() ? "" : ",") + std::string(cause);
+    }
+    if (!unwatched.empty())
+      args.start_notes.push_back("--java-safemode: gp-profile acts on hserr only; " + unwatched +
+                                 " need gProfiler's kernel-log, process-exit or async-profiler "
+                                 "checks, which gp has not");
+  }
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");
   args.log_rotate_max_size = k.integer("log-rotate-max-size", args.log_rotate_max_size);

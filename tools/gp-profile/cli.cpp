@@ -300,6 +300,23 @@ void add_java(Builder& b) {
   b.flag("--java-include-method-modifiers",
          "Java frames start with the method's modifiers ('private static "
          "Fibonacci.fibonacci(I)J_[j]'; JFR only: asprof has no such option)");
+  b.flag("--java-no-version-check",
+         "Profile JVMs the Java engine is not known to support, skipped by default as "
+         "gProfiler's version check does ('[Profiling skipped: profiling this JVM is not "
+         "supported]'): a JDK older than 7, and under JFR one older than 8u262 or 11 (by its "
+         "release file) or run with -XX:-FlightRecorder");
+  b.value("--java-safemode", "--java-safemode", ValueType::text, "LIST",
+          "Causes that turn Java profiling off for the rest of the run, as gProfiler's "
+          "(comma-separated; given alone: all; '' none; default: "
+          "profiled-oom,profiled-signaled,hserr). gp acts on hserr: once a profiled JVM went "
+          "down and wrote an hs_err file, every JVM gets '[Profiling skipped: disabled due to "
+          "hserr]'; the other causes need gProfiler's kernel-log and process-exit watchers, "
+          "which gp has not",
+          "all")
+      ->expected(0, 1);
+  b.flag("--java-full-hserr",
+         "Log the whole hs_err file of a profiled JVM that went down, not gProfiler's excerpt "
+         "(vm_info, siginfo, problematic frame, native frames, container information)");
   b.choice("--java-line-numbers", "--java-line-numbers", {"none", "line-of-function"},
            "line-of-function: Java frames name the line the method was at "
            "('Fibonacci.fibonacci:7(I)J_[j]'; JFR only: asprof has no such format)",

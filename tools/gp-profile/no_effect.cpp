@@ -4,23 +4,19 @@
 
 #include <utility>
 
+#include "gp/runtime/adapters.h"
+
 namespace gp::profile_tool {
 namespace {
 
+constexpr std::string_view kGprofilerBuild =
+    "needs async-profiler: an option of gProfiler's own build of it "
+    "(https://github.com/Granulate/async-profiler); stock asprof and JFR have no such setting";
+
 constexpr std::pair<std::string_view, std::string_view> kReasons[] = {
-    {"java-no-version-check",
-     "gp-runtime has no JDK version check to skip (JFR or stock asprof profile any JVM that "
-     "answers)"},
-    {"java-async-profiler-safemode",
-     "an option of gProfiler's async-profiler build; stock asprof and JFR have no such setting"},
-    {"java-async-profiler-mcache",
-     "an option of gProfiler's async-profiler build; stock asprof and JFR have no such setting"},
-    {"java-async-profiler-no-report-meminfo",
-     "an option of gProfiler's async-profiler build; stock asprof and JFR report no meminfo"},
-    {"java-safemode",
-     "gp-profile does not stop Java profiling after a profiled JVM's OOM, fatal signal or hs_err "
-     "file"},
-    {"java-full-hserr", "gp-profile reads no hs_err files"},
+    {"java-async-profiler-safemode", kGprofilerBuild},
+    {"java-async-profiler-mcache", kGprofilerBuild},
+    {"java-async-profiler-no-report-meminfo", kGprofilerBuild},
 };
 
 }  // namespace
@@ -29,6 +25,22 @@ std::optional<std::string_view> no_effect_reason(std::string_view long_name) {
   for (const auto& [name, reason] : kReasons)
     if (name == long_name) return reason;
   return std::nullopt;
+}
+
+std::string no_effect_at_run_time(std::string_view long_name) {
+  auto reason = no_effect_reason(long_name);
+  if (!reason) return {};
+  std::string option = "--" + std::string(long_name);
+  if (*reason != kGprofilerBuild) return option + " has no effect: " + std::string(*reason);
+  std::string missing = gp::runtime::make_async_profiler_adapter()->unavailable_reason();
+  if (!missing.empty()) {
+    return option + " has no effect: it needs async-profiler, and " + missing +
+           "; get it from https://github.com/async-profiler/async-profiler/releases (only "
+           "gProfiler's build of it has this setting; JFR has none)";
+  }
+  return option +
+         " has no effect: only gProfiler's build of async-profiler has this setting, not the "
+         "stock asprof gp-runtime runs, nor JFR";
 }
 
 }  // namespace gp::profile_tool

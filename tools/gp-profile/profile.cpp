@@ -176,6 +176,31 @@ MemoryGuard memory_guard(const ProfileArgs& args) {
   return guard;
 }
 
+// What gp-runtime left in the Java safemode state: the hs_err reports (a profiled JVM went down
+// and wrote one), logged as gProfiler's "Found Hotspot error log" warning, once, a log line each;
+// then, once, that Java profiling was turned off (`said_off`: already said).
+void log_java_safemode(const Options& o, Log& log, bool& said_off) {
+  if (o.java_safemode_state.empty()) return;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(o.java_safemode_state, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("hserr-", 0) != 0 || entry.path().extension() != ".log") continue;
+    std::string text = gp::profile::read_text(entry.path().string());
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    for_each_line(text, [&](auto line) {
+      if (!line.empty()) log.warning(line);
+    });
+    fs::remove(entry.path(), ec);
+  }
+  std::string cause = gp::profile::read_text(o.java_safemode_state + "/disabled");
+  while (!cause.empty() && cause.back() == '\n') cause.pop_back();
+  if (!cause.empty() && !said_off) {
+    said_off = true;
+    log.warning("Java profiling has been disabled, will avoid profiling any new java processes "
+                "(safemode cause: " + cause + ")");
+  }
+}
+
 int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bool>& stop,
                  const Tools& tools, const fs::path& work, Log& log, const json::Value& agent,
                  gp::profile::MetricsMonitor* metrics, const std::string& run_id,
@@ -197,6 +222,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
   std::optional<gp::profile::UsageLog> usage;  // --log-usage
   if (args.log_usage) usage.emplace();
   std::chrono::steady_clock::time_point last_diagnostics;  // --diagnostics
+  bool java_off = false;  // said that the Java safemode turned Java profiling off
   for (int number = 1;; ++number) {
     auto started = std::chrono::steady_clock::now();
     // gProfiler's cycle ids: the run's id for a single session, a new one per continuous one.
@@ -204,6 +230,7 @@ int profile_loop(const ProfileArgs& args, const Options& o, const std::atomic<bo
     // As gProfiler's run_continuous: touched as each continuous session starts.
     if (o.continuous && !args.heartbeat_file.empty()) touch(args.heartbeat_file, log);
     auto outcome = run_session(context, number);
+    log_java_safemode(o, log, java_off);
     if (usage) log.info(0, usage->cycle());
     if (args.diagnostics && (number == 1 || std::chrono::steady_clock::now() - last_diagnostics >=
                                                 gp::profile::kDiagnosticsInterval)) {
@@ -410,8 +437,8 @@ void start_perfspect(ProfileArgs& args, const fs::path& work, Log& log, PerfSpec
 int run(ProfileArgs& args) {
   std::string names;
   for (const auto& n : args.not_implemented) {
-    if (auto reason = no_effect_reason(n.substr(2))) {
-      gp::cli::warning(n + " has no effect: " + std::string(*reason));
+    if (auto said = no_effect_at_run_time(n.substr(2)); !said.empty()) {
+      gp::cli::warning(said);
     } else {
       names += (names.empty() ? "" : ", ") + n;
     }
@@ -485,6 +512,12 @@ int run(ProfileArgs& args) {
   }
   const fs::path work = work_dir->path();
   install_signals();
+  // The Java safemode state gp-runtime keeps between this run's sessions.
+  if (gp::profile::runtimes_enabled(o)) {
+    fs::path state = work / "java-safemode";
+    std::error_code ec;
+    if (fs::create_directory(state, ec)) args.options.java_safemode_state = state.string();
+  }
   const int64_t spawn_time = static_cast<int64_t>(::time(nullptr));
   if (o.upload) {
     Options& mo = args.options;

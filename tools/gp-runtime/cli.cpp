@@ -1,7 +1,9 @@
 // gp-runtime's options: gp-record's -d/-F/-p/-o, gProfiler's runtime mode spellings.
 #include "cli.h"
 
+#include <algorithm>
 #include <regex>
+#include <sstream>
 
 #include "gp/runtime/registry.h"
 
@@ -129,6 +131,42 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                  "default), all, none, or a comma-separated list of names")
       ->type_name("FLAGS")
       ->capture_default_str();
+  app.add_flag("--java-no-version-check", args.no_version_check,
+               "Attach to JVMs the Java engine is not known to support (a JDK older than 7; "
+               "for JFR older than 8u262 or 11 by its release file, or run with "
+               "-XX:-FlightRecorder), skipped by default as gProfiler's version check does");
+  app.add_option("--java-safemode", args.safemode,
+                 "gProfiler's safemode causes (comma-separated; given alone: all; '' none) that "
+                 "turn Java profiling off for the rest of the run: gp acts on hserr (a profiled "
+                 "JVM that went down wrote an hs_err file); gProfiler's other causes need its "
+                 "kernel-log and process-exit watchers, which gp has not (default: "
+                 "profiled-oom,profiled-signaled,hserr)")
+      ->type_name("LIST")
+      ->expected(0, 1)
+      ->default_str("all")
+      ->check([](const std::string& text) -> std::string {
+        static const std::vector<std::string> known = {
+            "all", "profiled-oom", "profiled-signaled", "hserr", "general-oom",
+            "general-signaled", "pid-in-kernel-messages", "java-extended-version-checks",
+            "ap-loaded-check"};
+        std::istringstream in(text);
+        for (std::string item; std::getline(in, item, ',');) {
+          if (item.empty() || item == "\"\"") continue;
+          if (std::find(known.begin(), known.end(), item) == known.end())
+            return "unknown Java safemode option '" + item + "'";
+        }
+        return {};
+      });
+  app.add_flag("--java-full-hserr", args.full_hserr,
+               "Log the whole hs_err file of a profiled JVM that went down, not its excerpt "
+               "(vm_info, siginfo, problematic frame, native frames, container information)");
+  gp::cli::hint_value(
+      app.add_option("--java-safemode-state", args.safemode_state,
+                     "Directory keeping the Java safemode state between runs (gp-profile gives "
+                     "one per run): 'disabled' holds the cause once Java profiling is off, "
+                     "hserr-PID.log the hs_err report of each crashed JVM")
+          ->type_name("DIR"),
+      gp::cli::ValueHint::directory);
   app.add_option("--alloc-interval", args.alloc_interval,
                  "Profile Java allocations instead of CPU time, one sample per BYTES allocated, "
                  "stacks weighted in bytes with the allocated class as leaf (gProfiler's --mode "

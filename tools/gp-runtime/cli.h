@@ -45,6 +45,10 @@ struct RuntimeArgs {
   std::string line_numbers = "none";  // gProfiler's --java-line-numbers (JFR)
   bool thread_names = false;          // gProfiler's --java-collect-thread-names
   std::string jvm_flags = "default";  // gProfiler's --java-collect-jvm-flags (JFR)
+  bool no_version_check = false;      // gProfiler's --java-no-version-check
+  std::string safemode = "profiled-oom,profiled-signaled,hserr";  // gProfiler's --java-safemode
+  bool full_hserr = false;            // gProfiler's --java-full-hserr
+  std::string safemode_state;         // directory keeping the safemode state between runs
   double grace = 15;
   gp::cli::CommonArgs common;
 };

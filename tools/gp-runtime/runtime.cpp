@@ -98,6 +98,20 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.java_line_numbers = a.line_numbers == "line-of-function";
   o.java_thread_names = a.thread_names;
   o.java_jvm_flags = a.jvm_flags;
+  o.java_version_check = !a.no_version_check;
+  o.java_full_hserr = a.full_hserr;
+  o.java_safemode_state = a.safemode_state;
+  o.java_safemode.clear();
+  // gProfiler's --java-safemode: given without a value, all; "" (or a quoted '""') none.
+  if (a.safemode == "all") {
+    o.java_safemode = {"profiled-oom",           "profiled-signaled", "hserr",
+                       "general-oom",            "general-signaled",  "pid-in-kernel-messages",
+                       "java-extended-version-checks", "ap-loaded-check"};
+  } else {
+    std::istringstream list(a.safemode == "\"\"" ? std::string() : a.safemode);
+    for (std::string item; std::getline(list, item, ',');)
+      if (!item.empty()) o.java_safemode.push_back(item);
+  }
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)
     if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler

@@ -172,6 +172,12 @@ Command runtime_command(const Options& o, const std::string& out) {
     for (const auto& f : o.app_id_args_filters)
       c.args.insert(c.args.end(), {"--app-id-args-filter", f});
     if (o.java_spark_app_name) c.args.push_back("--java-collect-spark-app-name-as-appid");
+    if (!o.java_version_check) c.args.push_back("--java-no-version-check");
+    if (o.java_safemode != "profiled-oom,profiled-signaled,hserr")
+      c.args.insert(c.args.end(), {"--java-safemode", o.java_safemode});  // "" stays a value
+    if (o.java_full_hserr) c.args.push_back("--java-full-hserr");
+    if (!o.java_safemode_state.empty())
+      c.args.insert(c.args.end(), {"--java-safemode-state", o.java_safemode_state});
   }
   if (o.max_processes_per_runtime > 0)
     c.args.insert(c.args.end(), {"--max-processes", std::to_string(o.max_processes_per_runtime)});

@@ -117,6 +117,10 @@ SlotPtr launch(Target t, const DriverOptions& o, const WorkDir& work, Clock::tim
   s->params.line_numbers = o.java_line_numbers;
   s->params.thread_names = o.java_thread_names;
   s->params.jvm_flags = o.java_jvm_flags;
+  s->params.java_version_check = o.java_version_check;
+  s->params.java_safemode = o.java_safemode;
+  s->params.java_full_hserr = o.java_full_hserr;
+  s->params.java_safemode_state = o.java_safemode_state;
   s->params.work_dir = work.subdir(std::to_string(s->target.pid));
   s->profiler = std::jthread([s](std::stop_token stop) { run_profiler_thread(s, stop); });
   return s;

@@ -95,6 +95,12 @@ struct Options {
   std::string java_jvm_flags = "default";  // --java-collect-jvm-flags (jvm_flags app metadata)
   std::vector<std::string> app_id_args_filters;  // --app-id-args-filter (Java appids)
   bool java_spark_app_name = false;              // --java-collect-spark-app-name-as-appid
+  bool java_version_check = true;                // off with --java-no-version-check
+  // --java-safemode: gProfiler's causes that turn Java profiling off for the rest of the run
+  // ("all", "" for none, or a comma-separated list); gp-runtime acts on hserr.
+  std::string java_safemode = "profiled-oom,profiled-signaled,hserr";
+  bool java_full_hserr = false;     // --java-full-hserr: the whole hs_err file in the log
+  std::string java_safemode_state;  // gp-runtime's --java-safemode-state: kept between sessions
   bool container_names = true;                   // false: --disable-container-names
   bool metadata_collection = true;               // false: --disable-metadata-collection
   // What to produce.

@@ -80,6 +80,15 @@ struct SessionParams {
   // Java under JFR: gProfiler's --java-collect-jvm-flags, the "jvm_flags" app metadata: default,
   // all, none, or a comma-separated list of flag names.
   std::string jvm_flags = "default";
+  // Java: gProfiler's version check (--java-no-version-check turns it off): JVMs the engine
+  // cannot profile get "[Profiling skipped: profiling this JVM is not supported]".
+  bool java_version_check = true;
+  // Java: gProfiler's --java-safemode causes that turn Java profiling off for the rest of the
+  // run (gp: "hserr"), and --java-full-hserr (the whole hs_err file in the log, not an excerpt).
+  std::vector<std::string> java_safemode;
+  bool java_full_hserr = false;
+  // Java: a directory that keeps the safemode state between runs ("": this run only).
+  std::string java_safemode_state;
 };
 
 // One frame, named by the runtime's profiler. Fold composes the .col text from these fields

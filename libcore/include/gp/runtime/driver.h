@@ -71,6 +71,10 @@ struct DriverOptions {
   bool java_line_numbers = false;  // gProfiler's --java-line-numbers line-of-function (JFR)
   bool java_thread_names = false;  // gProfiler's --java-collect-thread-names
   std::string java_jvm_flags = "default";  // gProfiler's --java-collect-jvm-flags (JFR)
+  bool java_version_check = true;          // gProfiler's --java-no-version-check turns it off
+  std::vector<std::string> java_safemode;  // gProfiler's --java-safemode causes (SessionParams)
+  bool java_full_hserr = false;            // gProfiler's --java-full-hserr
+  std::string java_safemode_state;         // directory of the safemode state ("": this run)
   // gProfiler's --min-duration: a process younger than this when found is not profiled (0: all).
   std::chrono::seconds min_age{0};
   // gProfiler's --max-processes-runtime-profiler: at most this many processes per runtime, the

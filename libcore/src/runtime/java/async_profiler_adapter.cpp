@@ -127,6 +127,7 @@ class AsyncProfilerAdapter final : public Adapter {
     Profile out;
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
+    if (refused(*jvm, params, "ap", out)) return out;
     std::string exe = find_asprof();
     if (exe.empty()) return failed(*jvm, name(), unavailable_reason());
     auto dir = TargetDir::create("/proc/" + std::to_string(jvm->pid) + "/root",
@@ -138,7 +139,7 @@ class AsyncProfilerAdapter final : public Adapter {
     Status started = start(asprof, params, file, stop);
     if (!started) {
       (void)asprof.run("stop", {}, {});  // it may have started before asprof timed out
-      if (!still_running(*jvm)) return went_down();
+      if (!still_running(*jvm)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -147,7 +148,7 @@ class AsyncProfilerAdapter final : public Adapter {
     SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
     Status stopped = asprof.run("stop", output_options(file), {});
     if (end == SessionEnd::exited || !still_running(*jvm)) {
-      return went_down();
+      return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);
     return collect(*jvm, *dir, params, std::move(out));

@@ -226,6 +226,7 @@ class JfrAdapter final : public Adapter {
     Profile out;
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
+    if (refused(*jvm, params, "jfr", out)) return out;
     std::string why;
     auto identity = attach_identity(*jvm, why);
     if (!identity) return failed(*jvm, name(), why);
@@ -249,7 +250,7 @@ class JfrAdapter final : public Adapter {
     Status started = session.start(*dir, params.duration, stop);
     if (!started) {
       (void)session.stop();  // the JVM may have started it before jcmd timed out or was stopped
-      if (!still_running(*jvm)) return went_down();
+      if (!still_running(*jvm)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -266,7 +267,7 @@ class JfrAdapter final : public Adapter {
     SessionEnd end = wait_session(*jvm, session_end, stop);
     Status stopped = session.stop();
     if (end == SessionEnd::exited || !still_running(*jvm)) {
-      return went_down();
+      return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);
     add_jvm_flags(params.jvm_flags, flags, out);

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -103,6 +105,7 @@ Result<JvmProcess> inspect_jvm(pid_t pid, const std::string& proc_root) {
     jvm.exe.resize(jvm.exe.size() - deleted.size());
   }
   jvm.java_home = java_home_of(jvm.exe);
+  jvm.cwd = read_link(dir + "/cwd");
   std::string self_ns = read_link(proc_root + "/self/ns/mnt");
   jvm.same_mount_ns = !self_ns.empty() && self_ns == read_link(dir + "/ns/mnt");
   read_text(dir + "/maps", maps);
@@ -138,36 +141,44 @@ bool attach_disabled(const std::vector<std::string>& cmdline) {
   return disabled;
 }
 
-int parse_release_version(const std::string& text) {
+std::pair<int, int> parse_release_java_version(const std::string& text) {
   const std::string key = "JAVA_VERSION=";
   size_t at = 0;
-  while ((at = text.find(key, at)) != std::string::npos && at != 0 && text[at - 1] != '\n') {
+  while ((at = text.find(key, at)) != std::string::npos && at != 0 && text[at - 1] != '\n')
     at += key.size();
-  }
-  if (at == std::string::npos) return 0;
-  size_t pos = at + key.size();
-  if (pos < text.size() && text[pos] == '"') ++pos;
-  int first = 0, second = 0;
-  size_t i = pos;
-  for (; i < text.size() && isdigit(static_cast<unsigned char>(text[i])); ++i)
-    first = first * 10 + (text[i] - '0');
-  if (first == 1 && i < text.size() && text[i] == '.') {  // "1.8.0_392": the second number
-    for (++i; i < text.size() && isdigit(static_cast<unsigned char>(text[i])); ++i)
-      second = second * 10 + (text[i] - '0');
-    return second;
-  }
-  return first;
+  if (at == std::string::npos) return {0, 0};
+  std::string value = text.substr(at + key.size());
+  value = value.substr(0, value.find('\n'));
+  value.erase(std::remove(value.begin(), value.end(), '"'), value.end());
+  // "1.8.0_392": feature 8, update 392; "17.0.15": feature 17, update 15 (the third number).
+  std::vector<int> numbers;
+  int update = 0;
+  size_t underscore = value.find('_');
+  if (underscore != std::string::npos) update = atoi(value.c_str() + underscore + 1);
+  std::istringstream in(value.substr(0, underscore));
+  for (std::string part; std::getline(in, part, '.');) numbers.push_back(atoi(part.c_str()));
+  if (numbers.empty() || numbers[0] == 0) return {0, 0};
+  if (numbers[0] == 1) return {numbers.size() > 1 ? numbers[1] : 0, update};
+  return {numbers[0], numbers.size() > 2 ? numbers[2] : 0};
 }
 
-int jdk_feature_version(const JvmProcess& jvm, const std::string& proc_root) {
-  if (jvm.java_home.empty()) return 0;
+int parse_release_version(const std::string& text) {
+  return parse_release_java_version(text).first;
+}
+
+std::pair<int, int> jdk_version(const JvmProcess& jvm, const std::string& proc_root) {
+  if (jvm.java_home.empty()) return {0, 0};
   std::string root = proc_root + "/" + std::to_string(jvm.pid) + "/root";
   std::string text;
   if (read_text(root + jvm.java_home + "/release", text) ||
       read_text(root + jvm.java_home + "/../release", text)) {
-    return parse_release_version(text);
+    return parse_release_java_version(text);
   }
-  return 0;
+  return {0, 0};
+}
+
+int jdk_feature_version(const JvmProcess& jvm, const std::string& proc_root) {
+  return jdk_version(jvm, proc_root).first;
 }
 
 std::vector<std::string> jdk_tool_candidates(const JvmProcess& jvm, const std::string& name) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gp/util/result.h"
@@ -25,6 +26,7 @@ struct JvmProcess {
   bool maps_libjvm = false;      // libjvm.so is mapped: a HotSpot-style JVM (jcmd sends SIGQUIT!)
   bool catches_sigquit = false;  // SigCgt has SIGQUIT: the JVM's signal handlers are installed
   std::vector<std::string> cmdline;
+  std::string cwd;  // /proc/PID/cwd as its mount namespace sees it (hs_err files go there)
 };
 
 // Reads /proc/PID/{stat,status,exe,maps,cmdline,ns/mnt}. Error (containing "process exited")
@@ -44,6 +46,13 @@ int jdk_feature_version(const JvmProcess& jvm, const std::string& proc_root = "/
 
 // JAVA_VERSION="1.8.0_392" → 8, "17.0.15" → 17, "25" → 25; 0 when the text has no such line.
 int parse_release_version(const std::string& release_text);
+
+// JAVA_VERSION of a JDK's `release` text as {feature, update}: "1.8.0_392" → {8, 392},
+// "17.0.15" → {17, 15}, "25" → {25, 0}; {0, 0} when absent.
+std::pair<int, int> parse_release_java_version(const std::string& release_text);
+
+// jdk_feature_version's JDK as {feature, update} ({0, 0} when unknown).
+std::pair<int, int> jdk_version(const JvmProcess& jvm, const std::string& proc_root = "/proc");
 
 // Paths, valid in gp's mount namespace, where the JDK tool `name` ("jcmd", "jfr") may be,
 // best first: the JVM's own JDK (when it shares gp's mount namespace; also <home>/../bin for a

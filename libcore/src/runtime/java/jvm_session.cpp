@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "attach_socket.h"
+#include "safemode.h"
 
 namespace gp::runtime::java {
 
@@ -65,10 +66,26 @@ SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_p
   }
 }
 
-Profile went_down() {
+Profile went_down(const JvmProcess& jvm, const SessionParams& params) {
   Profile p;
   p.error_frame = error_frame(kProcessWentDown);
+  check_hotspot_error(jvm, params, p);
   return p;
+}
+
+bool refused(const JvmProcess& jvm, const SessionParams& params, std::string_view engine,
+             Profile& out) {
+  if (auto cause = safemode_disabled(params)) {
+    out.error_frame = skip_frame("disabled due to " + *cause);
+    return true;
+  }
+  if (!params.java_version_check) return false;
+  std::string why = unsupported_jvm(jvm, engine);
+  if (why.empty()) return false;
+  out.error_frame = skip_frame("profiling this JVM is not supported");
+  out.warnings.push_back("JVM " + std::to_string(jvm.pid) + " is not profiled: " + why +
+                         " (--java-no-version-check to profile it anyway)");
+  return true;
 }
 
 Profile failed(const JvmProcess& jvm, std::string_view adapter, const std::string& reason) {

@@ -32,8 +32,16 @@ enum class SessionEnd { elapsed, stopped, exited };
 SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_point deadline,
                         std::stop_token stop);
 
-// gProfiler's "[Profiling error: process went down during profiling]" profile.
-Profile went_down();
+// gProfiler's "[Profiling error: process went down during profiling]" profile, with the JVM's
+// HotSpot error log when it wrote one (check_hotspot_error: safemode "hserr").
+Profile went_down(const JvmProcess& jvm, const SessionParams& params);
+
+// gProfiler's refusals before attaching: Java profiling turned off by safemode ("[Profiling
+// skipped: disabled due to hserr]"), or a JVM the engine ("jfr", "ap") cannot profile
+// ("[Profiling skipped: profiling this JVM is not supported]", with the reason as a warning)
+// unless --java-no-version-check. True (and `out` set) when refused.
+bool refused(const JvmProcess& jvm, const SessionParams& params, std::string_view engine,
+             Profile& out);
 
 // A Profile with just an error frame and the same text as a warning (the per-process message).
 Profile failed(const JvmProcess& jvm, std::string_view adapter, const std::string& reason);
