@@ -9,6 +9,7 @@
 #include "runtime/java/jfr_samples.h"
 #include "runtime/java/jvm_flags.h"
 #include "runtime/java/jvm_process.h"
+#include "gp/runtime/java_safemode.h"
 #include "runtime/java/safemode.h"
 
 namespace gp::test::runtime_java {
@@ -33,6 +34,17 @@ std::vector<std::string> names(const Stack& s) {
   std::vector<std::string> out;
   for (const auto& f : s.frames) out.push_back(f.name);
   return out;
+}
+
+TEST(JavaSafemode, CausesAsGprofilerReadsThem) {
+  using gp::runtime::java_safemode_causes;
+  EXPECT_EQ(java_safemode_causes("all").size(), std::size(gp::runtime::kJavaSafemodeCauses));
+  EXPECT_TRUE(java_safemode_causes("").empty());
+  EXPECT_TRUE(java_safemode_causes("\"\"").empty());  // a DaemonSet's --java-safemode=""
+  std::vector<std::string> unknown;
+  EXPECT_EQ(java_safemode_causes("hserr,bogus,,profiled-oom", &unknown),
+            (std::vector<std::string>{"hserr", "profiled-oom"}));
+  EXPECT_EQ(unknown, (std::vector<std::string>{"bogus", ""}));
 }
 
 TEST(JavaFrameName, FollowsAsyncProfilerSignatureStyle) {

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "gp/profile/hw_events.h"
 #include "gp/runtime/discovery.h"
+#include "gp/runtime/java_safemode.h"
 #include "gp/runtime/registry.h"
 
 namespace gp::profile_tool {
@@ -24,11 +25,6 @@ namespace {
 using gp::profile::Options;
 
 [[noreturn]] void refuse(const std::string& message) { throw CLI::ValidationError(message); }
-
-// gProfiler's JavaSafemodeOptions (gprofiler/profilers/java.py).
-constexpr std::string_view kJavaSafemodeOptions[] = {
-    "profiled-oom",           "profiled-signaled", "hserr", "general-oom", "general-signaled",
-    "pid-in-kernel-messages", "java-extended-version-checks", "ap-loaded-check"};
 
 std::string repr(const std::string& s) {
   return s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? "\"" + s + "\""
@@ -520,23 +516,16 @@ void finish(CLI::App& app, ProfileArgs& args) {
   if (k.given("java-safemode")) {
     // gProfiler's _init_java_safemode: '""' is taken as empty (DaemonSet args keep the quotes).
     o.java_safemode = k.text("java-safemode") == "\"\"" ? "" : k.text("java-safemode");
-    if (o.java_safemode != "all") {
-      std::string unknown;
-      std::istringstream list(o.java_safemode);
-      for (std::string item; std::getline(list, item, ',');) {
-        if (std::find(std::begin(kJavaSafemodeOptions), std::end(kJavaSafemodeOptions), item) ==
-            std::end(kJavaSafemodeOptions))
-          unknown += (unknown.empty() ? "'" : ", '") + item + "'";
-      }
-      if (!unknown.empty()) refuse("unknown options given in Java safemode: [" + unknown + "]");
+    std::vector<std::string> unknown;
+    auto causes = gp::runtime::java_safemode_causes(o.java_safemode, &unknown);
+    if (!unknown.empty()) {
+      std::string list;
+      for (const auto& item : unknown) list += (list.empty() ? "'" : ", '") + item + "'";
+      refuse("unknown options given in Java safemode: [" + list + "]");
     }
     std::string unwatched;
-    for (std::string_view cause : kJavaSafemodeOptions) {
-      bool named = o.java_safemode == "all" ||
-                   ("," + o.java_safemode + ",").find("," + std::string(cause) + ",") !=
-                       std::string::npos;
-      if (named && cause != "hserr") unwatched += (unwatched.empty() ? "" : ",") + std::string(cause);
-    }
+    for (const auto& cause : causes)
+      if (cause != "hserr") unwatched += (unwatched.empty() ? "" : ",") + cause;
     if (!unwatched.empty())
       args.start_notes.push_back("--java-safemode: gp-profile acts on hserr only; " + unwatched +
                                  " need gProfiler's kernel-log, process-exit or async-profiler "

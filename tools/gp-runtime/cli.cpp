@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "gp/runtime/java_safemode.h"
 #include "gp/runtime/registry.h"
 
 namespace gp::runtime_tool {
@@ -145,17 +146,9 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
       ->expected(0, 1)
       ->default_str("all")
       ->check([](const std::string& text) -> std::string {
-        static const std::vector<std::string> known = {
-            "all", "profiled-oom", "profiled-signaled", "hserr", "general-oom",
-            "general-signaled", "pid-in-kernel-messages", "java-extended-version-checks",
-            "ap-loaded-check"};
-        std::istringstream in(text);
-        for (std::string item; std::getline(in, item, ',');) {
-          if (item.empty() || item == "\"\"") continue;
-          if (std::find(known.begin(), known.end(), item) == known.end())
-            return "unknown Java safemode option '" + item + "'";
-        }
-        return {};
+        std::vector<std::string> unknown;
+        gp::runtime::java_safemode_causes(text, &unknown);
+        return unknown.empty() ? std::string() : "unknown Java safemode option '" + unknown[0] + "'";
       });
   app.add_flag("--java-full-hserr", args.full_hserr,
                "Log the whole hs_err file of a profiled JVM that went down, not its excerpt "

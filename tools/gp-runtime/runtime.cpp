@@ -10,6 +10,7 @@
 #include "gp/archive/byte_io.h"
 #include "gp/archive/writer.h"
 #include "gp/runtime/discovery.h"
+#include "gp/runtime/java_safemode.h"
 #include "gp/runtime/driver.h"
 #include "gp/runtime/registry.h"
 #include "gp/util/version.h"
@@ -101,17 +102,7 @@ runtime::DriverOptions driver_options(const RuntimeArgs& a, std::map<Runtime, st
   o.java_version_check = !a.no_version_check;
   o.java_full_hserr = a.full_hserr;
   o.java_safemode_state = a.safemode_state;
-  o.java_safemode.clear();
-  // gProfiler's --java-safemode: given without a value, all; "" (or a quoted '""') none.
-  if (a.safemode == "all") {
-    o.java_safemode = {"profiled-oom",           "profiled-signaled", "hserr",
-                       "general-oom",            "general-signaled",  "pid-in-kernel-messages",
-                       "java-extended-version-checks", "ap-loaded-check"};
-  } else {
-    std::istringstream list(a.safemode == "\"\"" ? std::string() : a.safemode);
-    for (std::string item; std::getline(list, item, ',');)
-      if (!item.empty()) o.java_safemode.push_back(item);
-  }
+  o.java_safemode = gp::runtime::java_safemode_causes(a.safemode);
   o.async_profiler.features.clear();
   for (const auto& f : a.ap_features)
     if (f != "probesp") o.async_profiler.features.push_back(f);  // not in stock async-profiler

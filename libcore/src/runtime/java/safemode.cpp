@@ -1,6 +1,8 @@
 // gProfiler's Java safemode and version check (see safemode.h).
 #include "safemode.h"
 
+#include "gp/runtime/java_safemode.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,9 +22,15 @@ std::optional<std::string> g_disabled;
 bool read_file(const std::string& path, std::string& out, size_t limit = 64u << 20) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  out.assign(limit, '\0');
-  in.read(out.data(), static_cast<std::streamsize>(limit));
-  out.resize(static_cast<size_t>(in.gcount()));
+  // Chunk by chunk: a buffer of `limit` bytes would be 64 MiB written for a 4-KiB state file.
+  out.clear();
+  char chunk[1 << 16];
+  while (out.size() < limit) {
+    in.read(chunk, sizeof chunk);
+    auto got = static_cast<size_t>(in.gcount());
+    if (got == 0) break;
+    out.append(chunk, std::min(got, limit - out.size()));
+  }
   return true;
 }
 
@@ -197,3 +205,26 @@ void check_hotspot_error(const JvmProcess& jvm, const SessionParams& params, Pro
 }
 
 }  // namespace gp::runtime::java
+
+namespace gp::runtime {
+
+std::vector<std::string> java_safemode_causes(std::string_view value,
+                                              std::vector<std::string>* unknown) {
+  std::vector<std::string> causes;
+  if (value == "all") return {std::begin(kJavaSafemodeCauses), std::end(kJavaSafemodeCauses)};
+  if (value.empty() || value == "\"\"") return causes;
+  for (size_t start = 0;;) {
+    size_t comma = value.find(',', start);
+    std::string_view item = value.substr(start, comma - start);
+    if (std::find(std::begin(kJavaSafemodeCauses), std::end(kJavaSafemodeCauses), item) !=
+        std::end(kJavaSafemodeCauses))
+      causes.emplace_back(item);
+    else if (unknown)
+      unknown->emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return causes;
+}
+
+}  // namespace gp::runtime
