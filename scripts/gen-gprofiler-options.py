@@ -3,7 +3,8 @@
 
   scripts/gen-gprofiler-options.py --from-checkout DIR   read a gProfiler checkout (DIR/gprofiler/...),
                                                          rewrite the source excerpt and the table
-  scripts/gen-gprofiler-options.py                       rewrite the table from the excerpt
+  scripts/gen-gprofiler-options.py                       rewrite the table (and the Java safemode
+                                                         causes) from the excerpt
   scripts/gen-gprofiler-options.py --check               regenerate both into memory; exit 1 on a
                                                          difference (the excerpt is re-read from DIR
                                                          too when --from-checkout is also given)
@@ -358,6 +359,8 @@ def main():
     p.add_argument("--check", action="store_true", help="exit 1 when a generated file differs")
     p.add_argument("--excerpt", default=EXCERPT, metavar="FILE", help="the excerpt (default: %(default)s)")
     p.add_argument("--table", default=TABLE, metavar="FILE", help="the table (default: %(default)s)")
+    p.add_argument("--safemode-causes", default=SAFEMODE, metavar="FILE",
+                   help="the Java safemode causes (default: %(default)s)")
     a = p.parse_args()
     excerpt_path, table_path = a.excerpt, a.table
     wanted = {}
@@ -367,7 +370,7 @@ def main():
         wanted[excerpt_path] = excerpt_from_checkout(a.from_checkout) + "\n"
     excerpt = wanted.get(excerpt_path) or open(excerpt_path, encoding="utf-8").read()
     wanted[table_path] = render(table_from_excerpt(excerpt), excerpt)
-    wanted[SAFEMODE] = render_safemode_causes(excerpt)
+    wanted[a.safemode_causes] = render_safemode_causes(excerpt)
     differ = False
     for path, text in wanted.items():
         old = open(path, encoding="utf-8").read() if os.path.exists(path) else None

@@ -405,7 +405,8 @@ parser.add_argument("--new-thing", type=positive_integer, dest="new_thing", defa
                     help="A new option (default: %(default)s)")
 PY
   run -1 python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --check --excerpt source.py
-  python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --excerpt source.py --table table.inc
+  python3 "$GP_SOURCE_DIR/scripts/gen-gprofiler-options.py" --excerpt source.py --table table.inc \
+    --safemode-causes causes.inc
   run -0 grep -A1 -- '"--new-thing"' table.inc
   assert_output "$(printf '%s\n%s' '{"", "", "--new-thing", "new_thing", "store", "", "positive_integer", true, "60", "", "",' \
     ' "A new option (default: 60)"},')"
