@@ -31,6 +31,16 @@ std::vector<model::Mapping> own_mappings() {
   return maps ? *maps : std::vector<model::Mapping>{};
 }
 
+// No table is referenced any more: one as large as the arrays evicts every other.
+void expect_all_evictable(TableStore& store, const StoreLimits& limits) {
+  gp::unwind::LoadedBinary big;
+  big.table.rows.resize(limits.rows);
+  big.table.pages.resize(1);
+  auto got = store.acquire("big", [&]() -> Result<gp::unwind::LoadedBinary> { return big; });
+  EXPECT_TRUE(got) << (got ? "" : got.error().message);
+  EXPECT_EQ(store.stats().tables, 1u);
+}
+
 TEST(MappingBias, TurnsAnAddressIntoItsOffsetFromTheTableBase) {
   // Text at file offset 0x28000, virtual address 0x29000 (a gap before it), table base 0x28000;
   // mapped at 0x7f0000028000 from file offset 0x28000.
@@ -135,13 +145,8 @@ TEST(ProcessTables, ReleasesAForgottenProcesssTables) {
   auto entries = tables.update(getpid(), own_mappings(), &changed);
   ASSERT_FALSE(entries.empty());
   tables.forget(getpid());
-  // Every table is unused now: a table as large as the arrays evicts them all.
-  gp::unwind::LoadedBinary big;
-  big.table.rows.resize(limits.rows);
-  big.table.pages.resize(1);
-  auto got = store.acquire("big", [&]() -> Result<gp::unwind::LoadedBinary> { return big; });
-  EXPECT_TRUE(got) << (got ? "" : got.error().message);
-  EXPECT_EQ(store.stats().tables, 1u);
+  // Every table is unused now.
+  expect_all_evictable(store, limits);
 }
 
 TEST(ProcessTables, AnUpdateStoppedBetweenMappingsKeepsTheOldEntriesAndReleasesItsTables) {
@@ -176,12 +181,7 @@ TEST(ProcessTables, AnUpdateStoppedBetweenMappingsKeepsTheOldEntriesAndReleasesI
   // The stopped update took no reference: once the process is forgotten, a table as large as
   // the arrays evicts every other.
   tables.forget(getpid());
-  gp::unwind::LoadedBinary big;
-  big.table.rows.resize(limits.rows);
-  big.table.pages.resize(1);
-  auto got = store.acquire("big", [&]() -> Result<gp::unwind::LoadedBinary> { return big; });
-  EXPECT_TRUE(got) << (got ? "" : got.error().message);
-  EXPECT_EQ(store.stats().tables, 1u);
+  expect_all_evictable(store, limits);
 }
 
 }  // namespace
