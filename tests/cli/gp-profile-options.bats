@@ -270,6 +270,7 @@ crash_a_while_recorded() {
   [[ "$stderr" == *"unknown options given in Java safemode: ['bogus']"* ]] || fail "$stderr"
   start_two_jvms
   # gProfiler's default safemode (profiled-oom,profiled-signaled,hserr).
+  WAIT_FOR_SHOW=gp.err
   start_continuous_java 4
   crash_a_while_recorded
   # The sessions after the crash: every JVM "[Profiling skipped: disabled due to hserr]", as
@@ -294,6 +295,7 @@ crash_a_while_recorded() {
 @test "--java-safemode '' --java-full-hserr: the whole hs_err file is logged and Java profiling goes on" {
   require_jdk
   start_two_jvms
+  WAIT_FOR_SHOW=gp.err
   start_continuous_java 8 --java-safemode '' --java-full-hserr
   crash_a_while_recorded
   wait_for 120 grep -q "Found HotSpot error log of JVM $A" gp.err

@@ -166,7 +166,8 @@ start_studio() {
 commands() { printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in sys.stdin if l.strip()]))' >commands.json; }
 completed() { python3 -c 'import json,sys; sys.exit(not any(e["path"] == "/api/metrics/command_completion" and e["body"]["command_id"] == sys.argv[1] for e in map(json.loads, open("studio.log"))))' "$1"; }
 
-# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; fails the test after SECONDS.
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; fails the test after SECONDS, with
+# the end of the file $WAIT_FOR_SHOW (a log the test watches) when it is set.
 wait_for() {
   local limit=$1 i
   shift
@@ -174,7 +175,9 @@ wait_for() {
     "$@" && return 0
     sleep 0.2
   done
-  fail "timed out after ${limit}s waiting for: $*"
+  local shown=""
+  [ -n "${WAIT_FOR_SHOW:-}" ] && shown=$'\n'"last lines of $WAIT_FOR_SHOW:"$'\n'"$(tail -n 40 "$WAIT_FOR_SHOW" 2>&1)"
+  fail "timed out after ${limit}s waiting for: $*$shown"
 }
 
 # build_nofp_fixtures PROGRAM...: builds tests/fixtures/src/PROGRAM.c as PROGRAM_nofp, as most

@@ -136,10 +136,11 @@ class AsyncProfilerAdapter final : public Adapter {
     // asprof switches to the JVM's user and namespaces itself (jattach), so it runs as gp.
     Asprof asprof(exe, jvm->pid, params.attach_timeout);
     std::string file = dir->target_path("collapsed.txt");
+    time_t attached_at = time(nullptr);
     Status started = start(asprof, params, file, stop);
     if (!started) {
       (void)asprof.run("stop", {}, {});  // it may have started before asprof timed out
-      if (!still_running(*jvm)) return went_down(*jvm, params);
+      if (gone_or_crashing(*jvm, attached_at, stop)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -147,7 +148,7 @@ class AsyncProfilerAdapter final : public Adapter {
     // (attaching takes seconds on a busy host; counting it would leave a short session empty).
     SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
     Status stopped = asprof.run("stop", output_options(file), {});
-    if (end == SessionEnd::exited || !still_running(*jvm)) {
+    if (end == SessionEnd::exited || gone_or_crashing(*jvm, attached_at, stop)) {
       return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);

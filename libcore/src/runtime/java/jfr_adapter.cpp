@@ -247,10 +247,11 @@ class JfrAdapter final : public Adapter {
       return failed(*jvm, name(), st.error().message);
     }
     JfrSession session(*jvm, jcmds.front(), *identity, params.attach_timeout);
+    time_t attached_at = time(nullptr);
     Status started = session.start(*dir, params.duration, stop);
     if (!started) {
       (void)session.stop();  // the JVM may have started it before jcmd timed out or was stopped
-      if (!still_running(*jvm)) return went_down(*jvm, params);
+      if (gone_or_crashing(*jvm, attached_at, stop)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -266,7 +267,7 @@ class JfrAdapter final : public Adapter {
     }
     SessionEnd end = wait_session(*jvm, session_end, stop);
     Status stopped = session.stop();
-    if (end == SessionEnd::exited || !still_running(*jvm)) {
+    if (end == SessionEnd::exited || gone_or_crashing(*jvm, attached_at, stop)) {
       return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);

@@ -1,6 +1,7 @@
 // Shared steps of the Java adapters (see jvm_session.h).
 #include "jvm_session.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -64,6 +65,16 @@ SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_p
                                                               std::chrono::milliseconds(200));
     cv.wait_for(lock, stop, step, [] { return false; });
   }
+}
+
+bool gone_or_crashing(const JvmProcess& jvm, time_t since, std::stop_token stop) {
+  if (!still_running(jvm)) return true;
+  std::string log = find_hotspot_error_file(jvm);
+  struct stat st {};
+  // A log older than the session is an earlier process's with the same pid.
+  if (log.empty() || stat(log.c_str(), &st) != 0 || st.st_mtime + 1 < since) return false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  return wait_session(jvm, deadline, stop) == SessionEnd::exited;
 }
 
 Profile went_down(const JvmProcess& jvm, const SessionParams& params) {
