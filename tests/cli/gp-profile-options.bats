@@ -257,9 +257,17 @@ start_two_jvms() {
 }
 col_count() { find out -name 'profile_*.col' | wc -l; }
 more_cols_than() { [ "$(col_count)" -gt "$1" ]; }
+recording_name() { jcmd "$JVM_PID" JFR.check 2>/dev/null | grep -o 'gp-runtime-[0-9-]*' | head -1; }
+recording_other_than() { local name; name=$(recording_name) && [ -n "$name" ] && [ "$name" != "$1" ]; }
 crash_a_while_recorded() {
   JVM_PID=$A
   wait_for 90 recording
+  # Crashed as a session starts (each gp-runtime names its recording), so that it goes down
+  # during that session: gProfiler too reads the hs_err file of a JVM that went down while
+  # profiled, and one that dies between sessions is not profiled again.
+  local first
+  first=$(recording_name)
+  wait_for 90 recording_other_than "$first"
   kill -SEGV "$A"
   wait_for 30 test -s "hs_err_pid$A.log"
 }

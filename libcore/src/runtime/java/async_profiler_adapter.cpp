@@ -128,6 +128,8 @@ class AsyncProfilerAdapter final : public Adapter {
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
     if (refused(*jvm, params, "ap", out)) return out;
+    // Attaching to a JVM that is writing its crash log would only wait on it.
+    if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
     std::string exe = find_asprof();
     if (exe.empty()) return failed(*jvm, name(), unavailable_reason());
     auto dir = TargetDir::create("/proc/" + std::to_string(jvm->pid) + "/root",
@@ -136,11 +138,10 @@ class AsyncProfilerAdapter final : public Adapter {
     // asprof switches to the JVM's user and namespaces itself (jattach), so it runs as gp.
     Asprof asprof(exe, jvm->pid, params.attach_timeout);
     std::string file = dir->target_path("collapsed.txt");
-    time_t attached_at = time(nullptr);
     Status started = start(asprof, params, file, stop);
     if (!started) {
       (void)asprof.run("stop", {}, {});  // it may have started before asprof timed out
-      if (gone_or_crashing(*jvm, attached_at, stop)) return went_down(*jvm, params);
+      if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -148,7 +149,7 @@ class AsyncProfilerAdapter final : public Adapter {
     // (attaching takes seconds on a busy host; counting it would leave a short session empty).
     SessionEnd end = wait_session(*jvm, std::chrono::steady_clock::now() + params.duration, stop);
     Status stopped = asprof.run("stop", output_options(file), {});
-    if (end == SessionEnd::exited || gone_or_crashing(*jvm, attached_at, stop)) {
+    if (end == SessionEnd::exited || gone_or_crashing(*jvm, stop)) {
       return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);

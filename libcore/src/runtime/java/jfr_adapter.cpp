@@ -227,6 +227,8 @@ class JfrAdapter final : public Adapter {
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
     if (refused(*jvm, params, "jfr", out)) return out;
+    // Attaching to a JVM that is writing its crash log would only wait on it.
+    if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
     std::string why;
     auto identity = attach_identity(*jvm, why);
     if (!identity) return failed(*jvm, name(), why);
@@ -247,11 +249,10 @@ class JfrAdapter final : public Adapter {
       return failed(*jvm, name(), st.error().message);
     }
     JfrSession session(*jvm, jcmds.front(), *identity, params.attach_timeout);
-    time_t attached_at = time(nullptr);
     Status started = session.start(*dir, params.duration, stop);
     if (!started) {
       (void)session.stop();  // the JVM may have started it before jcmd timed out or was stopped
-      if (gone_or_crashing(*jvm, attached_at, stop)) return went_down(*jvm, params);
+      if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
       if (stop.stop_requested()) return out;
       return failed(*jvm, name(), started.error().message);
     }
@@ -267,7 +268,7 @@ class JfrAdapter final : public Adapter {
     }
     SessionEnd end = wait_session(*jvm, session_end, stop);
     Status stopped = session.stop();
-    if (end == SessionEnd::exited || gone_or_crashing(*jvm, attached_at, stop)) {
+    if (end == SessionEnd::exited || gone_or_crashing(*jvm, stop)) {
       return went_down(*jvm, params);
     }
     if (!stopped) return failed(*jvm, name(), stopped.error().message);

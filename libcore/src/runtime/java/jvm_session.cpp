@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "attach_socket.h"
+#include "gp/proc/process.h"
 #include "safemode.h"
 
 namespace gp::runtime::java {
@@ -67,14 +68,15 @@ SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_p
   }
 }
 
-bool gone_or_crashing(const JvmProcess& jvm, time_t since, std::stop_token stop) {
+bool gone_or_crashing(const JvmProcess& jvm, std::stop_token stop) {
   if (!still_running(jvm)) return true;
   std::string log = find_hotspot_error_file(jvm);
   struct stat st {};
-  // A log older than the session is an earlier process's with the same pid.
-  if (log.empty() || stat(log.c_str(), &st) != 0 || st.st_mtime + 1 < since) return false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  return wait_session(jvm, deadline, stop) == SessionEnd::exited;
+  if (log.empty() || stat(log.c_str(), &st) != 0) return false;
+  // A log older than the JVM is an earlier process's with the same pid.
+  if (st.st_mtime + 1 < proc::start_ticks_to_wall_ns(jvm.start_ticks) / 1'000'000'000) return false;
+  wait_session(jvm, std::chrono::steady_clock::now() + std::chrono::seconds(30), stop);
+  return true;
 }
 
 Profile went_down(const JvmProcess& jvm, const SessionParams& params) {

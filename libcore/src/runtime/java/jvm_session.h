@@ -32,11 +32,11 @@ enum class SessionEnd { elapsed, stopped, exited };
 SessionEnd wait_session(const JvmProcess& jvm, std::chrono::steady_clock::time_point deadline,
                         std::stop_token stop);
 
-// True when the JVM has exited, or is crashing: it wrote its HotSpot error log since `since`
-// (time(nullptr) before attaching) and still writes it. A crashing JVM is waited for (up to a
-// minute, or an early stop) so that its log is whole; on a busy host writing it can outlast the
-// session, and a JVM gone before the next session would never have its log read.
-bool gone_or_crashing(const JvmProcess& jvm, time_t since, std::stop_token stop);
+// True when the JVM has exited, or is crashing: it has written its HotSpot error log since it
+// started. A crashing JVM is given up to 30 s (or an early stop) to finish its log and exit:
+// under load writing it can take minutes (HotSpot's ErrorLogTimeout is 2), the session would
+// end first, and a JVM gone before the next session would never have its log read.
+bool gone_or_crashing(const JvmProcess& jvm, std::stop_token stop);
 
 // gProfiler's "[Profiling error: process went down during profiling]" profile, with the JVM's
 // HotSpot error log when it wrote one (check_hotspot_error: safemode "hserr").
