@@ -78,6 +78,7 @@ class Interpreter {
 
   const FrameState& state() const { return st_; }
   bool overflow() const { return overflow_; }
+  uint32_t forms() const { return forms_; }
 
  private:
   enum class Step { next, done, fail };
@@ -88,8 +89,29 @@ class Interpreter {
     return false;
   }
 
+  void note(CfiForm form) { forms_ |= uint32_t{1} << static_cast<unsigned>(form); }
+
+  // The CFA form of a row in state st_.
+  void note_cfa() {
+    if (st_.broken) return;
+    switch (st_.cfa_kind) {
+      case FrameState::reg_offset:
+        note(st_.cfa_register == kRsp   ? CfiForm::cfa_rsp
+             : st_.cfa_register == kRbp ? CfiForm::cfa_rbp
+                                        : CfiForm::cfa_register);
+        return;
+      case FrameState::plt:
+        return note(CfiForm::cfa_expr_plt);
+      case FrameState::deref:
+        return note(CfiForm::cfa_expr_deref);
+      case FrameState::other:
+        return note(CfiForm::cfa_expr_other);
+    }
+  }
+
   // Appends the row of [loc_, ...); false (and overflow_) when the row budget is spent.
   bool emit() {
+    note_cfa();
     const Row row = to_row(st_, loc_);
     if (!rows_->empty() && rows_->back().address == loc_) {
       rows_->back() = row;
@@ -183,8 +205,10 @@ class Interpreter {
       case 1:
         return advance(op & 0x3f);
       case 2:
+        note(CfiForm::saved_at_offset);
         return set_offset(op & 0x3f, static_cast<int64_t>(c.uleb())) ? Step::next : Step::fail;
       case 3:
+        note(CfiForm::restore);
         restore(op & 0x3f);
         return Step::next;
       default:
@@ -195,6 +219,7 @@ class Interpreter {
 
   Step extended(uint8_t op, ByteCursor& c) {
     auto ok = [](bool b) { return b ? Step::next : Step::fail; };
+    note_extended(op);
     switch (op) {
       case 0x00:
         return Step::next;  // nop
@@ -288,6 +313,51 @@ class Interpreter {
     }
   }
 
+  // The form of an extended opcode (the CFA's form is noted per row, in emit()).
+  void note_extended(uint8_t op) {
+    switch (op) {
+      case 0x05:
+      case 0x11:
+      case 0x2f:
+        return note(CfiForm::saved_at_offset);
+      case 0x06:
+        return note(CfiForm::restore);
+      case 0x07:
+        return note(CfiForm::undefined);
+      case 0x08:
+        return note(CfiForm::same_value);
+      case 0x09:
+        return note(CfiForm::saved_in_register);
+      case 0x0a:
+      case 0x0b:
+        return note(CfiForm::remember_state);
+      case 0x10:
+        return note(CfiForm::saved_expression);
+      case 0x16:
+        return note(CfiForm::val_expression);
+      case 0x14:
+      case 0x15:
+        return note(CfiForm::val_offset);
+      case 0x2e:
+        return note(CfiForm::args_size);
+      case 0x00:
+      case 0x01:
+      case 0x02:
+      case 0x03:
+      case 0x04:
+      case 0x1d:
+      case 0x0c:
+      case 0x0d:
+      case 0x0e:
+      case 0x0f:
+      case 0x12:
+      case 0x13:
+        return;
+      default:
+        return note(CfiForm::unknown_opcode);
+    }
+  }
+
   Step set_loc(ByteCursor& c) {
     // GCC never emits it; a pc-relative operand would need the field's address.
     if (!rows_ || (cie_.fde_encoding & 0x70) != 0) return Step::fail;
@@ -306,6 +376,7 @@ class Interpreter {
   std::vector<Row>* rows_;
   size_t max_rows_;
   bool overflow_ = false;
+  uint32_t forms_ = 0;
 };
 
 }  // namespace
@@ -337,7 +408,7 @@ RunResult run_fde(const Fde& fde, uint64_t limit, const Cie& cie, const FrameSta
   }
   Interpreter interp(cie, &init, init, fde.start, limit, &rows, max_rows);
   const bool followed = interp.run(ByteCursor(fde.insns, fde.insns_end));
-  return RunResult{followed, interp.overflow()};
+  return RunResult{followed, interp.overflow(), interp.forms()};
 }
 
 Row to_row(const FrameState& s, uint64_t address) {

@@ -89,8 +89,27 @@ void append_merged(std::vector<Row>& rows, const Row& row) {
   rows.push_back(row);
 }
 
+// Counts one FDE's rows and forms into stats (see TableStats).
+void count_forms(const std::vector<Row>& rows, uint32_t forms, TableStats& stats) {
+  bool unsupported = false;
+  bool reg = false;
+  for (const Row& r : rows) {
+    unsupported |= r.rule == Rule::unsupported;
+    reg |= r.rule == Rule::reg;
+  }
+  stats.fdes_unsupported += unsupported;
+  stats.fdes_register += reg;
+  for (; forms != 0; forms &= forms - 1) {
+    const auto form = static_cast<size_t>(__builtin_ctz(forms));
+    ++stats.form_fdes[form];
+    stats.form_fdes_unsupported[form] += unsupported;
+    stats.form_fdes_register[form] += reg;
+  }
+}
+
 // Runs every FDE's program and gives `sink` (bool(const Row&), false to stop) the rows in
-// address order, neighbours not yet merged. Fills stats' fdes, fdes_unsupported and rows_raw.
+// address order, neighbours not yet merged. Fills stats' fdes, rows_raw and the FDE counts by
+// outcome and form.
 template <typename Sink>
 Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, TableStats& stats,
                uint64_t max_rows, Sink&& sink) {
@@ -104,9 +123,10 @@ Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, Table
     const Fde& f = fdes[i];
     const Cie& cie = cies[f.cie];
     fde_rows.clear();
-    bool followed = true;
+    uint32_t forms = 0;
     if (cie.signal) {
       fde_rows.push_back(Row{f.start, Rule::signal, 0, 0});
+      forms = uint32_t{1} << static_cast<unsigned>(CfiForm::signal);
     } else {
       if (!done[f.cie]) {
         initial[f.cie] = initial_state(cie);
@@ -115,10 +135,10 @@ Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, Table
       const uint64_t left = max_rows - std::min(max_rows, stats.rows_raw);
       const RunResult run = run_fde(f, f.end, cie, initial[f.cie], left, fde_rows);
       if (run.overflow) return too_many();
-      followed = run.followed;
+      forms = run.forms;
     }
     ++stats.fdes;
-    if (!followed) ++stats.fdes_unsupported;
+    count_forms(fde_rows, forms, stats);
     stats.rows_raw += fde_rows.size();
     for (const Row& r : fde_rows)
       if (!sink(r)) return ok_status();
@@ -161,6 +181,17 @@ const char* rule_name(Rule rule) {
       return "reg";
   }
   return "?";
+}
+
+const char* cfi_form_name(CfiForm form) {
+  static constexpr const char* kNames[kCfiForms] = {
+      "cfa-rsp",          "cfa-rbp",        "cfa-register",    "cfa-expr-plt",
+      "cfa-expr-deref",   "cfa-expr-other", "saved-at-offset", "saved-in-register",
+      "saved-expression", "val-expression", "val-offset",      "undefined",
+      "same-value",       "restore",        "remember-state",  "args-size",
+      "signal",           "unknown-opcode"};
+  const auto i = static_cast<size_t>(form);
+  return i < kCfiForms ? kNames[i] : "?";
 }
 
 namespace {
