@@ -24,17 +24,17 @@ bool survey(const char* path) {
     std::perror(path);
     return false;
   }
-  auto table = gp::unwind::build_table(fd);
+  auto stats = gp::unwind::survey_cfi(fd);
   ::close(fd);
-  if (!table) {
+  if (!stats) {
     std::fprintf(stderr, "cfi_forms_survey: error: '%s': %s\n", path,
-                 table.error().message.c_str());
+                 stats.error().message.c_str());
     return false;
   }
-  const gp::unwind::TableStats& s = table->stats;
+  const gp::unwind::TableStats& s = *stats;
   std::printf("%s: %llu FDEs; %.2f%% with an unsupported row, %.2f%% with a reg row\n", path,
-              static_cast<unsigned long long>(s.fdes), percent(s.fdes_unsupported, s.fdes),
-              percent(s.fdes_register, s.fdes));
+              static_cast<unsigned long long>(s.fdes),
+              percent(s.fdes_with_unsupported_rows, s.fdes), percent(s.fdes_register, s.fdes));
   std::printf("  %-18s %8s %8s %14s %10s\n", "form", "fdes", "share%", "unsupported%", "reg%");
   for (size_t i = 0; i < gp::unwind::kCfiForms; ++i) {
     if (s.form_fdes[i] == 0) continue;

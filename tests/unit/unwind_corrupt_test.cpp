@@ -196,12 +196,16 @@ TEST(UnwindCfi, StatsCountTheFormsEachFdeUses) {
   w.fde(c, 0x1030, 0x10, {0x0f, 0x03, 0x73, 0x08, 0x06, 0x10, 0x03, 0x01, 0x30});  // other expr
   w.fde(c, 0x1040, 0x10, {});                                                      // the CIE's rule
   w.fde(c, 0x1050, 0x10, {0x3f});                                                  // unknown opcode
-  const auto t = compile(w.out);
+  CfiInput in;
+  in.eh_frame = gp::unwind::CfiSection{w.out, 0x5000};
+  in.survey = true;
+  const auto t = build_table_from_sections(in);
   ASSERT_TRUE(t.ok()) << t.error().message;
   const auto& s = t->stats;
   const auto n = [&](const auto& counts, CfiForm f) { return counts[static_cast<size_t>(f)]; };
   EXPECT_EQ(s.fdes, 6u);
-  EXPECT_EQ(s.fdes_unsupported, 2u);
+  EXPECT_EQ(s.fdes_unsupported, 1u);  // the unknown opcode: the program is not followed
+  EXPECT_EQ(s.fdes_with_unsupported_rows, 2u);
   EXPECT_EQ(s.fdes_register, 1u);
   EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_rsp), 3u);  // the expressions and the unknown opcode: not
   EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_rbp), 1u);
@@ -216,6 +220,12 @@ TEST(UnwindCfi, StatsCountTheFormsEachFdeUses) {
   EXPECT_EQ(n(s.form_fdes, CfiForm::unknown_opcode), 1u);
   EXPECT_EQ(n(s.form_fdes_unsupported, CfiForm::unknown_opcode), 1u);
   EXPECT_STREQ(gp::unwind::cfi_form_name(CfiForm::cfa_expr_deref), "cfa-expr-deref");
+  // Without `survey` (gp-record's builds) the forms are not counted.
+  in.survey = false;
+  const auto plain = build_table_from_sections(in);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->stats.form_fdes[static_cast<size_t>(CfiForm::cfa_rsp)], 0u);
+  EXPECT_EQ(plain->rows, t->rows);
 }
 
 TEST(UnwindCfi, MalformedProgramsBecomeUnsupportedFromThere) {

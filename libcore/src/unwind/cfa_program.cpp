@@ -50,14 +50,15 @@ bool match_deref_expression(ByteCursor expr, uint64_t& reg, int64_t& offset, int
 class Interpreter {
  public:
   Interpreter(const Cie& cie, const FrameState* init, FrameState start, uint64_t loc,
-              uint64_t limit, std::vector<Row>* rows, size_t max_rows = 0)
+              uint64_t limit, std::vector<Row>* rows, size_t max_rows = 0, bool survey = false)
       : cie_(cie),
         init_(init),
         st_(start),
         loc_(loc),
         limit_(limit),
         rows_(rows),
-        max_rows_(max_rows) {}
+        max_rows_(max_rows),
+        survey_(survey) {}
 
   // Runs the program; false when it could not be followed (the state is then broken).
   bool run(ByteCursor c) {
@@ -111,7 +112,10 @@ class Interpreter {
 
   // Appends the row of [loc_, ...); false (and overflow_) when the row budget is spent.
   bool emit() {
-    note_cfa();
+    if (survey_ && cfa_changed_) {
+      note_cfa();
+      cfa_changed_ = false;
+    }
     const Row row = to_row(st_, loc_);
     if (!rows_->empty() && rows_->back().address == loc_) {
       rows_->back() = row;
@@ -205,10 +209,10 @@ class Interpreter {
       case 1:
         return advance(op & 0x3f);
       case 2:
-        note(CfiForm::saved_at_offset);
+        if (survey_) note(CfiForm::saved_at_offset);
         return set_offset(op & 0x3f, static_cast<int64_t>(c.uleb())) ? Step::next : Step::fail;
       case 3:
-        note(CfiForm::restore);
+        if (survey_) note(CfiForm::restore);
         restore(op & 0x3f);
         return Step::next;
       default:
@@ -219,7 +223,7 @@ class Interpreter {
 
   Step extended(uint8_t op, ByteCursor& c) {
     auto ok = [](bool b) { return b ? Step::next : Step::fail; };
-    note_extended(op);
+    if (survey_) note_extended(op);
     switch (op) {
       case 0x00:
         return Step::next;  // nop
@@ -313,7 +317,8 @@ class Interpreter {
     }
   }
 
-  // The form of an extended opcode (the CFA's form is noted per row, in emit()).
+  // The form of an extended opcode (the CFA's form is noted with the row it holds for, in
+  // emit(), once each time the CFA rule changes: not at every row).
   void note_extended(uint8_t op) {
     switch (op) {
       case 0x05:
@@ -329,7 +334,9 @@ class Interpreter {
       case 0x09:
         return note(CfiForm::saved_in_register);
       case 0x0a:
+        return note(CfiForm::remember_state);
       case 0x0b:
+        cfa_changed_ = true;
         return note(CfiForm::remember_state);
       case 0x10:
         return note(CfiForm::saved_expression);
@@ -346,12 +353,14 @@ class Interpreter {
       case 0x03:
       case 0x04:
       case 0x1d:
+        return;
       case 0x0c:
       case 0x0d:
       case 0x0e:
       case 0x0f:
       case 0x12:
       case 0x13:
+        cfa_changed_ = true;  // noted with the next row
         return;
       default:
         return note(CfiForm::unknown_opcode);
@@ -376,7 +385,9 @@ class Interpreter {
   std::vector<Row>* rows_;
   size_t max_rows_;
   bool overflow_ = false;
+  bool survey_;
   uint32_t forms_ = 0;
+  bool cfa_changed_ = true;  // the CFA rule changed since the last row: note_cfa() at the next
 };
 
 }  // namespace
@@ -400,13 +411,13 @@ FrameState initial_state(const Cie& cie) {
 }
 
 RunResult run_fde(const Fde& fde, uint64_t limit, const Cie& cie, const FrameState& init,
-                  size_t max_rows, std::vector<Row>& rows) {
+                  size_t max_rows, std::vector<Row>& rows, bool survey) {
   if (rows.size() >= max_rows) return RunResult{init.broken, true};
   if (init.broken) {
     rows.push_back(to_row(init, fde.start));
     return RunResult{false, false};
   }
-  Interpreter interp(cie, &init, init, fde.start, limit, &rows, max_rows);
+  Interpreter interp(cie, &init, init, fde.start, limit, &rows, max_rows, survey);
   const bool followed = interp.run(ByteCursor(fde.insns, fde.insns_end));
   return RunResult{followed, interp.overflow(), interp.forms()};
 }
