@@ -32,3 +32,7 @@ target_link_libraries(unwind_table_bench PRIVATE gp_core PkgConfig::UNWIND_DW)
 set_target_properties(unwind_table_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 # The user-space stack walker (the BPF walker's rules over a stack copy).
 target_sources(gp_unit_tests PRIVATE unit/unwind_stack_walker_test.cpp)
+# Survey driver (not a test): tests/bench/cfi_forms_survey.sh runs it.
+add_executable(cfi_forms_survey bench/cfi_forms_survey.cpp)
+target_link_libraries(cfi_forms_survey PRIVATE gp_core)
+set_target_properties(cfi_forms_survey PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)

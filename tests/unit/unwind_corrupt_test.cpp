@@ -185,6 +185,49 @@ TEST(UnwindCfi, SignalAugmentationIsSignal) {
             "1000 signal\n1020 none\n");
 }
 
+// The stats count each FDE once per form its program uses, and whether gp cut it.
+TEST(UnwindCfi, StatsCountTheFormsEachFdeUses) {
+  using gp::unwind::CfiForm;
+  CfiWriter w;
+  const size_t c = w.cie();
+  w.fde(c, 0x1000, 0x10, kRbpFrame);                                   // rsp, rbp, offset
+  w.fde(c, 0x1010, 0x10, {0x0f, 0x05, 0x77, 0x08, 0x06, 0x23, 0x08});  // deref
+  w.fde(c, 0x1020, 0x10, {0x41, 0x0c, 0x00, 0x08});                    // rsp, then rax+8
+  w.fde(c, 0x1030, 0x10, {0x0f, 0x03, 0x73, 0x08, 0x06, 0x10, 0x03, 0x01, 0x30});  // other expr
+  w.fde(c, 0x1040, 0x10, {});                                                      // the CIE's rule
+  w.fde(c, 0x1050, 0x10, {0x3f});                                                  // unknown opcode
+  CfiInput in;
+  in.eh_frame = gp::unwind::CfiSection{w.out, 0x5000};
+  in.survey = true;
+  const auto t = build_table_from_sections(in);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  const auto& s = t->stats;
+  const auto n = [&](const auto& counts, CfiForm f) { return counts[static_cast<size_t>(f)]; };
+  EXPECT_EQ(s.fdes, 6u);
+  EXPECT_EQ(s.fdes_unsupported, 1u);  // the unknown opcode: the program is not followed
+  EXPECT_EQ(s.fdes_with_unsupported_rows, 2u);
+  EXPECT_EQ(s.fdes_register, 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_rsp), 3u);  // the expressions and the unknown opcode: not
+  EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_rbp), 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::saved_at_offset), 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_expr_deref), 1u);
+  EXPECT_EQ(n(s.form_fdes_unsupported, CfiForm::cfa_expr_deref), 0u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_register), 1u);
+  EXPECT_EQ(n(s.form_fdes_register, CfiForm::cfa_register), 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::cfa_expr_other), 1u);
+  EXPECT_EQ(n(s.form_fdes_unsupported, CfiForm::cfa_expr_other), 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::saved_expression), 1u);
+  EXPECT_EQ(n(s.form_fdes, CfiForm::unknown_opcode), 1u);
+  EXPECT_EQ(n(s.form_fdes_unsupported, CfiForm::unknown_opcode), 1u);
+  EXPECT_STREQ(gp::unwind::cfi_form_name(CfiForm::cfa_expr_deref), "cfa-expr-deref");
+  // Without `survey` (gp-record's builds) the forms are not counted.
+  in.survey = false;
+  const auto plain = build_table_from_sections(in);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->stats.form_fdes[static_cast<size_t>(CfiForm::cfa_rsp)], 0u);
+  EXPECT_EQ(plain->rows, t->rows);
+}
+
 TEST(UnwindCfi, MalformedProgramsBecomeUnsupportedFromThere) {
   EXPECT_EQ(rows_of({0x41, 0x0e, 0x10, 0x41, 0x1f}),  // 0x1f: no such opcode
             "1000 rsp+8\n1001 rsp+16\n1002 unsupported\n1020 none\n");

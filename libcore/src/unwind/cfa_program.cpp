@@ -50,14 +50,15 @@ bool match_deref_expression(ByteCursor expr, uint64_t& reg, int64_t& offset, int
 class Interpreter {
  public:
   Interpreter(const Cie& cie, const FrameState* init, FrameState start, uint64_t loc,
-              uint64_t limit, std::vector<Row>* rows, size_t max_rows = 0)
+              uint64_t limit, std::vector<Row>* rows, size_t max_rows = 0, bool survey = false)
       : cie_(cie),
         init_(init),
         st_(start),
         loc_(loc),
         limit_(limit),
         rows_(rows),
-        max_rows_(max_rows) {}
+        max_rows_(max_rows),
+        survey_(survey) {}
 
   // Runs the program; false when it could not be followed (the state is then broken).
   bool run(ByteCursor c) {
@@ -78,6 +79,7 @@ class Interpreter {
 
   const FrameState& state() const { return st_; }
   bool overflow() const { return overflow_; }
+  uint32_t forms() const { return forms_; }
 
  private:
   enum class Step { next, done, fail };
@@ -88,8 +90,32 @@ class Interpreter {
     return false;
   }
 
+  void note(CfiForm form) { forms_ |= uint32_t{1} << static_cast<unsigned>(form); }
+
+  // The CFA form of a row in state st_.
+  void note_cfa() {
+    if (st_.broken) return;
+    switch (st_.cfa_kind) {
+      case FrameState::reg_offset:
+        note(st_.cfa_register == kRsp   ? CfiForm::cfa_rsp
+             : st_.cfa_register == kRbp ? CfiForm::cfa_rbp
+                                        : CfiForm::cfa_register);
+        return;
+      case FrameState::plt:
+        return note(CfiForm::cfa_expr_plt);
+      case FrameState::deref:
+        return note(CfiForm::cfa_expr_deref);
+      case FrameState::other:
+        return note(CfiForm::cfa_expr_other);
+    }
+  }
+
   // Appends the row of [loc_, ...); false (and overflow_) when the row budget is spent.
   bool emit() {
+    if (survey_ && cfa_changed_) {
+      note_cfa();
+      cfa_changed_ = false;
+    }
     const Row row = to_row(st_, loc_);
     if (!rows_->empty() && rows_->back().address == loc_) {
       rows_->back() = row;
@@ -183,8 +209,10 @@ class Interpreter {
       case 1:
         return advance(op & 0x3f);
       case 2:
+        if (survey_) note(CfiForm::saved_at_offset);
         return set_offset(op & 0x3f, static_cast<int64_t>(c.uleb())) ? Step::next : Step::fail;
       case 3:
+        if (survey_) note(CfiForm::restore);
         restore(op & 0x3f);
         return Step::next;
       default:
@@ -195,6 +223,7 @@ class Interpreter {
 
   Step extended(uint8_t op, ByteCursor& c) {
     auto ok = [](bool b) { return b ? Step::next : Step::fail; };
+    if (survey_) note_extended(op);
     switch (op) {
       case 0x00:
         return Step::next;  // nop
@@ -288,6 +317,56 @@ class Interpreter {
     }
   }
 
+  // The form of an extended opcode (the CFA's form is noted with the row it holds for, in
+  // emit(), once each time the CFA rule changes: not at every row).
+  void note_extended(uint8_t op) {
+    switch (op) {
+      case 0x05:
+      case 0x11:
+      case 0x2f:
+        return note(CfiForm::saved_at_offset);
+      case 0x06:
+        return note(CfiForm::restore);
+      case 0x07:
+        return note(CfiForm::undefined);
+      case 0x08:
+        return note(CfiForm::same_value);
+      case 0x09:
+        return note(CfiForm::saved_in_register);
+      case 0x0a:
+        return note(CfiForm::remember_state);
+      case 0x0b:
+        cfa_changed_ = true;
+        return note(CfiForm::remember_state);
+      case 0x10:
+        return note(CfiForm::saved_expression);
+      case 0x16:
+        return note(CfiForm::val_expression);
+      case 0x14:
+      case 0x15:
+        return note(CfiForm::val_offset);
+      case 0x2e:
+        return note(CfiForm::args_size);
+      case 0x00:
+      case 0x01:
+      case 0x02:
+      case 0x03:
+      case 0x04:
+      case 0x1d:
+        return;
+      case 0x0c:
+      case 0x0d:
+      case 0x0e:
+      case 0x0f:
+      case 0x12:
+      case 0x13:
+        cfa_changed_ = true;  // noted with the next row
+        return;
+      default:
+        return note(CfiForm::unknown_opcode);
+    }
+  }
+
   Step set_loc(ByteCursor& c) {
     // GCC never emits it; a pc-relative operand would need the field's address.
     if (!rows_ || (cie_.fde_encoding & 0x70) != 0) return Step::fail;
@@ -306,6 +385,9 @@ class Interpreter {
   std::vector<Row>* rows_;
   size_t max_rows_;
   bool overflow_ = false;
+  bool survey_;
+  uint32_t forms_ = 0;
+  bool cfa_changed_ = true;  // the CFA rule changed since the last row: note_cfa() at the next
 };
 
 }  // namespace
@@ -329,15 +411,15 @@ FrameState initial_state(const Cie& cie) {
 }
 
 RunResult run_fde(const Fde& fde, uint64_t limit, const Cie& cie, const FrameState& init,
-                  size_t max_rows, std::vector<Row>& rows) {
+                  size_t max_rows, std::vector<Row>& rows, bool survey) {
   if (rows.size() >= max_rows) return RunResult{init.broken, true};
   if (init.broken) {
     rows.push_back(to_row(init, fde.start));
     return RunResult{false, false};
   }
-  Interpreter interp(cie, &init, init, fde.start, limit, &rows, max_rows);
+  Interpreter interp(cie, &init, init, fde.start, limit, &rows, max_rows, survey);
   const bool followed = interp.run(ByteCursor(fde.insns, fde.insns_end));
-  return RunResult{followed, interp.overflow()};
+  return RunResult{followed, interp.overflow(), interp.forms()};
 }
 
 Row to_row(const FrameState& s, uint64_t address) {

@@ -38,12 +38,15 @@ FrameState initial_state(const Cie& cie);
 // from `init` (the CIE's initial state). A row at the same address as the previous one replaces
 // it. `followed` is false when part of the program could not be followed (its rows are
 // unsupported); `overflow` when `rows` would grow past max_rows (the rows are then incomplete).
+// With `survey`, `forms` holds the CfiForm bits (1 << form) of what the program used (the
+// CFA's forms: of the rows it gave).
 struct RunResult {
   bool followed = true;
   bool overflow = false;
+  uint32_t forms = 0;
 };
 RunResult run_fde(const Fde& fde, uint64_t limit, const Cie& cie, const FrameState& init,
-                  size_t max_rows, std::vector<Row>& rows);
+                  size_t max_rows, std::vector<Row>& rows, bool survey = false);
 
 // The row a state stands for, at `address`.
 Row to_row(const FrameState& state, uint64_t address);

@@ -116,6 +116,16 @@ Result<Table> build_table(std::span<const uint8_t> image) {
   return build<Table>(open_image(image).get(), build_table_from_sections);
 }
 
+Result<TableStats> survey_cfi(int fd) {
+  const ElfPtr elf = open_fd(fd);
+  auto input = read_input(elf.get());
+  if (!input) return input.error();
+  input->survey = true;
+  auto table = build_table_from_sections(*input);
+  if (!table) return table.error();
+  return table->stats;
+}
+
 Result<PackedTable> build_packed(int fd) {
   return build<PackedTable>(open_fd(fd).get(), build_packed_from_sections);
 }

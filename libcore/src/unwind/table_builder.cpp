@@ -89,11 +89,25 @@ void append_merged(std::vector<Row>& rows, const Row& row) {
   rows.push_back(row);
 }
 
+// Counts one FDE's outcome (it has an unsupported row, a reg row) and forms into stats (see
+// TableStats).
+void count_forms(bool unsupported, bool reg, uint32_t forms, TableStats& stats) {
+  stats.fdes_with_unsupported_rows += unsupported;
+  stats.fdes_register += reg;
+  for (; forms != 0; forms &= forms - 1) {
+    const auto form = static_cast<size_t>(__builtin_ctz(forms));
+    ++stats.form_fdes[form];
+    stats.form_fdes_unsupported[form] += unsupported;
+    stats.form_fdes_register[form] += reg;
+  }
+}
+
 // Runs every FDE's program and gives `sink` (bool(const Row&), false to stop) the rows in
-// address order, neighbours not yet merged. Fills stats' fdes, fdes_unsupported and rows_raw.
+// address order, neighbours not yet merged. Fills stats' fdes, fdes_unsupported, rows_raw and,
+// with `survey`, the FDE counts by outcome and form.
 template <typename Sink>
 Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, TableStats& stats,
-               uint64_t max_rows, Sink&& sink) {
+               uint64_t max_rows, bool survey, Sink&& sink) {
   const auto too_many = [&] {
     return make_error("more than " + std::to_string(max_rows) + " unwind rows");
   };
@@ -104,22 +118,32 @@ Status compile(const std::vector<Fde>& fdes, const std::vector<Cie>& cies, Table
     const Fde& f = fdes[i];
     const Cie& cie = cies[f.cie];
     fde_rows.clear();
+    uint32_t forms = 0;
     bool followed = true;
     if (cie.signal) {
       fde_rows.push_back(Row{f.start, Rule::signal, 0, 0});
+      forms = uint32_t{1} << static_cast<unsigned>(CfiForm::signal);
     } else {
       if (!done[f.cie]) {
         initial[f.cie] = initial_state(cie);
         done[f.cie] = true;
       }
       const uint64_t left = max_rows - std::min(max_rows, stats.rows_raw);
-      const RunResult run = run_fde(f, f.end, cie, initial[f.cie], left, fde_rows);
+      const RunResult run = run_fde(f, f.end, cie, initial[f.cie], left, fde_rows, survey);
       if (run.overflow) return too_many();
       followed = run.followed;
+      forms = run.forms;
     }
     ++stats.fdes;
     if (!followed) ++stats.fdes_unsupported;
     stats.rows_raw += fde_rows.size();
+    if (survey) {
+      auto has = [&](Rule rule) {
+        return std::any_of(fde_rows.begin(), fde_rows.end(),
+                           [&](const Row& r) { return r.rule == rule; });
+      };
+      count_forms(has(Rule::unsupported), has(Rule::reg), forms, stats);
+    }
     for (const Row& r : fde_rows)
       if (!sink(r)) return ok_status();
     if (i + 1 == fdes.size() || fdes[i + 1].start != f.end) {
@@ -161,6 +185,17 @@ const char* rule_name(Rule rule) {
       return "reg";
   }
   return "?";
+}
+
+const char* cfi_form_name(CfiForm form) {
+  static constexpr const char* kNames[kCfiForms] = {
+      "cfa-rsp",          "cfa-rbp",        "cfa-register",    "cfa-expr-plt",
+      "cfa-expr-deref",   "cfa-expr-other", "saved-at-offset", "saved-in-register",
+      "saved-expression", "val-expression", "val-offset",      "undefined",
+      "same-value",       "restore",        "remember-state",  "args-size",
+      "signal",           "unknown-opcode"};
+  const auto i = static_cast<size_t>(form);
+  return i < kCfiForms ? kNames[i] : "?";
 }
 
 namespace {
@@ -208,10 +243,11 @@ Result<Table> build_table_from_sections(const CfiInput& input) {
   Table table;
   if (Status s = collect(input, max_rows, entries, table.stats); !s) return s.error();
   table.rows.reserve(row_bound(entries.fdes, max_rows));
-  Status s = compile(entries.fdes, entries.cies, table.stats, max_rows, [&](const Row& r) {
-    append_merged(table.rows, r);
-    return true;
-  });
+  Status s =
+      compile(entries.fdes, entries.cies, table.stats, max_rows, input.survey, [&](const Row& r) {
+        append_merged(table.rows, r);
+        return true;
+      });
   if (!s) return s.error();
   return table;
 }
@@ -223,7 +259,7 @@ Result<PackedTable> build_packed_from_sections(const CfiInput& input) {
   if (Status s = collect(input, max_rows, entries, stats); !s) return s.error();
   Packer packer;
   packer.reserve(row_bound(entries.fdes, max_rows));
-  Status s = compile(entries.fdes, entries.cies, stats, max_rows,
+  Status s = compile(entries.fdes, entries.cies, stats, max_rows, input.survey,
                      [&](const Row& r) { return packer.add(r); });
   if (!s) return s.error();
   return packer.finish();

@@ -10,6 +10,8 @@
 // `unsupported` rows (the walker then marks the stack truncated), never a wrong rule.
 // Functions here are reentrant and thread-safe.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -63,13 +65,49 @@ struct Row {
 
 enum class Source : uint8_t { eh_frame, debug_frame, both };
 
+// The DWARF call-frame forms an FDE's program (with its CIE's state) uses, as counted in
+// TableStats: how each row finds the CFA, and each kind of register rule (of any register).
+enum class CfiForm : uint8_t {
+  cfa_rsp,            // CFA = rsp + N (DW_CFA_def_cfa*, def_cfa_offset*, or the CIE's rule)
+  cfa_rbp,            // CFA = rbp + N
+  cfa_register,       // CFA = another register + N (rule reg: the sampled frame only)
+  cfa_expr_plt,       // DW_CFA_def_cfa_expression: the lazy-PLT expression
+  cfa_expr_deref,     // DW_CFA_def_cfa_expression: *(rsp or rbp + N) [+ M]
+  cfa_expr_other,     // any other CFA expression (or an offset or register changed after one)
+  saved_at_offset,    // DW_CFA_offset, offset_extended(_sf), GNU_negative_offset_extended
+  saved_in_register,  // DW_CFA_register
+  saved_expression,   // DW_CFA_expression
+  val_expression,     // DW_CFA_val_expression
+  val_offset,         // DW_CFA_val_offset(_sf)
+  undefined,          // DW_CFA_undefined
+  same_value,         // DW_CFA_same_value
+  restore,            // DW_CFA_restore(_extended)
+  remember_state,     // DW_CFA_remember_state, restore_state
+  args_size,          // DW_CFA_GNU_args_size
+  signal,             // a CIE with the 'S' augmentation (sigreturn trampoline)
+  unknown_opcode,     // an opcode gp does not know (the rest of the program is unsupported)
+};
+inline constexpr size_t kCfiForms = static_cast<size_t>(CfiForm::unknown_opcode) + 1;
+
+// Name of a form ("cfa-rsp", "val-expression", ...), for surveys and tests.
+const char* cfi_form_name(CfiForm form);
+
 struct TableStats {
   Source source = Source::eh_frame;
   uint64_t cies = 0;              // CIEs parsed
   uint64_t fdes = 0;              // FDEs compiled into rows
   uint64_t fdes_skipped = 0;      // malformed FDEs, bad CIE pointers, empty or out-of-text ranges
-  uint64_t fdes_unsupported = 0;  // FDEs with at least one unsupported row
+  uint64_t fdes_unsupported = 0;  // FDEs whose program could not be followed to its end
   uint64_t rows_raw = 0;          // rows before merging equal neighbours
+  // Filled only when CfiInput::survey is set (survey_cfi): the FDEs with at least one row that
+  // is unsupported, and with one that is `reg` (followed in the sampled frame only); per
+  // CfiForm, the FDEs whose program uses it (an FDE counts once for each form it uses), and of
+  // those, the ones with an unsupported row and the ones with a `reg` row.
+  uint64_t fdes_with_unsupported_rows = 0;
+  uint64_t fdes_register = 0;
+  std::array<uint64_t, kCfiForms> form_fdes{};
+  std::array<uint64_t, kCfiForms> form_fdes_unsupported{};
+  std::array<uint64_t, kCfiForms> form_fdes_register{};
 };
 
 // Rows sorted by strictly increasing address; no two neighbours have the same rule and offsets;
@@ -108,7 +146,12 @@ struct CfiInput {
   // the linker left at 0 for discarded code). Empty: every FDE is kept.
   std::vector<std::pair<uint64_t, uint64_t>> text_ranges;
   uint64_t max_rows = 0;  // rows before merging beyond which the build fails; 0: kMaxRows
+  bool survey = false;    // fill TableStats' survey counts (they cost the builder ~7% more)
 };
+
+// The stats of the table of the ELF file open on fd, with the survey counts (which CFI forms
+// its FDEs use, and what gp makes of them); errors as build_table's.
+Result<TableStats> survey_cfi(int fd);
 
 // Which section is used: .eh_frame; .debug_frame when .eh_frame is absent; both (merged, .eh_frame
 // winning where they overlap) when .eh_frame has fewer FDEs than .debug_frame (a binary built with
