@@ -276,6 +276,10 @@ int run(const SymbolizeArgs& args) {
     gp::cli::error(*why);
     return gp::cli::kExitFailure;
   }
+  if (args.debuginfod && !symbolize::debuginfod_available())
+    gp::cli::warning(
+        "--debuginfod: cannot load libdebuginfod.so.1 (Debian: libdebuginfod1): no "
+        "files will be downloaded");
   auto in = archive::InputStream::open(args.input);
   if (!in) {
     gp::cli::error(in.error().message);

@@ -1,5 +1,6 @@
 #include "gp/symbolize/debuginfo_finder.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <limits.h>
 #include <sys/auxv.h>
@@ -9,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 
 #include "gp/symbolize/elf_file.h"
 
@@ -18,6 +20,34 @@ namespace {
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// libdebuginfod, loaded at the first --debuginfod lookup (as libdwfl itself does): linked into
+// every tool, it and libcurl's thirty-odd libraries were loaded and relocated at each start,
+// most of a short run's CPU time. All null when it cannot be loaded.
+struct Debuginfod {
+  decltype(&debuginfod_begin) begin = nullptr;
+  decltype(&debuginfod_find_executable) find_executable = nullptr;
+  decltype(&debuginfod_find_debuginfo) find_debuginfo = nullptr;
+  decltype(&debuginfod_end) end = nullptr;
+};
+
+const Debuginfod& debuginfod() {
+  static Debuginfod lib;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* h = ::dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) return;
+    Debuginfod l;
+    l.begin = reinterpret_cast<decltype(l.begin)>(::dlsym(h, "debuginfod_begin"));
+    l.find_executable =
+        reinterpret_cast<decltype(l.find_executable)>(::dlsym(h, "debuginfod_find_executable"));
+    l.find_debuginfo =
+        reinterpret_cast<decltype(l.find_debuginfo)>(::dlsym(h, "debuginfod_find_debuginfo"));
+    l.end = reinterpret_cast<decltype(l.end)>(::dlsym(h, "debuginfod_end"));
+    if (l.begin && l.find_executable && l.find_debuginfo && l.end) lib = l;
+  });
+  return lib;
 }
 
 enum class Check { match, mismatch, unusable };
@@ -85,6 +115,8 @@ const std::string& own_vdso_path() {
 
 }  // namespace
 
+bool debuginfod_available() { return debuginfod().begin != nullptr; }
+
 FoundFiles DebugInfoFinder::find(const std::string& path, const std::string& build_id) const {
   FoundFiles out;
   std::optional<ElfFile> binary;
@@ -94,6 +126,7 @@ FoundFiles DebugInfoFinder::find(const std::string& path, const std::string& bui
     bool have_debug = find_debug(build_id, out) || (have_binary && find_debuglink(*binary, out));
     if (!have_debug && opt_.debuginfod && !build_id.empty()) find_debuginfod(build_id, out);
   }
+  if (have_binary) out.opened = std::make_shared<ElfFile>(std::move(*binary));
   if (out.binary.empty() && !out.debug.empty()) {
     // A debug file alone still has program headers and the full symbol table.
     out.binary = out.debug;
@@ -184,13 +217,15 @@ bool DebugInfoFinder::find_debuglink(const ElfFile& file, FoundFiles& out) const
 
 void DebugInfoFinder::find_debuginfod(const std::string& build_id, FoundFiles& out) const {
   // One client per call: clients are not thread-safe, and the cache makes repeats cheap.
-  debuginfod_client* client = debuginfod_begin();
+  const Debuginfod& lib = debuginfod();
+  if (lib.begin == nullptr) return;
+  debuginfod_client* client = lib.begin();
   if (client == nullptr) return;
   auto bits = reinterpret_cast<const unsigned char*>(build_id.data());
   int len = static_cast<int>(build_id.size());
   char* found = nullptr;
   if (out.binary.empty()) {
-    int fd = debuginfod_find_executable(client, bits, len, &found);
+    int fd = lib.find_executable(client, bits, len, &found);
     if (fd >= 0) {
       ::close(fd);
       out.binary = found;
@@ -199,14 +234,14 @@ void DebugInfoFinder::find_debuginfod(const std::string& build_id, FoundFiles& o
     std::free(found);
     found = nullptr;
   }
-  int fd = debuginfod_find_debuginfo(client, bits, len, &found);
+  int fd = lib.find_debuginfo(client, bits, len, &found);
   if (fd >= 0) {
     ::close(fd);
     out.debug = found;
     out.debug_source = "debuginfod";
   }
   std::free(found);
-  debuginfod_end(client);
+  lib.end(client);
 }
 
 }  // namespace gp::symbolize

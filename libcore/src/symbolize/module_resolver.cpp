@@ -252,7 +252,10 @@ void find_exec_segment(const ElfFile& f, ModuleResolver::Impl& im) {
 
 Result<std::unique_ptr<ModuleResolver>> ModuleResolver::open(const FoundFiles& files,
                                                              const ResolverOptions& options) {
-  auto elf = ElfFile::open(files.binary);
+  // The finder's open file when it is the binary found (taken: moved out of the shared holder).
+  auto elf = files.opened && files.opened->path() == files.binary
+                 ? Result<ElfFile>(std::move(*files.opened))
+                 : ElfFile::open(files.binary);
   if (!elf) return make_error("cannot open '" + files.binary + "': " + elf.error().message);
   std::unique_ptr<ModuleResolver> r(new ModuleResolver());
   r->impl_ = std::make_unique<Impl>();

@@ -26,6 +26,7 @@
 // Thread-safety: find() may be called from several threads at once.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +47,10 @@ struct FinderOptions {
 
 enum class FindStatus { found, no_file, build_id_mismatch };
 
+// Whether libdebuginfod can be loaded: the debuginfod step (FinderOptions::debuginfod) loads it
+// at its first lookup and finds nothing without it.
+bool debuginfod_available();
+
 struct FoundFiles {
   FindStatus status = FindStatus::no_file;
   std::string binary;         // file with program headers and symbols; "" when none found
@@ -53,6 +58,9 @@ struct FoundFiles {
   std::string binary_source;  // where each came from: "debug-dir", "sidecar", "sysroot", "path",
   std::string debug_source;   // "system", "debuglink", "debuginfod", "" when none
   std::string mismatched;     // a file found at a candidate path with another build-id
+  // `binary`, still open from the build-id check when find() opened it (null otherwise):
+  // ModuleResolver::open takes it instead of opening, mapping and unmapping the file again.
+  std::shared_ptr<ElfFile> opened;
 };
 
 class DebugInfoFinder {
