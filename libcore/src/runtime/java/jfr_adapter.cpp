@@ -17,6 +17,7 @@
 #include "jfr_samples.h"
 #include "jvm_flags.h"
 #include "jvm_session.h"
+#include "safemode.h"
 #include "target_dir.h"
 
 namespace gp::runtime {
@@ -227,6 +228,7 @@ class JfrAdapter final : public Adapter {
     auto jvm = admit_jvm(target, out);
     if (!jvm) return out;
     if (refused(*jvm, params, "jfr", out)) return out;
+    remember_profiled_jvm(params, jvm->pid);  // gProfiler's _profiled_pids
     std::string why;
     auto identity = attach_identity(*jvm, why);
     if (!identity) return failed(*jvm, name(), why);
