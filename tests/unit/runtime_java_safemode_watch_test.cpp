@@ -54,13 +54,14 @@ TEST(JavaSafemodeWatch, KernelReportsOfOtherProcessesAreGeneralCauses) {
 }
 
 TEST(JavaSafemodeWatch, ExitStatusSignalsAsGprofilerReadsThem) {
-  EXPECT_EQ(java_exit_signal(SIGKILL), SIGKILL);             // WIFSIGNALED
-  EXPECT_EQ(java_exit_signal(SIGABRT | 0x80), SIGABRT);      // with a core dump
-  EXPECT_EQ(java_exit_signal(143u << 8), SIGTERM);           // the JVM's exit(143)
-  EXPECT_EQ(java_exit_signal(1u << 8), 0);                   // exit(1)
+  EXPECT_EQ(java_exit_signal(SIGKILL), SIGKILL);         // WIFSIGNALED
+  EXPECT_EQ(java_exit_signal(SIGABRT | 0x80), SIGABRT);  // with a core dump
+  EXPECT_EQ(java_exit_signal(143u << 8), SIGTERM);       // the JVM's exit(143)
+  EXPECT_EQ(java_exit_signal(1u << 8), 0);               // exit(1)
   EXPECT_EQ(java_exit_signal(0), 0);
   for (int sig : {SIGABRT, SIGKILL, SIGSEGV}) EXPECT_TRUE(is_java_fatal_signal(sig)) << sig;
-  for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGBUS, SIGHUP}) EXPECT_FALSE(is_java_fatal_signal(sig));
+  for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGBUS, SIGHUP})
+    EXPECT_FALSE(is_java_fatal_signal(sig));
 }
 
 TEST(JavaSafemodeWatch, ProfiledJvmExitIsSignaledOnlyForAFatalSignal) {

@@ -54,8 +54,9 @@ TEST(KernelLog, OomKillGivesThePidAndComm) {
   EXPECT_EQ(e->comm, "a) b) c) d) e)x");
   EXPECT_EQ(e->pid, 7);
   // 16 characters cannot be a comm.
-  EXPECT_FALSE(parse_kernel_event("Out of memory: Killed process 7 (abcdefghijklmnop) "
-                                  "total-vm:1kB, anon-rss:2kB, file-rss:3kB, shmem-rss:4kB"));
+  EXPECT_FALSE(
+      parse_kernel_event("Out of memory: Killed process 7 (abcdefghijklmnop) "
+                         "total-vm:1kB, anon-rss:2kB, file-rss:3kB, shmem-rss:4kB"));
 }
 
 // The lines around the kill name the pid too, but are not kills: dump_header's "invoked

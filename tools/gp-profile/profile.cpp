@@ -276,9 +276,8 @@ bool in_init_pid_namespace() {
 
 // Whether gp-runtime profiles JVMs in this run.
 bool java_enabled(const Options& o) {
-  return std::any_of(o.runtimes.begin(), o.runtimes.end(), [](const auto& r) {
-    return r.option == "java" && r.mode != "disabled";
-  });
+  return std::any_of(o.runtimes.begin(), o.runtimes.end(),
+                     [](const auto& r) { return r.option == "java" && r.mode != "disabled"; });
 }
 
 // Everything that must hold before profiling starts; an error is fatal (exit 1).

@@ -110,8 +110,8 @@ std::optional<KernelEvent> fatal_signal(std::string_view m) {
     if (!eat(s, "]") || !(x86_tail(s) || arm64_tail(s))) continue;
     // The comm: what precedes "[PID]" after the optional "traps: ", its last 15 characters.
     size_t from = m.substr(0, 7) == "traps: " && b >= 7 && b - 7 <= kCommMax ? 7
-                  : b > kCommMax                                           ? b - kCommMax
-                                                                           : 0;
+                  : b > kCommMax                                             ? b - kCommMax
+                                                                             : 0;
     return KernelEvent{KernelEventKind::fatal_signal, to_pid(pid),
                        std::string(m.substr(from, b - from))};
   }

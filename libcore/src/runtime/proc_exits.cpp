@@ -24,7 +24,8 @@ std::string errno_text(const char* what) { return std::string(what) + ": " + str
 // The connector is registered in init_net only (drivers/connector/connector.c's cn_init): a
 // thread of a process in another network namespace joins pid 1's for the socket.
 void join_initial_net_namespace() {
-  struct stat mine {}, init {};
+  struct stat mine {
+  }, init{};
   if (::stat("/proc/thread-self/ns/net", &mine) != 0 || ::stat("/proc/1/ns/net", &init) != 0 ||
       mine.st_ino == init.st_ino)
     return;

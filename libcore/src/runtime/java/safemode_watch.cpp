@@ -64,10 +64,9 @@ bool is_java_fatal_signal(int signo) {
 std::optional<SafemodeVerdict> profiled_exit_verdict(const ProcExit& exit) {
   int signo = java_exit_signal(exit.exit_code);
   if (signo == 0) return std::nullopt;
-  return SafemodeVerdict{
-      is_java_fatal_signal(signo) ? "profiled-signaled" : "",
-      "async-profiled Java process exited with signal (pid " + std::to_string(exit.pid) +
-          ", signal " + std::to_string(signo) + ")"};
+  return SafemodeVerdict{is_java_fatal_signal(signo) ? "profiled-signaled" : "",
+                         "async-profiled Java process exited with signal (pid " +
+                             std::to_string(exit.pid) + ", signal " + std::to_string(signo) + ")"};
 }
 
 bool JavaSafemodeWatch::needed(const std::vector<std::string>& causes) {
@@ -88,13 +87,17 @@ JavaSafemodeWatch::~JavaSafemodeWatch() = default;  // the jthread stops and joi
 void JavaSafemodeWatch::run(std::stop_token stop) {
   auto log = KernelLog::open();
   if (!log)
-    warn_("Failed to start kernel messages listener. Profilee error monitoring via kernel "
-          "messages is not available (this does not prevent profiling). Do you have permission "
-          "to read /dev/kmsg? (" + log.error().message + ")");
+    warn_(
+        "Failed to start kernel messages listener. Profilee error monitoring via kernel "
+        "messages is not available (this does not prevent profiling). Do you have permission "
+        "to read /dev/kmsg? (" +
+        log.error().message + ")");
   auto exits = ProcExits::open();
   if (!exits)
-    warn_("Failed to enable proc_events listener for exited Java processes (this does not "
-          "prevent Java profiling): " + exits.error().message);
+    warn_(
+        "Failed to enable proc_events listener for exited Java processes (this does not "
+        "prevent Java profiling): " +
+        exits.error().message);
   if (!log && !exits) return;
 
   SessionParams params;
@@ -140,8 +143,9 @@ void JavaSafemodeWatch::run(std::stop_token stop) {
     // OOM-killed JVM is profiled-oom, not the profiled-signaled of its SIGKILL exit.
     if (log && log->read_new(on_message) > 0) warn_("Missed some kernel messages.");
     if (exits && !exits->read_new(on_exit)) {
-      warn_("Failed to read the process events connector: exits of profiled JVMs are no longer "
-            "seen");
+      warn_(
+          "Failed to read the process events connector: exits of profiled JVMs are no longer "
+          "seen");
       exits = Error{"failed"};
     }
   }
