@@ -25,6 +25,7 @@ setup() {
 teardown() {
   profile_test_kill
   wait 2>/dev/null || true
+  [ -z "${MEMCG:-}" ] || rmdir "$MEMCG" 2>/dev/null || true
   if [ -n "${CGROUPS:-}" ]; then
     local d
     for d in "$CGROUPS"/*/; do rmdir "$d" 2>/dev/null || true; done
@@ -233,12 +234,12 @@ make_old_jdk() {
   run -0 grep -c ';Fibonacci.fibonacci(I)J_\[[ji]\]' out/last_profile.col
 }
 
-# gp-profile --continuous -d $1 over the test's JVMs (A, B) with more options, in the background
+# gp-profile --continuous -d $1 over the test's JVMs (JVMS, else A and B) with more options, in the background
 # (teardown kills it).
 start_continuous_java() {
   local d=$1
   shift
-  gp-profile -c -d "$d" -o out --pids "$A,$B" --java-mode jfr \
+  gp-profile -c -d "$d" -o out --pids "${JVMS:-$A,$B}" --java-mode jfr \
     --perf-mode disabled --no-flamegraph "$@" 2>gp.err &
   GP_PID=$!
   PIDS+=("$GP_PID")
@@ -277,9 +278,10 @@ crash_a_while_recorded() {
   run -2 --separate-stderr gp-profile --java-safemode hserr,bogus -d 1
   [[ "$stderr" == *"unknown options given in Java safemode: ['bogus']"* ]] || fail "$stderr"
   start_two_jvms
-  # gProfiler's default safemode (profiled-oom,profiled-signaled,hserr).
+  # hserr alone: with gProfiler's default (profiled-oom,profiled-signaled,hserr), the JVM's
+  # SIGABRT exit after its hs_err file is profiled-signaled, seen first.
   WAIT_FOR_SHOW=gp.err
-  start_continuous_java 4
+  start_continuous_java 4 --java-safemode hserr
   crash_a_while_recorded
   # The sessions after the crash: every JVM "[Profiling skipped: disabled due to hserr]", as
   # gProfiler's _profiling_skipped_profile(f"disabled due to {reason}").
@@ -298,6 +300,91 @@ crash_a_while_recorded() {
   grep -qE 'gp-profile: warning: Problematic frame: [A-Za-z] +\[' gp.err || fail "$(cat gp.err)"
   ! grep -q 'S Y S T E M' gp.err || fail "the whole hs_err file was logged"
   [ "$(grep -c 'gp-profile: warning: Found HotSpot error log' gp.err)" -eq 1 ] || fail "$(cat gp.err)"
+}
+
+# Makes the test's memory cgroup MEMCG, its limit $1: memory.max where cgroup v2 has the memory
+# controller, else cgroup v1's memory.limit_in_bytes.
+make_memory_cgroup() {
+  local v2 v1
+  v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+  if [ -n "$v2" ] && grep -qw memory "$v2/cgroup.controllers"; then
+    grep -qw memory "$v2/cgroup.subtree_control" || echo +memory >"$v2/cgroup.subtree_control"
+    MEMCG="$v2/gp-test-$$-$BATS_TEST_NUMBER"
+    mkdir "$MEMCG"
+    echo "$1" >"$MEMCG/memory.max"
+    echo 0 >"$MEMCG/memory.swap.max" 2>/dev/null || true
+  else
+    v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+    [ -n "$v1" ] || skip "no memory cgroup controller"
+    MEMCG="$v1/gp-test-$$-$BATS_TEST_NUMBER"
+    mkdir "$MEMCG"
+    echo "$1" >"$MEMCG/memory.limit_in_bytes"
+  fi
+}
+
+@test "--java-safemode: a profiled JVM the kernel OOM-kills turns Java profiling off (profiled-oom)" {
+  require_jdk
+  make_memory_cgroup 150M
+  # A: Alloc in the cgroup, its 300-MiB young generation filled once it allocates (./go), past
+  # the cgroup's 150 MiB: the kernel's OOM killer kills it (SIGKILL, no hs_err file). B: a JVM
+  # outside, profiled until Java profiling is off.
+  sh -c 'echo $$ >"$1/cgroup.procs" && exec java -Xms400m -Xmx400m -Xmn300m -XX:+UseSerialGC \
+    -cp "$2" Alloc "$3/go" "$3/allocated"' - "$MEMCG" "$JAVA_CLASSES" "$PWD" >a.out &
+  A=$!
+  java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >b.out &
+  B=$!
+  PIDS+=("$A" "$B")
+  wait_for 60 grep -q ready a.out
+  wait_for 60 grep -q ready b.out
+  WAIT_FOR_SHOW=gp.err
+  start_continuous_java 4
+  JVM_PID=$A
+  wait_for 90 recording
+  touch go
+  # gProfiler's warning when the kernel log names a profiled pid's OOM kill, and from the next
+  # session every JVM skipped.
+  wait_for 60 grep -q "gp-profile: warning: Profiled Java process OOM (pid $A, comm java)" gp.err
+  wait_for 120 grep -q 'Profiling skipped: disabled due to profiled-oom' gp.err
+  kill -TERM "$GP_PID"
+  wait "$GP_PID" || true
+  grep -q 'Java profiling has been disabled, will avoid profiling any new java processes (safemode cause: profiled-oom)' gp.err ||
+    fail "$(cat gp.err)"
+  [ ! -e "hs_err_pid$A.log" ] || fail "the JVM wrote an hs_err file"
+  [ ! -e allocated ] || fail "the JVM was not OOM-killed"
+}
+
+@test "--java-safemode: a profiled JVM killed by SIGKILL turns Java profiling off (profiled-signaled), by SIGTERM not" {
+  require_jdk
+  start_two_jvms
+  java -Xmx64m -cp "$JAVA_CLASSES" Fibonacci >c.out &
+  C=$!
+  PIDS+=("$C")
+  wait_for 60 grep -q ready c.out
+  JVMS="$A,$B,$C"
+  WAIT_FOR_SHOW=gp.err
+  start_continuous_java 4
+  # SIGTERM: the JVM exits 143, which gProfiler reads as SIGTERM and logs; not a fatal signal
+  # (is_java_fatal_signal: SIGABRT, SIGKILL, SIGSEGV).
+  JVM_PID=$A
+  wait_for 90 recording
+  kill -TERM "$A"
+  wait_for 30 grep -q "async-profiled Java process exited with signal (pid $A, signal 15)" gp.err
+  # The watch has decided once it logged the exit; the end of the session says what it did.
+  local before
+  before=$(col_count)
+  wait_for 120 more_cols_than "$before"
+  ! grep -q 'disabled due to\|Java profiling has been disabled' gp.err || fail "$(cat gp.err)"
+  # SIGKILL (a user's kill -9, or the OOM killer's): HotSpot cannot catch it, no hs_err file.
+  JVM_PID=$B
+  wait_for 90 recording
+  kill -KILL "$B"
+  wait_for 30 grep -q "async-profiled Java process exited with signal (pid $B, signal 9)" gp.err
+  wait_for 120 grep -q 'Profiling skipped: disabled due to profiled-signaled' gp.err
+  kill -TERM "$GP_PID"
+  wait "$GP_PID" || true
+  grep -q 'Java profiling has been disabled, will avoid profiling any new java processes (safemode cause: profiled-signaled)' gp.err ||
+    fail "$(cat gp.err)"
+  [ ! -e "hs_err_pid$B.log" ] || fail "the JVM wrote an hs_err file"
 }
 
 @test "--java-safemode '' --java-full-hserr: the whole hs_err file is logged and Java profiling goes on" {

@@ -3,6 +3,7 @@
 # compiled here with the JDK's javac (openjdk-17-jdk-headless from scripts/install-deps.sh).
 target_sources(gp_unit_tests PRIVATE
   unit/runtime_java_parse_test.cpp
+  unit/runtime_java_safemode_watch_test.cpp
   unit/runtime_java_jfr_test.cpp
   unit/runtime_java_ap_test.cpp
   unit/runtime_java_target_dir_test.cpp

@@ -525,11 +525,11 @@ void finish(CLI::App& app, ProfileArgs& args) {
     }
     std::string unwatched;
     for (const auto& cause : causes)
-      if (cause != "hserr") unwatched += (unwatched.empty() ? "" : ",") + cause;
+      if (cause == "java-extended-version-checks" || cause == "ap-loaded-check")
+        unwatched += (unwatched.empty() ? "" : ",") + cause;
     if (!unwatched.empty())
-      args.start_notes.push_back("--java-safemode: gp-profile acts on hserr only; " + unwatched +
-                                 " need gProfiler's kernel-log, process-exit or async-profiler "
-                                 "checks, which gp has not");
+      args.start_notes.push_back("--java-safemode: gp-profile does not act on " + unwatched +
+                                 " (gProfiler's checks before loading async-profiler)");
   }
   o.metadata_collection = !k.flag("disable-metadata-collection");
   if (k.given("profile-api-version")) o.profile_api_version = k.text("profile-api-version");

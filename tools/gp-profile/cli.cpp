@@ -308,10 +308,11 @@ void add_java(Builder& b) {
   b.value("--java-safemode", "--java-safemode", ValueType::text, "LIST",
           "Causes that turn Java profiling off for the rest of the run, as gProfiler's "
           "(comma-separated; given alone: all; '' none; default: "
-          "profiled-oom,profiled-signaled,hserr). gp acts on hserr: once a profiled JVM went "
-          "down and wrote an hs_err file, every JVM gets '[Profiling skipped: disabled due to "
-          "hserr]'; the other causes need gProfiler's kernel-log and process-exit watchers, "
-          "which gp has not",
+          "profiled-oom,profiled-signaled,hserr): a profiled JVM the kernel OOM-killed "
+          "(profiled-oom, from /dev/kmsg), that died of SIGKILL, SIGSEGV or SIGABRT "
+          "(profiled-signaled, from the kernel's process events) or that went down and wrote an "
+          "hs_err file (hserr); general-oom, general-signaled, pid-in-kernel-messages as "
+          "gProfiler's. Every JVM then gets '[Profiling skipped: disabled due to CAUSE]'",
           "all")
       ->expected(0, 1);
   b.flag("--java-full-hserr",

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,8 @@
 #include "gp/profile/usage.h"
 #include "gp/record/command.h"
 #include "gp/runtime/discovery.h"
+#include "gp/runtime/java_safemode.h"
+#include "gp/runtime/java_safemode_watch.h"
 #include "gp/runtime/work_dir.h"
 #include "gp/upload/remote_logs.h"
 #include "gp/util/version.h"
@@ -269,6 +272,12 @@ bool in_init_pid_namespace() {
   struct stat st {};
   constexpr ino_t kProcPidInitIno = 0xEFFFFFFCU;
   return ::stat("/proc/self/ns/pid", &st) != 0 || st.st_ino == kProcPidInitIno;
+}
+
+// Whether gp-runtime profiles JVMs in this run.
+bool java_enabled(const Options& o) {
+  return std::any_of(o.runtimes.begin(), o.runtimes.end(),
+                     [](const auto& r) { return r.option == "java" && r.mode != "disabled"; });
 }
 
 // Everything that must hold before profiling starts; an error is fatal (exit 1).
@@ -517,6 +526,15 @@ int run(ProfileArgs& args) {
     fs::path state = work / "java-safemode";
     std::error_code ec;
     if (fs::create_directory(state, ec)) args.options.java_safemode_state = state.string();
+  }
+  // gProfiler's kernel-log and process-exit checks of the JVMs gp-runtime profiles, for the
+  // whole run (gp-runtime runs one process a session).
+  std::optional<gp::runtime::JavaSafemodeWatch> safemode_watch;
+  if (java_enabled(o) && !args.options.java_safemode_state.empty()) {
+    auto causes = gp::runtime::java_safemode_causes(o.java_safemode);
+    if (gp::runtime::JavaSafemodeWatch::needed(causes))
+      safemode_watch.emplace(std::move(causes), args.options.java_safemode_state,
+                             [&log](const std::string& line) { log.warning(line); });
   }
   const int64_t spawn_time = static_cast<int64_t>(::time(nullptr));
   if (o.upload) {

@@ -138,9 +138,10 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
                "-XX:-FlightRecorder), skipped by default as gProfiler's version check does");
   app.add_option("--java-safemode", args.safemode,
                  "gProfiler's safemode causes (comma-separated; given alone: all; '' none) that "
-                 "turn Java profiling off for the rest of the run: gp acts on hserr (a profiled "
-                 "JVM that went down wrote an hs_err file); gProfiler's other causes need its "
-                 "kernel-log and process-exit watchers, which gp has not (default: "
+                 "turn Java profiling off for the rest of the run: gp-runtime acts on hserr (a "
+                 "profiled JVM that went down wrote an hs_err file); the kernel-reported causes "
+                 "(profiled-oom, profiled-signaled, general-*, pid-in-kernel-messages) are "
+                 "watched by gp-profile across sessions, through --java-safemode-state (default: "
                  "profiled-oom,profiled-signaled,hserr)")
       ->type_name("LIST")
       ->expected(0, 1)
@@ -157,7 +158,8 @@ void add_cli(CLI::App& app, RuntimeArgs& args) {
       app.add_option("--java-safemode-state", args.safemode_state,
                      "Directory keeping the Java safemode state between runs (gp-profile gives "
                      "one per run): 'disabled' holds the cause once Java profiling is off, "
-                     "hserr-PID.log the hs_err report of each crashed JVM")
+                     "hserr-PID.log the hs_err report of each crashed JVM, profiled/PID marks "
+                     "each JVM profiled (for gp-profile's kernel-log and process-exit watch)")
           ->type_name("DIR"),
       gp::cli::ValueHint::directory);
   app.add_option("--alloc-interval", args.alloc_interval,

@@ -8,6 +8,8 @@ target_sources(gp_core PRIVATE
   src/runtime/appid.cpp
   src/runtime/discovery.cpp
   src/runtime/driver.cpp
+  src/runtime/kernel_log.cpp
+  src/runtime/proc_exits.cpp
   src/runtime/profile_to_session.cpp
   src/runtime/registry.cpp
   src/runtime/remote/mapped_symbols.cpp

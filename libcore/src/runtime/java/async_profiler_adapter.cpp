@@ -20,6 +20,7 @@
 #include "ap_collapsed.h"
 #include "gp/runtime/adapters.h"
 #include "jvm_session.h"
+#include "safemode.h"
 #include "target_dir.h"
 
 namespace gp::runtime {
@@ -130,6 +131,7 @@ class AsyncProfilerAdapter final : public Adapter {
     if (refused(*jvm, params, "ap", out)) return out;
     // Attaching to a JVM that is writing its crash log would only wait on it.
     if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
+    remember_profiled_jvm(params, jvm->pid);  // gProfiler's _profiled_pids
     std::string exe = find_asprof();
     if (exe.empty()) return failed(*jvm, name(), unavailable_reason());
     auto dir = TargetDir::create("/proc/" + std::to_string(jvm->pid) + "/root",

@@ -17,6 +17,7 @@
 #include "jfr_samples.h"
 #include "jvm_flags.h"
 #include "jvm_session.h"
+#include "safemode.h"
 #include "target_dir.h"
 
 namespace gp::runtime {
@@ -229,6 +230,7 @@ class JfrAdapter final : public Adapter {
     if (refused(*jvm, params, "jfr", out)) return out;
     // Attaching to a JVM that is writing its crash log would only wait on it.
     if (gone_or_crashing(*jvm, stop)) return went_down(*jvm, params);
+    remember_profiled_jvm(params, jvm->pid);  // gProfiler's _profiled_pids
     std::string why;
     auto identity = attach_identity(*jvm, why);
     if (!identity) return failed(*jvm, name(), why);

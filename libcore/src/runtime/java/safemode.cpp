@@ -125,6 +125,16 @@ void safemode_disable(const SessionParams& params, std::string_view cause, Profi
       std::string(cause) + ")");
 }
 
+std::string profiled_jvm_marker(const std::string& state_dir, int pid) {
+  return state_dir + "/profiled/" + std::to_string(pid);
+}
+
+void remember_profiled_jvm(const SessionParams& params, int pid) {
+  if (params.java_safemode_state.empty()) return;
+  ::mkdir((params.java_safemode_state + "/profiled").c_str(), 0700);
+  std::ofstream(profiled_jvm_marker(params.java_safemode_state, pid), std::ios::trunc);
+}
+
 std::string unsupported_jvm(const JvmProcess& jvm, std::string_view engine,
                             const std::string& proc_root) {
   auto [feature, update] = jdk_version(jvm, proc_root);

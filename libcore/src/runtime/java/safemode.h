@@ -22,6 +22,16 @@ std::optional<std::string> safemode_disabled(const SessionParams& params);
 // still on, turns it off (in the state directory, or this run's memory) and says so in `out`.
 void safemode_disable(const SessionParams& params, std::string_view cause, Profile& out);
 
+// The file that marks `pid` as a JVM gp-runtime profiled in this run:
+// <state>/profiled/<pid>. gp-profile's safemode watch (java_safemode_watch.h) reads it when
+// the kernel reports that process OOM-killed or dead of a fatal signal (gProfiler's
+// _profiled_pids, which must outlive the gp-runtime process of one session).
+std::string profiled_jvm_marker(const std::string& state_dir, int pid);
+
+// Marks the JVM as profiled (gProfiler adds it to _profiled_pids once its checks passed, before
+// attaching); nothing without a state directory.
+void remember_profiled_jvm(const SessionParams& params, int pid);
+
 // Why the engine ("jfr" or "ap") cannot profile this JVM, "" when it can: gProfiler's version
 // check (a HotSpot JDK older than 7 for async-profiler), and for JFR a JDK older than 8u262 or
 // 11, or Flight Recorder turned off on its command line (-XX:-FlightRecorder).

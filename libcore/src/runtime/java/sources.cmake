@@ -9,6 +9,7 @@ target_sources(gp_core PRIVATE
   src/runtime/java/jvm_process.cpp
   src/runtime/java/jvm_session.cpp
   src/runtime/java/safemode.cpp
+  src/runtime/java/safemode_watch.cpp
   src/runtime/java/tool_runner.cpp
   src/runtime/java/stack_table.cpp
   src/runtime/java/target_dir.cpp
